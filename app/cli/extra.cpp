@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli.h"
+
+#include "core/devicepeaks.h"
+
+namespace tpuscope::cli {
+
+bool findTpuGenerationKey(const std::string& key)
+{
+    return model::findTpuGeneration(key) != nullptr;
+}
+
+int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    return kUnknownCommand;
+}
+
+} // namespace tpuscope::cli

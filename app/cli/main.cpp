@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli: answers questions about a profile from the terminal (same core as the GUI).
+#include "cli.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+using namespace tpuscope::cli;
+
+namespace {
+
+void usage(std::FILE* out)
+{
+    std::fputs("usage:\n"
+               "  tpuscope-cli summary FILE [--format text|json] [--device GEN]\n"
+               "  tpuscope-cli ops FILE [--by op|category|program] [--core N] [--top N]\n"
+               "                        [--format table|csv|tsv|json|md] [--device GEN]\n"
+               "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
+               "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
+               "  tpuscope-cli synth SCENARIO -o OUT.xplane.pb   (scenarios: origin-story, bench:N)\n"
+               "\n"
+               "FILE is an XSpace (*.xplane.pb[.gz]). GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e,\n"
+               "v7x) whose peaks are used when the file does not record them.\n"
+               "--max-decompressed-mb N raises the limit on inflated gzip data (default: half the RAM).\n",
+               out);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Arguments args;
+    if (!parseArguments(argc, argv, args)) {
+        if (!args.error.empty())
+            std::fprintf(stderr, "tpuscope-cli: %s\n\n", args.error.c_str());
+        usage(args.help ? stdout : stderr);
+        return args.help ? 0 : 2;
+    }
+    return runCommand(args, std::cout, std::cerr);
+}

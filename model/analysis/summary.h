@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "opbreakdown.h"
+
+#include <string>
+#include <vector>
+
+namespace tpuscope::model {
+
+struct StepStats
+{
+    int64_t count = 0;          // steps on the first TPU core (Steps line, else XLA Modules)
+    double averagePs = 0;
+    double minPs = 0;
+    double maxPs = 0;
+    std::string source;         // "Steps" or "XLA Modules"
+};
+
+struct ProfileSummary
+{
+    bool hasTpuOps = false;
+    std::string message; // plain statement when there is nothing TPU to report
+    TimePs spanPs = 0;
+    double totalOpTimePs = 0;  // busy time summed over TPU cores
+    double flopsUtilization = 0;
+    double hbmUtilization = 0;
+    double busyFraction = 0;   // totalOpTimePs / (span × cores)
+    size_t events = 0;
+    size_t tracks = 0;
+    size_t planes = 0;
+    size_t ops = 0;
+    size_t programs = 0;
+    size_t programsWithHlo = 0;
+    StepStats steps;
+    std::vector<OpRow> topCategories; // by time, all of them
+};
+
+ProfileSummary computeSummary(const Profile& profile);
+StepStats computeStepStats(const Profile& profile);
+
+} // namespace tpuscope::model

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpuscope::model {
+
+/// Per-TensorCore peaks of one TPU generation (FORMATS.md §6.1, bf16 dense).
+struct TpuGeneration
+{
+    const char* key;          // "v5e"
+    const char* displayName;  // "TPU v5e"
+    int tensorCoresPerChip;
+    double peakTflopsPerCore;
+    double peakHbmGbpsPerCore;
+    const char* note; // caveats from the sources
+};
+
+const std::vector<TpuGeneration>& tpuGenerations();
+/// Finds a generation by key ("v5e", "v6e", ...) or by a device_type_string such as
+/// "TPU v6 Lite", "TPU v4", "TPU v5p". Returns nullptr when nothing matches.
+const TpuGeneration* findTpuGeneration(std::string_view keyOrDeviceType);
+
+} // namespace tpuscope::model

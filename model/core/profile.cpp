@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "profile.h"
+
+#include "devicepeaks.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tpuscope::model {
+
+const char* planeKindName(PlaneKind kind)
+{
+    switch (kind) {
+    case PlaneKind::TpuCore: return "tpu-core";
+    case PlaneKind::TpuNonCore: return "tpu-non-core";
+    case PlaneKind::Gpu: return "gpu";
+    case PlaneKind::Host: return "host";
+    case PlaneKind::Metadata: return "metadata";
+    case PlaneKind::Other: return "other";
+    }
+    return "other";
+}
+
+const char* trackKindName(TrackKind kind)
+{
+    switch (kind) {
+    case TrackKind::Steps: return "steps";
+    case TrackKind::XlaModules: return "xla-modules";
+    case TrackKind::XlaOps: return "xla-ops";
+    case TrackKind::AsyncXlaOps: return "async-xla-ops";
+    case TrackKind::FrameworkOps: return "framework-ops";
+    case TrackKind::HostThread: return "host-thread";
+    case TrackKind::Other: return "other";
+    }
+    return "other";
+}
+
+TrackKind trackKindFromLineName(std::string_view name)
+{
+    if (name == "Steps")
+        return TrackKind::Steps;
+    if (name == "XLA Modules")
+        return TrackKind::XlaModules;
+    if (name == "XLA Ops")
+        return TrackKind::XlaOps;
+    if (name == "Async XLA Ops")
+        return TrackKind::AsyncXlaOps;
+    if (name == "Framework Ops" || name == "TensorFlow Ops")
+        return TrackKind::FrameworkOps;
+    return TrackKind::Other;
+}
+
+const char* peakSourceName(PeakSource source)
+{
+    switch (source) {
+    case PeakSource::None: return "none";
+    case PeakSource::PlaneStats: return "plane-stats";
+    case PeakSource::GenerationTable: return "generation-table";
+    case PeakSource::UserChoice: return "user-choice";
+    }
+    return "none";
+}
+
+size_t Profile::eventCount() const
+{
+    size_t n = 0;
+    for (const auto& t : tracks)
+        n += t.size() + t.aggregated.size();
+    for (const auto& c : counters)
+        n += c.time.size();
+    return n;
+}
+
+const Program* Profile::program(uint64_t programId) const
+{
+    auto it = m_programIndex.find(programId);
+    return it == m_programIndex.end() ? nullptr : &programs[it->second];
+}
+
+const hlo::Module* Profile::hloFor(const OpInfo& op) const
+{
+    if (op.program == kNone || op.program >= programs.size())
+        return nullptr;
+    return programs[op.program].hlo.get();
+}
+
+const hlo::Instruction* Profile::instructionFor(const OpInfo& op) const
+{
+    const hlo::Module* module = hloFor(op);
+    return module ? module->instruction(str(op.name)) : nullptr;
+}
+
+std::vector<PlaneId> Profile::tpuCorePlanes() const
+{
+    std::vector<PlaneId> result;
+    for (PlaneId p = 0; p < planes.size(); ++p)
+        if (planes[p].kind == PlaneKind::TpuCore)
+            result.push_back(p);
+    std::stable_sort(result.begin(), result.end(), [this](PlaneId a, PlaneId b) {
+        if (planes[a].host != planes[b].host)
+            return planes[a].host < planes[b].host;
+        return planes[a].coreIndex < planes[b].coreIndex;
+    });
+    return result;
+}
+
+bool Profile::hasTpuOps() const
+{
+    for (const auto& t : tracks)
+        if (t.kind == TrackKind::XlaOps && planes[t.plane].kind == PlaneKind::TpuCore && (t.size() || t.aggregated.size()))
+            return true;
+    return false;
+}
+
+ProfileBuilder::ProfileBuilder()
+    : m_profile(std::make_unique<Profile>())
+{
+}
+
+uint32_t ProfileBuilder::addHost(std::string name)
+{
+    m_profile->hosts.push_back(std::move(name));
+    return static_cast<uint32_t>(m_profile->hosts.size() - 1);
+}
+
+namespace {
+// Parses n from "<prefix>n" at the end of a plane name; -1 when absent.
+int trailingIndex(std::string_view name, std::string_view prefix)
+{
+    auto pos = name.find(prefix);
+    if (pos == std::string_view::npos)
+        return -1;
+    pos += prefix.size();
+    int value = 0;
+    bool any = false;
+    while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && value < 1'000'000) {
+        value = value * 10 + (name[pos] - '0');
+        ++pos;
+        any = true;
+    }
+    // "/device:TPU:0 SparseCore 1" is not a TensorCore plane.
+    if (!any || (pos < name.size() && name[pos] != ' '))
+        return -1;
+    if (pos < name.size() && name.substr(pos).find("SparseCore") != std::string_view::npos)
+        return -2;
+    return value;
+}
+} // namespace
+
+PlaneId ProfileBuilder::addPlane(std::string_view name, uint32_t host)
+{
+    Plane plane;
+    plane.name = intern(name);
+    plane.host = host;
+    if (int core = trailingIndex(name, "/device:TPU:"); core >= 0) {
+        plane.kind = PlaneKind::TpuCore;
+        plane.coreIndex = core;
+    } else if (core == -2 || name.starts_with("#Chip")) {
+        plane.kind = PlaneKind::TpuNonCore;
+    } else if (int gpu = trailingIndex(name, "/device:GPU:"); gpu >= 0) {
+        plane.kind = PlaneKind::Gpu;
+        plane.coreIndex = gpu;
+    } else if (name == "/host:metadata") {
+        plane.kind = PlaneKind::Metadata;
+    } else if (name.starts_with("/host:")) {
+        plane.kind = PlaneKind::Host;
+    } else if (name.starts_with("TPU Core") || name.starts_with("TensorNode")) {
+        plane.kind = PlaneKind::TpuCore; // legacy names xprof still treats as TPU cores
+        plane.coreIndex = std::max(0, trailingIndex(name, " "));
+    }
+    m_profile->planes.push_back(std::move(plane));
+    return static_cast<PlaneId>(m_profile->planes.size() - 1);
+}
+
+TrackId ProfileBuilder::addTrack(PlaneId plane, std::string_view name, TrackKind kind, int64_t lineId)
+{
+    Track track;
+    track.name = intern(name);
+    track.plane = plane;
+    track.kind = kind;
+    track.lineId = lineId;
+    track.displayId = lineId;
+    m_profile->tracks.push_back(std::move(track));
+    const auto id = static_cast<TrackId>(m_profile->tracks.size() - 1);
+    m_profile->planes[plane].tracks.push_back(id);
+    return id;
+}
+
+uint32_t ProfileBuilder::addCounter(PlaneId plane, std::string_view name)
+{
+    CounterTrack counter;
+    counter.name = intern(name);
+    counter.plane = plane;
+    m_profile->counters.push_back(std::move(counter));
+    const auto id = static_cast<uint32_t>(m_profile->counters.size() - 1);
+    m_profile->planes[plane].counters.push_back(id);
+    return id;
+}
+
+OpId ProfileBuilder::addOp(const OpInfo& op)
+{
+    std::string key = std::to_string(op.hasProgramId ? op.programId : 0);
+    key += '\x1f';
+    key += std::to_string(op.name);
+    key += '\x1f';
+    key += std::to_string(op.longName);
+    key += '\x1f';
+    key += std::to_string(op.category);
+    key += op.isXlaOp ? "x" : "-";
+    auto [it, inserted] = m_opIndex.emplace(std::move(key), static_cast<OpId>(m_profile->ops.size()));
+    if (inserted) {
+        m_profile->ops.push_back(op);
+    } else {
+        // The same op on another core: keep the richest description.
+        OpInfo& existing = m_profile->ops[it->second];
+        if (existing.flops == 0)
+            existing.flops = op.flops;
+        if (existing.modelFlops == 0)
+            existing.modelFlops = op.modelFlops;
+        if (existing.bytesAccessed == 0)
+            existing.bytesAccessed = op.bytesAccessed;
+        if (existing.hbmBytes < 0)
+            existing.hbmBytes = op.hbmBytes;
+        if (!existing.shapeWithLayout)
+            existing.shapeWithLayout = op.shapeWithLayout;
+        if (!existing.tfOp)
+            existing.tfOp = op.tfOp;
+        if (!existing.source)
+            existing.source = op.source;
+    }
+    return it->second;
+}
+
+uint32_t ProfileBuilder::addProgram(uint64_t id, std::string name, std::shared_ptr<const hlo::Module> module)
+{
+    auto it = m_profile->m_programIndex.find(id);
+    if (it != m_profile->m_programIndex.end()) {
+        Program& existing = m_profile->programs[it->second];
+        if (!existing.hlo)
+            existing.hlo = std::move(module);
+        return static_cast<uint32_t>(it->second);
+    }
+    m_profile->programs.push_back(Program{id, std::move(name), std::move(module)});
+    const auto index = m_profile->programs.size() - 1;
+    m_profile->m_programIndex.emplace(id, index);
+    return static_cast<uint32_t>(index);
+}
+
+namespace {
+
+constexpr uint16_t kMaxDepth = 512;
+
+void sortTrack(Track& track)
+{
+    bool sorted = true;
+    for (size_t i = 1; i < track.size() && sorted; ++i)
+        sorted = track.start[i - 1] < track.start[i]
+            || (track.start[i - 1] == track.start[i] && track.duration[i - 1] >= track.duration[i]);
+    if (sorted)
+        return;
+    std::vector<uint32_t> order(track.size());
+    std::iota(order.begin(), order.end(), 0u);
+    // Parents first when two events start together, so nesting comes out right.
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (track.start[a] != track.start[b])
+            return track.start[a] < track.start[b];
+        return track.duration[a] > track.duration[b];
+    });
+    auto permute = [&](auto& column) {
+        std::remove_reference_t<decltype(column)> sortedColumn(column.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            sortedColumn[i] = column[order[i]];
+        column.swap(sortedColumn);
+    };
+    permute(track.start);
+    permute(track.duration);
+    permute(track.op);
+}
+
+void computeDepth(Track& track, ImportStats& stats)
+{
+    track.depth.assign(track.size(), 0);
+    track.maxDepth = 0;
+    std::vector<TimePs> openEnds;
+    openEnds.reserve(16);
+    for (size_t i = 0; i < track.size(); ++i) {
+        const TimePs begin = track.start[i];
+        const TimePs end = begin + track.duration[i];
+        while (!openEnds.empty() && openEnds.back() <= begin)
+            openEnds.pop_back();
+        if (!openEnds.empty() && end > openEnds.back())
+            ++stats.partialOverlaps; // drawn one level down; self time is clipped in analysis
+        size_t depth = openEnds.size();
+        if (depth >= kMaxDepth) {
+            ++stats.depthLimitHits;
+            depth = kMaxDepth - 1;
+        } else {
+            openEnds.push_back(end);
+        }
+        track.depth[i] = static_cast<uint16_t>(depth);
+        track.maxDepth = std::max<uint16_t>(track.maxDepth, static_cast<uint16_t>(depth));
+    }
+}
+
+std::string categoryFromInstruction(const hlo::Instruction& instruction)
+{
+    const std::string& opcode = instruction.opcode;
+    if (opcode == "fusion") {
+        if (instruction.fusionKind == "kLoop")
+            return "loop fusion";
+        if (instruction.fusionKind == "kInput")
+            return "input fusion";
+        if (instruction.fusionKind == "kOutput")
+            return "output fusion";
+        if (instruction.fusionKind == "kCustom")
+            return "custom fusion";
+        return "fusion";
+    }
+    if (opcode == "copy" || opcode == "transpose" || opcode == "reshape")
+        return "data formatting";
+    return opcode;
+}
+
+} // namespace
+
+std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOverride)
+{
+    Profile& p = *m_profile;
+    if (p.hosts.empty())
+        p.hosts.emplace_back();
+
+    bool anyEvent = false;
+    TimePs spanBegin = 0, spanEnd = 0;
+    for (auto& track : p.tracks) {
+        for (auto& d : track.duration) {
+            if (d < 0) {
+                ++p.stats.negativeDurations;
+                d = 0;
+            }
+        }
+        sortTrack(track);
+        computeDepth(track, p.stats);
+        if (track.size()) {
+            TimePs lastEnd = track.end(0);
+            for (size_t i = 1; i < track.size(); ++i)
+                lastEnd = std::max(lastEnd, track.end(i));
+            if (!anyEvent) {
+                spanBegin = track.start.front();
+                spanEnd = lastEnd;
+                anyEvent = true;
+            } else {
+                spanBegin = std::min(spanBegin, track.start.front());
+                spanEnd = std::max(spanEnd, lastEnd);
+            }
+        }
+        p.stats.aggregatedEvents += static_cast<int64_t>(track.aggregated.size());
+    }
+    for (const auto& counter : p.counters) {
+        if (counter.time.empty())
+            continue;
+        const auto [lo, hi] = std::minmax_element(counter.time.begin(), counter.time.end());
+        spanBegin = anyEvent ? std::min(spanBegin, *lo) : *lo;
+        spanEnd = anyEvent ? std::max(spanEnd, *hi) : *hi;
+        anyEvent = true;
+    }
+    p.spanBegin = spanBegin;
+    p.spanEnd = spanEnd;
+
+    // Link ops to their programs and fill missing categories from the HLO.
+    for (auto& op : p.ops) {
+        if (op.hasProgramId && op.program == kNone) {
+            auto it = p.m_programIndex.find(op.programId);
+            if (it != p.m_programIndex.end())
+                op.program = static_cast<uint32_t>(it->second);
+        }
+        if (op.isXlaOp && op.category == 0) {
+            if (const hlo::Instruction* instruction = p.instructionFor(op))
+                op.category = p.strings.intern(categoryFromInstruction(*instruction));
+            else
+                op.category = p.strings.intern("unknown");
+        }
+    }
+
+    // Device: cores are TensorCore planes over all hosts.
+    DeviceInfo& device = p.device;
+    device.hosts = static_cast<int>(p.hosts.size());
+    device.cores = 0;
+    const Plane* peakPlane = nullptr;
+    for (const auto& plane : p.planes) {
+        if (plane.kind != PlaneKind::TpuCore)
+            continue;
+        ++device.cores;
+        if (device.type.empty() && !plane.deviceType.empty())
+            device.type = plane.deviceType;
+        if (!peakPlane && plane.peakTflops > 0)
+            peakPlane = &plane;
+    }
+    const TpuGeneration* generation = device.type.empty() ? nullptr : findTpuGeneration(device.type);
+    if (generation)
+        device.generation = generation->key;
+    if (!deviceOverride.empty()) {
+        if (const TpuGeneration* chosen = findTpuGeneration(deviceOverride)) {
+            device.generation = chosen->key;
+            if (device.type.empty())
+                device.type = chosen->displayName;
+            device.peakTflopsPerCore = chosen->peakTflopsPerCore;
+            device.peakHbmGbpsPerCore = chosen->peakHbmGbpsPerCore;
+            device.peakSource = PeakSource::UserChoice;
+            device.peakNote = std::string("chosen by the user (") + chosen->displayName
+                + "), per-core peaks from the generation table: " + chosen->note;
+        }
+    }
+    if (device.peakSource == PeakSource::None && peakPlane) {
+        device.peakTflopsPerCore = peakPlane->peakTflops;
+        device.peakHbmGbpsPerCore = peakPlane->peakHbmGbps;
+        device.peakSource = PeakSource::PlaneStats;
+        device.peakNote = "from the device plane stats peak_teraflops_per_second / peak_hbm_bw_gigabytes_per_second";
+        if (device.peakHbmGbpsPerCore <= 0 && generation)
+            device.peakHbmGbpsPerCore = generation->peakHbmGbpsPerCore;
+    }
+    if (device.peakSource == PeakSource::None && generation) {
+        device.peakTflopsPerCore = generation->peakTflopsPerCore;
+        device.peakHbmGbpsPerCore = generation->peakHbmGbpsPerCore;
+        device.peakSource = PeakSource::GenerationTable;
+        device.peakNote = std::string("from the generation table for ") + generation->displayName + ": "
+            + generation->note;
+    }
+    if (device.peakSource == PeakSource::None && device.cores > 0)
+        device.peakNote = "unknown TPU generation: utilizations need a peak; choose one (--device v5e, ...)";
+    return std::shared_ptr<const Profile>(m_profile.release());
+}
+
+} // namespace tpuscope::model

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "hlo.h"
+#include "stringpool.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tpuscope::model {
+
+/// Picoseconds. Absolute times inside a Profile are relative to Profile::originNs so that
+/// they fit 64 bits (ns since the epoch × 1000 would not).
+using TimePs = int64_t;
+using OpId = uint32_t;
+using TrackId = uint32_t;
+using PlaneId = uint32_t;
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum class PlaneKind : uint8_t { TpuCore, TpuNonCore, Gpu, Host, Metadata, Other };
+const char* planeKindName(PlaneKind kind);
+
+/// What a track (an XLine or a Chrome-JSON thread) shows; lines are matched by name, never id.
+enum class TrackKind : uint8_t { Steps, XlaModules, XlaOps, AsyncXlaOps, FrameworkOps, HostThread, Other };
+const char* trackKindName(TrackKind kind);
+TrackKind trackKindFromLineName(std::string_view name);
+
+/// Where the per-core peak numbers came from; shown to users so they know what the
+/// utilization denominators are.
+enum class PeakSource : uint8_t { None, PlaneStats, GenerationTable, UserChoice };
+const char* peakSourceName(PeakSource source);
+
+/// One kind of event: an XEventMetadata (deduplicated across cores) or a JSON event name.
+/// Per-occurrence costs; totals are computed by analysis.
+struct OpInfo
+{
+    StringId name = 0;     // display name (e.g. "fusion.3")
+    StringId longName = 0; // HLO text when the producer kept it
+    StringId category = 0; // hlo_category, or derived from the HLO opcode
+    StringId shapeWithLayout = 0;
+    StringId tfOp = 0;
+    StringId source = 0;
+    StringId deduplicatedName = 0;
+    uint64_t programId = 0;
+    bool hasProgramId = false;
+    bool isXlaOp = false; // appeared on an `XLA Ops` line of a TPU core
+    uint32_t program = kNone; // index into Profile::programs
+    double flops = 0;         // device-normalized (xprof flops_v2); model flops when only those exist
+    double modelFlops = 0;
+    double bytesAccessed = 0;
+    double hbmBytes = -1; // HBM read+write from memory_access_breakdown; -1 = not recorded
+};
+
+/// A timeline row: columnar, sorted by start; nested events carry depth > 0.
+struct Track
+{
+    StringId name = 0;
+    PlaneId plane = 0;
+    TrackKind kind = TrackKind::Other;
+    int64_t lineId = 0;
+    int64_t displayId = 0;
+    int32_t sortIndex = 0;
+    std::vector<TimePs> start;
+    std::vector<TimePs> duration;
+    std::vector<OpId> op;
+    std::vector<uint16_t> depth;
+    uint16_t maxDepth = 0;
+    /// Events with `num_occurrences` instead of a start (XSpace aggregated events).
+    struct Aggregated
+    {
+        OpId op;
+        int64_t occurrences;
+        TimePs duration;
+    };
+    std::vector<Aggregated> aggregated;
+
+    size_t size() const { return start.size(); }
+    TimePs end(size_t i) const { return start[i] + duration[i]; }
+};
+
+/// Sampled values (Chrome JSON `C` events, utilization series).
+struct CounterTrack
+{
+    StringId name = 0;
+    PlaneId plane = 0;
+    std::vector<TimePs> time;
+    std::vector<double> value;
+};
+
+struct Plane
+{
+    StringId name = 0;
+    PlaneKind kind = PlaneKind::Other;
+    int32_t coreIndex = -1; // n of /device:TPU:n (or GPU:n)
+    uint32_t host = 0;      // index into Profile::hosts
+    int32_t sortIndex = 0;
+    std::vector<TrackId> tracks;
+    std::vector<uint32_t> counters;
+    std::string deviceType; // device_type_string
+    double peakTflops = 0;  // plane stat peak_teraflops_per_second (0 = absent)
+    double peakHbmGbps = 0; // plane stat peak_hbm_bw_gigabytes_per_second
+};
+
+struct Program
+{
+    uint64_t id = 0;
+    std::string name;
+    std::shared_ptr<const hlo::Module> hlo; // null when the file carries no HLO for it
+};
+
+struct DeviceInfo
+{
+    std::string type;  // e.g. "TPU v6 Lite"; empty when unknown
+    std::string generation; // canonical generation key ("v6e"), empty when unknown
+    int cores = 0;     // TPU TensorCore planes (over all hosts)
+    int hosts = 1;
+    double peakTflopsPerCore = 0;
+    double peakHbmGbpsPerCore = 0;
+    PeakSource peakSource = PeakSource::None;
+    std::string peakNote; // how the peak was chosen, in words
+};
+
+/// Data-quality counters (Perfetto's stats idea): problems are counted, not fatal.
+struct ImportStats
+{
+    int64_t negativeDurations = 0;
+    int64_t unknownMetadataIds = 0;
+    int64_t partialOverlaps = 0;
+    int64_t depthLimitHits = 0;
+    int64_t unmatchedEnds = 0;
+    int64_t unmatchedBegins = 0;
+    int64_t malformedEvents = 0;
+    int64_t hloDecodeFailures = 0;
+    int64_t aggregatedEvents = 0;
+};
+
+struct LoadInfo
+{
+    std::string path;
+    std::string format; // "xspace", "xspace.gz", "chrome-json", ...
+    uint64_t fileBytes = 0;
+    uint64_t decodedBytes = 0; // after decompression
+    double seconds = 0;
+    std::vector<std::string> warnings;
+    std::vector<std::string> limitations; // what this format cannot provide
+};
+
+/// The loaded profile. Immutable once built (shared as std::shared_ptr<const Profile>).
+class Profile
+{
+public:
+    StringPool strings;
+    std::vector<std::string> hosts;
+    std::vector<Plane> planes;
+    std::vector<Track> tracks;
+    std::vector<CounterTrack> counters;
+    std::vector<OpInfo> ops;
+    std::vector<Program> programs;
+    DeviceInfo device;
+    ImportStats stats;
+    LoadInfo load;
+    int64_t originNs = 0; // absolute time (ns since epoch, or file time base) of TimePs 0
+    TimePs spanBegin = 0;
+    TimePs spanEnd = 0;
+
+    const std::string& str(StringId id) const { return strings.str(id); }
+    size_t eventCount() const;
+    const Program* program(uint64_t programId) const;
+    const hlo::Module* hloFor(const OpInfo& op) const;
+    /// The HLO instruction an op stands for (looked up by display name in its program).
+    const hlo::Instruction* instructionFor(const OpInfo& op) const;
+    /// TPU core planes in core order.
+    std::vector<PlaneId> tpuCorePlanes() const;
+    bool hasTpuOps() const;
+
+private:
+    std::unordered_map<uint64_t, size_t> m_programIndex;
+    friend class ProfileBuilder;
+};
+
+using ProfilePtr = std::shared_ptr<const Profile>;
+
+/// Builds a Profile; every loader goes through it so that sorting, nesting, op dedup and
+/// device peaks are decided in one place.
+class ProfileBuilder
+{
+public:
+    ProfileBuilder();
+
+    Profile& profile() { return *m_profile; }
+    StringId intern(std::string_view s) { return m_profile->strings.intern(s); }
+
+    uint32_t addHost(std::string name);
+    PlaneId addPlane(std::string_view name, uint32_t host = 0);
+    TrackId addTrack(PlaneId plane, std::string_view name, TrackKind kind, int64_t lineId = 0);
+    uint32_t addCounter(PlaneId plane, std::string_view name);
+    /// Adds an op kind; ops with equal (program id, name, long name, category) share one entry,
+    /// so the same HLO op on eight cores is one row.
+    OpId addOp(const OpInfo& op);
+    /// Registers an HLO module; returns its index in Profile::programs.
+    uint32_t addProgram(uint64_t id, std::string name, std::shared_ptr<const hlo::Module> hlo);
+
+    void addEvent(TrackId track, TimePs start, TimePs duration, OpId op)
+    {
+        Track& t = m_profile->tracks[track];
+        t.start.push_back(start);
+        t.duration.push_back(duration);
+        t.op.push_back(op);
+    }
+
+    /// Sorts tracks, computes nesting depth, resolves program links, counts cores and picks
+    /// device peaks (plane stats first, then the generation table, then the user's choice).
+    /// `deviceOverride` is a generation key ("v5e") or empty.
+    std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {});
+
+private:
+    std::unique_ptr<Profile> m_profile;
+    std::unordered_map<std::string, OpId> m_opIndex;
+};
+
+} // namespace tpuscope::model

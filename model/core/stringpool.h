@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tpuscope::model {
+
+using StringId = uint32_t;
+
+/// Interns strings once per profile; id 0 is always the empty string. Views into the pool
+/// stay valid for the pool's lifetime (storage is a deque, never reallocated).
+class StringPool
+{
+public:
+    StringPool() { intern({}); }
+    StringPool(const StringPool&) = delete;
+    StringPool& operator=(const StringPool&) = delete;
+    StringPool(StringPool&&) = default;
+    StringPool& operator=(StringPool&&) = default;
+
+    StringId intern(std::string_view text)
+    {
+        auto it = m_index.find(text);
+        if (it != m_index.end())
+            return it->second;
+        const auto id = static_cast<StringId>(m_strings.size());
+        m_strings.emplace_back(text);
+        m_index.emplace(std::string_view(m_strings.back()), id);
+        return id;
+    }
+
+    /// Returns the id of an already interned string, or 0 when it was never interned.
+    StringId find(std::string_view text) const
+    {
+        auto it = m_index.find(text);
+        return it == m_index.end() ? 0 : it->second;
+    }
+
+    const std::string& str(StringId id) const { return m_strings[id]; }
+    size_t size() const { return m_strings.size(); }
+    size_t bytes() const
+    {
+        size_t total = 0;
+        for (const auto& s : m_strings)
+            total += s.capacity() + sizeof(std::string) + 2 * sizeof(void*);
+        return total;
+    }
+
+private:
+    std::deque<std::string> m_strings;
+    std::unordered_map<std::string_view, StringId> m_index;
+};
+
+} // namespace tpuscope::model

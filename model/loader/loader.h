@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "../core/profile.h"
+
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+namespace tpuscope::model {
+
+enum class FileFormat { XSpace, ChromeJson, LegacyTrace, OpProfileJson, ShareFile, Riegeli, Gzip, Unknown };
+const char* fileFormatName(FileFormat format);
+
+struct LoadOptions
+{
+    /// TPU generation to assume ("v5e", "v6e", ...) when the file cannot tell; empty = none.
+    std::string deviceOverride;
+    /// Refuse to inflate more than this many bytes (gzip bombs); 0 = default (half the RAM, at least 1 GiB).
+    uint64_t maxDecompressedBytes = 0;
+};
+
+/// Called with a phase name and 0..1; throttled by the loader (at most ~1000 calls per load).
+using ProgressFn = std::function<void(std::string_view phase, double fraction)>;
+
+struct LoadResult
+{
+    ProfilePtr profile;
+    std::string error; // user-facing; empty on success
+    bool ok() const { return profile != nullptr; }
+};
+
+/// Detects the format from the first bytes (magic and structure, not the file name).
+FileFormat detectFormat(std::string_view head);
+
+/// Opens a profile file (any supported format, plain or gzip-compressed). Never throws;
+/// bad input gives a LoadResult with a message that names the file, the problem and the offset.
+LoadResult loadProfile(const std::string& path, const LoadOptions& options = {}, const ProgressFn& progress = {},
+                       std::stop_token stop = {});
+
+/// Same, for bytes already in memory (`name` is used in messages and as a format hint).
+LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options = {},
+                                const ProgressFn& progress = {}, std::stop_token stop = {});
+
+} // namespace tpuscope::model

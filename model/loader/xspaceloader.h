@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "loader.h"
+
+namespace tpuscope::model {
+
+/// Decodes a serialized tensorflow.profiler.XSpace straight from the wire format into the
+/// columnar profile (no message objects per event). `host` names the host for log dirs.
+/// Returns an error message, empty on success.
+std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
+                         std::stop_token stop);
+
+/// True when the bytes look like an XSpace (first field is a plane whose name is readable).
+bool looksLikeXSpace(std::string_view bytes);
+
+} // namespace tpuscope::model

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "report.h"
+
+#include "jsonwriter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tpuscope::model {
+
+bool parseTableFormat(std::string_view name, TableFormat& out)
+{
+    if (name == "table" || name == "text")
+        out = TableFormat::Text;
+    else if (name == "csv")
+        out = TableFormat::Csv;
+    else if (name == "tsv")
+        out = TableFormat::Tsv;
+    else if (name == "json")
+        out = TableFormat::Json;
+    else if (name == "md" || name == "markdown")
+        out = TableFormat::Markdown;
+    else
+        return false;
+    return true;
+}
+
+namespace {
+std::string printf1(const char* fmt, double v)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, fmt, v);
+    return buffer;
+}
+} // namespace
+
+std::string formatDurationPs(double ps)
+{
+    const double a = std::fabs(ps);
+    if (a >= 1e12)
+        return printf1("%.3g s", ps / 1e12);
+    if (a >= 1e9)
+        return printf1("%.3g ms", ps / 1e9);
+    if (a >= 1e6)
+        return printf1("%.3g µs", ps / 1e6);
+    if (a >= 1e3)
+        return printf1("%.3g ns", ps / 1e3);
+    return printf1("%.0f ps", ps);
+}
+
+std::string formatPercent(double fraction, int decimals)
+{
+    char fmt[16];
+    std::snprintf(fmt, sizeof fmt, "%%.%df%%%%", decimals);
+    return printf1(fmt, fraction * 100.0);
+}
+
+std::string formatCount(double value, std::string_view unit)
+{
+    static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    double v = value;
+    while (std::fabs(v) >= 1000 && p < 6) {
+        v /= 1000;
+        ++p;
+    }
+    std::string out = p == 0 ? printf1("%.0f", v) : printf1("%.3g", v);
+    if (p || !unit.empty())
+        out += ' ';
+    out += prefixes[p];
+    out += unit;
+    return out;
+}
+
+std::string formatBytes(double bytes)
+{
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    double v = bytes;
+    while (std::fabs(v) >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    return u == 0 ? printf1("%.0f B", v) : printf1("%.3g ", v) + units[u];
+}
+
+std::string markdownCell(std::string_view text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+namespace {
+
+size_t displayWidth(std::string_view s)
+{
+    size_t width = 0;
+    for (unsigned char c : s)
+        width += (c & 0xC0) != 0x80; // count UTF-8 code points
+    return width;
+}
+
+std::string csvCell(const std::string& s, char separator)
+{
+    if (s.find_first_of(std::string("\"\n\r") + separator) == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+} // namespace
+
+std::string renderTable(const Table& table, TableFormat format)
+{
+    std::string out;
+    const size_t columns = table.header.size();
+    auto right = [&](size_t c) { return c < table.rightAligned.size() && table.rightAligned[c]; };
+    if (format == TableFormat::Csv || format == TableFormat::Tsv) {
+        const char sep = format == TableFormat::Csv ? ',' : '\t';
+        auto line = [&](const std::vector<std::string>& cells) {
+            for (size_t c = 0; c < cells.size(); ++c) {
+                if (c)
+                    out += sep;
+                out += csvCell(cells[c], sep);
+            }
+            out += '\n';
+        };
+        line(table.header);
+        for (const auto& row : table.rows)
+            line(row);
+        return out;
+    }
+    if (format == TableFormat::Markdown) {
+        auto line = [&](const std::vector<std::string>& cells) {
+            out += '|';
+            for (const auto& cell : cells)
+                out += ' ' + markdownCell(cell) + " |";
+            out += '\n';
+        };
+        line(table.header);
+        out += '|';
+        for (size_t c = 0; c < columns; ++c)
+            out += right(c) ? " ---: |" : " --- |";
+        out += '\n';
+        for (const auto& row : table.rows)
+            line(row);
+        return out;
+    }
+    std::vector<size_t> widths(columns, 0);
+    for (size_t c = 0; c < columns; ++c)
+        widths[c] = displayWidth(table.header[c]);
+    for (const auto& row : table.rows)
+        for (size_t c = 0; c < columns && c < row.size(); ++c)
+            widths[c] = std::max(widths[c], displayWidth(row[c]));
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string text;
+        for (size_t c = 0; c < columns; ++c) {
+            const std::string cell = c < cells.size() ? cells[c] : std::string();
+            const std::string pad(widths[c] - displayWidth(cell), ' ');
+            if (c)
+                text += "  ";
+            text += right(c) ? pad + cell : cell + (c + 1 < columns ? pad : std::string());
+        }
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        out += text + '\n';
+    };
+    line(table.header);
+    std::vector<std::string> rule;
+    for (size_t c = 0; c < columns; ++c)
+        rule.emplace_back(widths[c], '-');
+    line(rule);
+    for (const auto& row : table.rows)
+        line(row);
+    return out;
+}
+
+namespace {
+
+const char* groupByName(GroupBy g)
+{
+    switch (g) {
+    case GroupBy::Op: return "op";
+    case GroupBy::Category: return "category";
+    case GroupBy::Program: return "program";
+    }
+    return "op";
+}
+
+void writeDevice(JsonWriter& json, const Profile& profile)
+{
+    const DeviceInfo& d = profile.device;
+    json.key("device").beginObject();
+    json.field("type", d.type);
+    json.field("generation", d.generation);
+    json.field("cores", d.cores);
+    json.field("hosts", d.hosts);
+    json.field("peak_tflops_per_core", d.peakTflopsPerCore);
+    json.field("peak_hbm_gbps_per_core", d.peakHbmGbpsPerCore);
+    json.field("peak_source", peakSourceName(d.peakSource));
+    json.field("peak_note", d.peakNote);
+    json.endObject();
+}
+
+} // namespace
+
+std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, TableFormat format, size_t top)
+{
+    const size_t count = top ? std::min(top, breakdown.rows.size()) : breakdown.rows.size();
+    if (format == TableFormat::Json) {
+        JsonWriter json;
+        json.beginObject();
+        json.field("file", profile.load.path);
+        writeDevice(json, profile);
+        json.field("group_by", groupByName(breakdown.groupBy));
+        if (breakdown.core >= 0)
+            json.field("core", breakdown.core);
+        else
+            json.key("core").null();
+        json.field("cores_counted", breakdown.coresCounted);
+        json.field("total_time_ps", breakdown.totalTimePs);
+        json.field("flops_utilization", breakdown.flopsUtilization);
+        json.field("hbm_utilization", breakdown.hbmUtilization);
+        json.key("rows").beginArray();
+        for (size_t i = 0; i < count; ++i) {
+            const OpRow& r = breakdown.rows[i];
+            json.beginObject();
+            json.field("name", r.name);
+            json.field("program", r.program);
+            json.field("category", r.category);
+            json.field("occurrences", r.occurrences);
+            json.field("total_time_ps", r.totalTimePs);
+            json.field("self_time_ps", r.selfTimePs);
+            json.field("avg_time_ps", r.occurrences ? r.totalTimePs / r.occurrences : 0.0);
+            json.field("time_fraction", r.timeFraction);
+            json.field("flops", r.flops);
+            json.field("model_flops", r.modelFlops);
+            json.field("bytes_accessed", r.bytesAccessed);
+            json.field("hbm_bytes", r.hbmBytes);
+            json.field("hbm_bytes_source", r.hbmFromBreakdown ? "memory_access_breakdown" : "bytes_accessed");
+            json.field("flops_utilization", r.flopsUtilization);
+            json.field("hbm_utilization", r.hbmUtilization);
+            json.field("wasted_fraction", r.wastedFraction);
+            json.field("arithmetic_intensity", r.arithmeticIntensity);
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+        return json.str() + '\n';
+    }
+
+    Table table;
+    const bool byOp = breakdown.groupBy == GroupBy::Op;
+    table.header = {"#", byOp ? "Op" : (breakdown.groupBy == GroupBy::Category ? "Category" : "Program")};
+    if (byOp)
+        table.header.insert(table.header.end(), {"Category", "Program"});
+    table.header.insert(table.header.end(),
+                        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util",
+                         "Wasted %", "FLOPs", "Bytes"});
+    table.rightAligned.assign(table.header.size(), true);
+    table.rightAligned[1] = false;
+    if (byOp)
+        table.rightAligned[2] = table.rightAligned[3] = false;
+    const bool machine = format == TableFormat::Csv || format == TableFormat::Tsv;
+    for (size_t i = 0; i < count; ++i) {
+        const OpRow& r = breakdown.rows[i];
+        std::vector<std::string> cells{std::to_string(i + 1), r.name};
+        if (byOp)
+            cells.insert(cells.end(), {r.category, r.program});
+        const double avg = r.occurrences ? r.totalTimePs / r.occurrences : 0;
+        if (machine) {
+            // Spreadsheet-friendly: plain numbers, ps and fractions.
+            auto num = [](double v) {
+                char b[40];
+                std::snprintf(b, sizeof b, "%.10g", v);
+                return std::string(b);
+            };
+            cells.insert(cells.end(), {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs),
+                                       std::to_string(r.occurrences), num(avg), num(r.flopsUtilization),
+                                       num(r.hbmUtilization), num(r.wastedFraction), num(r.flops),
+                                       num(r.bytesAccessed)});
+        } else {
+            cells.insert(cells.end(), {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs),
+                                       formatDurationPs(r.selfTimePs), std::to_string(r.occurrences),
+                                       formatDurationPs(avg), formatPercent(r.flopsUtilization),
+                                       formatPercent(r.hbmUtilization), formatPercent(r.wastedFraction),
+                                       formatCount(r.flops), formatBytes(r.bytesAccessed)});
+        }
+        table.rows.push_back(std::move(cells));
+    }
+    if (machine) {
+        for (size_t c = 0; c < table.header.size(); ++c) {
+            std::string& h = table.header[c];
+            if (h == "Time %" || h == "FLOPS util" || h == "HBM util" || h == "Wasted %")
+                h += " (fraction)";
+            else if (h == "Total time" || h == "Self time" || h == "Avg time")
+                h += " (ps)";
+        }
+    }
+    std::string out;
+    const DeviceInfo& d = profile.device;
+    const std::string scope = breakdown.core >= 0 ? "core " + std::to_string(breakdown.core)
+                                                  : std::to_string(breakdown.coresCounted) + " TPU cores";
+    if (format == TableFormat::Markdown) {
+        out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
+            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization " + formatPercent(breakdown.flopsUtilization)
+            + ", HBM utilization " + formatPercent(breakdown.hbmUtilization) + "\n\n";
+    } else if (format == TableFormat::Text) {
+        out += (d.type.empty() ? std::string("TPU") : d.type) + " · " + scope + " · total op time "
+            + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + formatPercent(breakdown.flopsUtilization)
+            + " · HBM util " + formatPercent(breakdown.hbmUtilization) + "\n";
+        out += "peak " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s and " + printf1("%.4g", d.peakHbmGbpsPerCore)
+            + " GB/s per core (" + peakSourceName(d.peakSource) + ")\n\n";
+    }
+    out += renderTable(table, format);
+    if (format == TableFormat::Markdown && count < breakdown.rows.size())
+        out += "\n_" + std::to_string(breakdown.rows.size() - count) + " more rows not shown (tpuscope)._\n";
+    else if (format == TableFormat::Markdown)
+        out += "\n_Generated by tpuscope; utilizations are xprof's definitions (achieved ÷ per-core peak)._\n";
+    return out;
+}
+
+std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool asJson)
+{
+    const DeviceInfo& d = profile.device;
+    if (asJson) {
+        JsonWriter json;
+        json.beginObject();
+        json.field("file", profile.load.path);
+        json.field("format", profile.load.format);
+        writeDevice(json, profile);
+        json.field("has_tpu_ops", s.hasTpuOps);
+        if (!s.message.empty())
+            json.field("message", s.message);
+        json.field("span_ps", static_cast<int64_t>(s.spanPs));
+        json.field("total_op_time_ps", s.totalOpTimePs);
+        json.field("busy_fraction", s.busyFraction);
+        json.field("flops_utilization", s.flopsUtilization);
+        json.field("hbm_utilization", s.hbmUtilization);
+        json.key("steps").beginObject();
+        json.field("source", s.steps.source);
+        json.field("count", s.steps.count);
+        json.field("average_ps", s.steps.averagePs);
+        json.field("min_ps", s.steps.minPs);
+        json.field("max_ps", s.steps.maxPs);
+        json.endObject();
+        json.key("top_categories").beginArray();
+        for (const auto& c : s.topCategories) {
+            json.beginObject();
+            json.field("category", c.name);
+            json.field("total_time_ps", c.totalTimePs);
+            json.field("time_fraction", c.timeFraction);
+            json.field("flops_utilization", c.flopsUtilization);
+            json.field("hbm_utilization", c.hbmUtilization);
+            json.endObject();
+        }
+        json.endArray();
+        json.key("load").beginObject();
+        json.field("events", static_cast<uint64_t>(s.events));
+        json.field("planes", static_cast<uint64_t>(s.planes));
+        json.field("tracks", static_cast<uint64_t>(s.tracks));
+        json.field("ops", static_cast<uint64_t>(s.ops));
+        json.field("programs", static_cast<uint64_t>(s.programs));
+        json.field("programs_with_hlo", static_cast<uint64_t>(s.programsWithHlo));
+        json.field("file_bytes", profile.load.fileBytes);
+        json.field("decoded_bytes", profile.load.decodedBytes);
+        json.field("seconds", profile.load.seconds);
+        json.key("warnings").beginArray();
+        for (const auto& w : profile.load.warnings)
+            json.value(w);
+        json.endArray();
+        json.endObject();
+        const ImportStats& st = profile.stats;
+        json.key("import_stats").beginObject();
+        json.field("negative_durations", st.negativeDurations);
+        json.field("unknown_metadata_ids", st.unknownMetadataIds);
+        json.field("partial_overlaps", st.partialOverlaps);
+        json.field("depth_limit_hits", st.depthLimitHits);
+        json.field("unmatched_begins", st.unmatchedBegins);
+        json.field("unmatched_ends", st.unmatchedEnds);
+        json.field("malformed_events", st.malformedEvents);
+        json.field("hlo_decode_failures", st.hloDecodeFailures);
+        json.field("aggregated_events", st.aggregatedEvents);
+        json.endObject();
+        json.endObject();
+        return json.str() + '\n';
+    }
+    std::string out;
+    out += "File:            " + profile.load.path + " (" + profile.load.format + ")\n";
+    if (s.hasTpuOps) {
+        out += "Device:          " + (d.type.empty() ? std::string("unknown TPU") : d.type) + ", "
+            + std::to_string(d.cores) + " TPU core" + (d.cores == 1 ? "" : "s");
+        if (d.hosts > 1)
+            out += " on " + std::to_string(d.hosts) + " hosts";
+        out += "\n";
+        out += "Peak per core:   " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s, "
+            + printf1("%.4g", d.peakHbmGbpsPerCore) + " GB/s HBM (" + d.peakNote + ")\n";
+    }
+    out += "Profile span:    " + formatDurationPs(static_cast<double>(s.spanPs)) + "\n";
+    if (!s.hasTpuOps) {
+        out += "\n" + s.message + "\n";
+    } else {
+        out += "Total op time:   " + formatDurationPs(s.totalOpTimePs) + " over " + std::to_string(d.cores)
+            + " cores (busy " + formatPercent(s.busyFraction) + " of span × cores)\n";
+        out += "FLOPS util:      " + formatPercent(s.flopsUtilization) + "\n";
+        out += "HBM BW util:     " + formatPercent(s.hbmUtilization) + "\n";
+        if (s.steps.count)
+            out += "Steps:           " + std::to_string(s.steps.count) + " (" + s.steps.source + " line), average "
+                + formatDurationPs(s.steps.averagePs) + "\n";
+        out += "\nTop categories:\n";
+        Table table;
+        table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util"};
+        table.rightAligned = {false, true, true, true, true};
+        for (size_t i = 0; i < s.topCategories.size() && i < 10; ++i) {
+            const auto& c = s.topCategories[i];
+            table.rows.push_back({c.name, formatPercent(c.timeFraction), formatDurationPs(c.totalTimePs),
+                                  formatPercent(c.flopsUtilization), formatPercent(c.hbmUtilization)});
+        }
+        out += renderTable(table, TableFormat::Text);
+    }
+    out += "\nLoad:            " + std::to_string(s.events) + " events, " + std::to_string(s.planes) + " planes, "
+        + std::to_string(s.tracks) + " lines, " + std::to_string(s.programs) + " programs ("
+        + std::to_string(s.programsWithHlo) + " with HLO), " + formatBytes(static_cast<double>(profile.load.fileBytes))
+        + " read in " + printf1("%.3f", profile.load.seconds) + " s\n";
+    for (const auto& w : profile.load.warnings)
+        out += "Warning:         " + w + "\n";
+    const ImportStats& st = profile.stats;
+    if (st.negativeDurations || st.unknownMetadataIds || st.partialOverlaps || st.malformedEvents
+        || st.hloDecodeFailures || st.unmatchedBegins || st.unmatchedEnds)
+        out += "Data problems:   " + std::to_string(st.negativeDurations) + " negative durations, "
+            + std::to_string(st.unknownMetadataIds) + " unknown metadata ids, " + std::to_string(st.partialOverlaps)
+            + " partial overlaps, " + std::to_string(st.malformedEvents) + " malformed events, "
+            + std::to_string(st.unmatchedBegins + st.unmatchedEnds) + " unmatched B/E, "
+            + std::to_string(st.hloDecodeFailures) + " undecodable HLO protos\n";
+    return out;
+}
+
+} // namespace tpuscope::model
