@@ -2,7 +2,6 @@
 #include "layout.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <limits>
 #include <unordered_set>
@@ -45,10 +44,7 @@ public:
     size_t pos() const { return m_pos; }
     bool atEnd() const { return m_pos >= m_text.size(); }
 
-    bool fail(std::string_view what)
-    {
-        return failAt(what, m_pos);
-    }
+    bool fail(std::string_view what) { return failAt(what, m_pos); }
 
     bool failAt(std::string_view what, size_t offset)
     {
@@ -238,8 +234,8 @@ private:
             const size_t rank = shape.dimensions.size();
             if (m2m.size() != rank) {
                 return failAt("layout has " + std::to_string(m2m.size()) + " dimensions but the shape has rank "
-                                  + std::to_string(rank),
-                              layoutStart);
+                        + std::to_string(rank),
+                    layoutStart);
             }
             std::vector<bool> seen(rank, false);
             for (int64_t d : m2m) {
@@ -514,7 +510,7 @@ PaddingInfo computePadding(const hlo::Shape& shape, const std::vector<DimSemanti
     const int64_t bits = elementBits(shape);
     auto semanticsOf = [&](int64_t dim) {
         return static_cast<size_t>(dim) < semantics.size() ? semantics[static_cast<size_t>(dim)]
-                                                            : DimSemantics::Unknown;
+                                                           : DimSemantics::Unknown;
     };
     const char* overflow = "padded size overflows 64 bits";
 
@@ -591,7 +587,7 @@ PaddingInfo computePadding(const hlo::Shape& shape, const std::vector<DimSemanti
             }
         }
         while (current.size() < tile.size())
-            current.insert(current.begin(), TiledDim{1, -1});
+            current.insert(current.begin(), TiledDim {1, -1});
         const size_t first = current.size() - tile.size();
         std::vector<TiledDim> counts, within;
         int64_t carry = 1;
@@ -641,8 +637,8 @@ PaddingInfo computePadding(const hlo::Shape& shape, const std::vector<DimSemanti
     }
     if (layout.tailPaddingAlignment > 1) {
         int64_t aligned = 0;
-        if (!checkedMul(ceilDiv(info.paddedElements, layout.tailPaddingAlignment), layout.tailPaddingAlignment,
-                        aligned)) {
+        if (!checkedMul(
+                ceilDiv(info.paddedElements, layout.tailPaddingAlignment), layout.tailPaddingAlignment, aligned)) {
             info.error = overflow;
             return info;
         }
@@ -661,8 +657,8 @@ PaddingInfo computePadding(const hlo::Shape& shape, const std::vector<DimSemanti
         }
         padded = ceilDiv(padded, debit[p]);
         const int64_t logical = physical[p];
-        info.dims.push_back({logical, shape.dimensions[static_cast<size_t>(logical)], padded, firstTile[p],
-                             semanticsOf(logical)});
+        info.dims.push_back(
+            {logical, shape.dimensions[static_cast<size_t>(logical)], padded, firstTile[p], semanticsOf(logical)});
     }
     info.efficiency = info.paddedElements > 0
         ? static_cast<double>(info.logicalElements) / static_cast<double>(info.paddedElements)
@@ -687,30 +683,25 @@ bool callsComputation(const Instruction& instruction)
         && !instruction.calledComputationIds.empty();
 }
 
-// Ops whose output dim i is operand dim i (for the operands of the same shape): the path from a fusion
-// root back to its convolution usually goes through these (bias add, activation, convert to bf16).
+// Ops whose output dim i is operand dim i (bitcast/reshape only where sizes match, see mapAcross): the path
+// from a fusion root back to its convolution usually goes through these (bias add, activation, convert).
 bool isShapePreserving(std::string_view opcode)
 {
+    // clang-format off
     static const std::unordered_set<std::string_view> kOps = {
-        "abs",         "add",          "and",          "atan2",
-        "bitcast",     "bitcast-convert", "cbrt",      "ceil",
-        "clamp",       "compare",      "convert",      "copy",
-        "cosine",      "divide",       "erf",          "exponential",
-        "exponential-minus-one", "floor", "imag",      "is-finite",
-        "log",         "log-plus-one", "logistic",     "maximum",
-        "minimum",     "multiply",     "negate",       "not",
-        "or",          "popcnt",       "power",        "real",
-        "reduce-precision", "remainder", "reshape",    "round-nearest-afz",
-        "round-nearest-even", "rsqrt", "select",       "shift-left",
-        "shift-right-arithmetic", "shift-right-logical", "sign", "sine",
-        "sqrt",        "subtract",     "tan",          "tanh",
-        "xor",         "optimization-barrier",
+        "abs", "add", "and", "atan2", "bitcast", "bitcast-convert", "cbrt", "ceil", "clamp", "compare", "convert",
+        "copy", "cosine", "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite",
+        "log", "log-plus-one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt",
+        "power", "real", "reduce-precision", "remainder", "reshape", "round-nearest-afz", "round-nearest-even",
+        "rsqrt", "select", "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt",
+        "subtract", "tan", "tanh", "xor", "optimization-barrier",
     };
+    // clang-format on
     return kOps.count(opcode) != 0;
 }
 
-const Instruction* operandOf(const hlo::Module& module, const hlo::Computation* computation,
-                             const Instruction& instruction, size_t index)
+const Instruction* operandOf(
+    const hlo::Module& module, const hlo::Computation* computation, const Instruction& instruction, size_t index)
 {
     if (index >= instruction.operandIds.size())
         return nullptr;
@@ -722,8 +713,8 @@ const Instruction* operandOf(const hlo::Module& module, const hlo::Computation* 
     return module.instructionById(id);
 }
 
-std::optional<size_t> operandRank(const hlo::Module& module, const hlo::Computation* computation,
-                                  const Instruction& instruction, size_t index)
+std::optional<size_t> operandRank(
+    const hlo::Module& module, const hlo::Computation* computation, const Instruction& instruction, size_t index)
 {
     if (index < instruction.operandShapes.size() && !instruction.operandShapes[index].isTuple()
         && instruction.operandShapes[index].elementType != PrimitiveType::Invalid)
@@ -767,8 +758,8 @@ std::vector<DimSemantics> directOutputSemantics(const Instruction& instruction)
 }
 
 // Carries labels across an op whose operand has shape `from` and result has shape `to`.
-std::optional<std::vector<DimSemantics>> mapAcross(const std::vector<DimSemantics>& semantics,
-                                                   const hlo::Shape& from, const hlo::Shape& to)
+std::optional<std::vector<DimSemantics>> mapAcross(
+    const std::vector<DimSemantics>& semantics, const hlo::Shape& from, const hlo::Shape& to)
 {
     if (from.isTuple() || to.isTuple() || from.dimensions.size() != to.dimensions.size()
         || semantics.size() != from.dimensions.size())
@@ -781,8 +772,8 @@ std::optional<std::vector<DimSemantics>> mapAcross(const std::vector<DimSemantic
     return out;
 }
 
-std::vector<DimSemantics> directOperandSemantics(const hlo::Module& module, const hlo::Computation* computation,
-                                                 const Instruction& instruction, size_t index)
+std::vector<DimSemantics> directOperandSemantics(
+    const hlo::Module& module, const hlo::Computation* computation, const Instruction& instruction, size_t index)
 {
     auto rank = operandRank(module, computation, instruction, index);
     if (!rank || index > 1)
@@ -861,9 +852,7 @@ public:
 
     // Walks from a core operand down to fused parameter `parameter`, carrying labels across each op.
     std::optional<std::vector<DimSemantics>> labelsAtParameter(const hlo::Computation& computation,
-                                                               const Instruction& instruction,
-                                                               const std::vector<DimSemantics>& semantics,
-                                                               int64_t parameter, int depth)
+        const Instruction& instruction, const std::vector<DimSemantics>& semantics, int64_t parameter, int depth)
     {
         if (instruction.opcode == "parameter")
             return instruction.parameterNumber == parameter ? std::optional(semantics) : std::nullopt;
@@ -885,8 +874,8 @@ public:
 private:
     bool firstVisit(const Instruction& instruction) { return m_visited.insert(&instruction).second; }
 
-    std::optional<std::vector<DimSemantics>> semanticsThrough(const hlo::Computation& computation,
-                                                              const Instruction& instruction, int depth)
+    std::optional<std::vector<DimSemantics>> semanticsThrough(
+        const hlo::Computation& computation, const Instruction& instruction, int depth)
     {
         if (depth > kMaxNesting || !firstVisit(instruction))
             return std::nullopt;
@@ -945,8 +934,8 @@ const Instruction* findComputeCore(const hlo::Module& module, const Instruction&
     return Walker(module).findCore(instruction, 0);
 }
 
-std::vector<DimSemantics> inferOperandSemantics(const hlo::Module& module, const Instruction& instruction,
-                                                size_t operandIndex)
+std::vector<DimSemantics> inferOperandSemantics(
+    const hlo::Module& module, const Instruction& instruction, size_t operandIndex)
 {
     if (isComputeCore(instruction))
         return directOperandSemantics(module, nullptr, instruction, operandIndex);
@@ -963,8 +952,8 @@ std::vector<DimSemantics> inferOperandSemantics(const hlo::Module& module, const
         auto semantics = directOperandSemantics(module, computation, *core, i);
         if (!operand || semantics.empty())
             continue;
-        if (auto found = walker.labelsAtParameter(*computation, *operand, semantics,
-                                                  static_cast<int64_t>(operandIndex), 0))
+        if (auto found
+            = walker.labelsAtParameter(*computation, *operand, semantics, static_cast<int64_t>(operandIndex), 0))
             return *found;
     }
     return {};

@@ -45,9 +45,9 @@ const char* semanticsName(DimSemantics semantics);
 struct DimPadding
 {
     int64_t logicalDim = 0; // index into shape.dimensions
-    int64_t size = 0;       // logical size
-    int64_t padded = 0;     // size after all tiles (see computePadding for combined dims)
-    int64_t tile = 0;       // extent of the first tile on this dim; 0 when the first tile does not cover it
+    int64_t size = 0; // logical size
+    int64_t padded = 0; // size after all tiles (see computePadding for combined dims)
+    int64_t tile = 0; // extent of the first tile on this dim; 0 when the first tile does not cover it
     DimSemantics semantics = DimSemantics::Unknown;
 };
 
@@ -63,7 +63,7 @@ struct PaddingInfo
     // part of paddedElements but belongs to no logical dim.
     int64_t implicitTilePadding = 1;
     double efficiency = 1; // logicalElements / paddedElements (1 for empty arrays)
-    std::string tileText;  // e.g. "T(8,128)(2,1)"; empty when the layout has no tiles
+    std::string tileText; // e.g. "T(8,128)(2,1)"; empty when the layout has no tiles
 
     double paddingFraction() const { return 1.0 - efficiency; }
     /// The dims covered by the first tile, minor-most first: f32[16,1]{0,1:T(8,128)} gives
@@ -90,8 +90,8 @@ std::vector<DimSemantics> inferOutputSemantics(const hlo::Module& module, const 
 /// Semantics of operand `operandIndex` of a convolution/dot (input: batch/feature/spatial, kernel:
 /// contracting input feature, feature output feature, spatial; dot: batch/contracting/non-contracting),
 /// or of a fusion whose parameter reaches its core unchanged. Empty when unknown.
-std::vector<DimSemantics> inferOperandSemantics(const hlo::Module& module, const hlo::Instruction& instruction,
-                                                size_t operandIndex);
+std::vector<DimSemantics> inferOperandSemantics(
+    const hlo::Module& module, const hlo::Instruction& instruction, size_t operandIndex);
 
 /// The convolution or dot instruction that a fusion (or the instruction itself) is built around, or
 /// nullptr. Follows the fused root back through shape-preserving ops, tuples and nested fusions.
