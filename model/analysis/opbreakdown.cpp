@@ -52,15 +52,17 @@ void accumulateTrack(const Track& track, const OpFilter& filter, std::vector<OpT
     const bool ranged = filter.rangeEnd > filter.rangeBegin;
     const size_t n = track.size();
     std::vector<TimePs> childTime(n, 0);
-    std::vector<uint32_t> open; // indices of enclosing events
+    // The parent of an event at depth d is the latest earlier event at depth d − 1: nesting was
+    // decided once, when the profile was built (ProfileBuilder::finish).
+    std::vector<uint32_t> lastAtDepth(static_cast<size_t>(track.maxDepth) + 1, 0);
     for (size_t i = 0; i < n; ++i) {
-        const TimePs begin = track.start[i];
-        const TimePs end = begin + track.duration[i];
-        while (!open.empty() && track.end(open.back()) <= begin)
-            open.pop_back();
-        if (!open.empty())
-            childTime[open.back()] += std::min(end, track.end(open.back())) - begin;
-        open.push_back(static_cast<uint32_t>(i));
+        const uint16_t depth = track.depth[i];
+        if (depth > 0) {
+            const uint32_t parent = lastAtDepth[depth - 1];
+            const TimePs begin = track.start[i];
+            childTime[parent] += std::max<TimePs>(0, std::min(track.end(i), track.end(parent)) - begin);
+        }
+        lastAtDepth[depth] = static_cast<uint32_t>(i);
     }
     for (size_t i = 0; i < n; ++i) {
         if (ranged && (track.start[i] >= filter.rangeEnd || track.end(i) <= filter.rangeBegin))
@@ -121,9 +123,15 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         const std::string& category = profile.str(op.category);
         std::string key;
         switch (groupBy) {
-        case GroupBy::Op: key = program + '\x1f' + profile.str(op.name); break;
-        case GroupBy::Category: key = category; break;
-        case GroupBy::Program: key = program; break;
+        case GroupBy::Op:
+            key = program + '\x1f' + profile.str(op.name);
+            break;
+        case GroupBy::Category:
+            key = category;
+            break;
+        case GroupBy::Program:
+            key = program;
+            break;
         }
         auto [it, inserted] = rowIndex.emplace(key, result.rows.size());
         if (inserted) {
@@ -135,8 +143,14 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
                 row.program = program;
                 row.category = category;
                 break;
-            case GroupBy::Category: row.name = category; row.category = category; break;
-            case GroupBy::Program: row.name = program.empty() ? "(no program)" : program; row.program = program; break;
+            case GroupBy::Category:
+                row.name = category;
+                row.category = category;
+                break;
+            case GroupBy::Program:
+                row.name = program.empty() ? "(no program)" : program;
+                row.program = program;
+                break;
             }
             result.rows.push_back(std::move(row));
         }

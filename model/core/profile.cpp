@@ -249,6 +249,7 @@ uint32_t ProfileBuilder::addProgram(uint64_t id, std::string name, std::shared_p
 namespace {
 
 constexpr uint16_t kMaxDepth = 512;
+constexpr TimePs kTouchTolerancePs = 1000;
 
 void sortTrack(Track& track)
 {
@@ -287,6 +288,10 @@ void computeDepth(Track& track, ImportStats& stats)
         const TimePs begin = track.start[i];
         const TimePs end = begin + track.duration[i];
         while (!openEnds.empty() && openEnds.back() <= begin)
+            openEnds.pop_back();
+        // Device timespans of consecutive ops overlap by a picosecond or so (rounding in the
+        // runtime's clock conversion): treat up to 1 ns as touching, not as nesting.
+        while (!openEnds.empty() && end > openEnds.back() && openEnds.back() - begin <= kTouchTolerancePs)
             openEnds.pop_back();
         if (!openEnds.empty() && end > openEnds.back())
             ++stats.partialOverlaps; // drawn one level down; self time is clipped in analysis

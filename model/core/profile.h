@@ -150,6 +150,14 @@ struct LoadInfo
     std::vector<std::string> limitations; // what this format cannot provide
 };
 
+/// One dimension of an op_profile LayoutAnalysis (FORMATS.md §4.2), most-minor first.
+struct LayoutDimensionHint
+{
+    int64_t size = 0;
+    int64_t alignment = 0; // 0 = no constraint
+    std::string semantics; // "feature", "batch", "spatial", ...
+};
+
 /// The loaded profile. Immutable once built (shared as std::shared_ptr<const Profile>).
 class Profile
 {
@@ -161,6 +169,8 @@ public:
     std::vector<CounterTrack> counters;
     std::vector<OpInfo> ops;
     std::vector<Program> programs;
+    /// Layout hints a producer recorded per op (op_profile.json `xla.layout`); empty for most formats.
+    std::unordered_map<OpId, std::vector<LayoutDimensionHint>> layoutHints;
     DeviceInfo device;
     ImportStats stats;
     LoadInfo load;

@@ -3,9 +3,11 @@
 
 #include "formats.h"
 #include "gzip.h"
+#include "logdir.h"
 #include "xspaceloader.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
@@ -58,6 +60,15 @@ FileFormat detectFormat(std::string_view head)
     if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x83 && static_cast<unsigned char>(head[1]) == 0xAF
         && static_cast<unsigned char>(head[2]) == 0x70 && static_cast<unsigned char>(head[3]) == 0xD1)
         return FileFormat::Riegeli;
+    // The legacy Trace check is strict (every top-level field must have the Trace shape; JSON
+    // text and XSpace planes with a printable name never do) and runs before the looser XSpace
+    // probe, which accepts a Trace whose first device is empty.
+    if (looksLikeLegacyTrace(head))
+        return FileFormat::LegacyTrace;
+    // XSpace first: its first tag byte is 0x0A ('\n'), and a plane length of 123 or 91 would
+    // otherwise read as whitespace followed by '{' or '['.
+    if (looksLikeXSpace(head))
+        return FileFormat::XSpace;
     const std::string_view text = skipWhitespace(head);
     if (!text.empty() && (text.front() == '{' || text.front() == '[')) {
         return looksLikeOpProfileJson(text) ? FileFormat::OpProfileJson : FileFormat::ChromeJson;
@@ -66,8 +77,6 @@ FileFormat detectFormat(std::string_view head)
         return FileFormat::ShareFile;
     if (looksLikeXSpace(head))
         return FileFormat::XSpace;
-    if (looksLikeLegacyTrace(head))
-        return FileFormat::LegacyTrace;
     return FileFormat::Unknown;
 }
 
@@ -147,6 +156,9 @@ LoadResult loadProfile(const std::string& path, const LoadOptions& options, cons
                        std::stop_token stop)
 {
     const auto started = std::chrono::steady_clock::now();
+    // A TensorBoard logdir, plugins/profile or run directory: open the newest run, all hosts.
+    if (std::error_code ec; std::filesystem::is_directory(path, ec))
+        return loadNewestRun(path, options, progress, stop);
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         return LoadResult{nullptr, path + ": cannot open the file for reading"};

@@ -86,9 +86,24 @@ struct StatMeta
 struct PlaneContext
 {
     std::unordered_map<int64_t, StatMeta> statMeta;
+    std::vector<StatKind> denseKinds; // ids are small in practice; this avoids a hash per event stat
+
+    void buildDenseKinds()
+    {
+        int64_t maxId = -1;
+        for (const auto& [id, meta] : statMeta)
+            if (id >= 0 && id < 65536)
+                maxId = std::max(maxId, id);
+        denseKinds.assign(static_cast<size_t>(maxId + 1), StatKind::Other);
+        for (const auto& [id, meta] : statMeta)
+            if (id >= 0 && id <= maxId)
+                denseKinds[static_cast<size_t>(id)] = meta.kind;
+    }
 
     StatKind kindOf(int64_t id) const
     {
+        if (id >= 0 && static_cast<uint64_t>(id) < denseKinds.size())
+            return denseKinds[static_cast<size_t>(id)];
         auto it = statMeta.find(id);
         return it == statMeta.end() ? StatKind::Other : it->second.kind;
     }
@@ -422,6 +437,7 @@ private:
             ctx.statMeta[key] = meta;
         }
 
+        ctx.buildDenseKinds();
         const PlaneId planeId = m_builder.addPlane(spans.name, m_host);
         Plane& plane = m_builder.profile().planes[planeId];
         for (std::string_view blob : spans.stats) {
@@ -502,6 +518,19 @@ private:
     void decodeLines(const PlaneSpans& spans, PlaneId planeId, const PlaneContext& ctx,
                      std::unordered_map<int64_t, EventMeta>& metas)
     {
+        // Metadata ids are small dense integers in real files: index them by vector so the
+        // per-event lookup is one load instead of a hash.
+        std::vector<EventMeta*> dense;
+        {
+            int64_t maxId = -1;
+            for (auto& [id, meta] : metas)
+                if (id >= 0 && id < static_cast<int64_t>(4 * metas.size() + 4096))
+                    maxId = std::max(maxId, id);
+            dense.assign(static_cast<size_t>(maxId + 1), nullptr);
+            for (auto& [id, meta] : metas)
+                if (id >= 0 && id <= maxId)
+                    dense[static_cast<size_t>(id)] = &meta;
+        }
         const PlaneKind planeKind = m_builder.profile().planes[planeId].kind;
         const bool deviceStatsApply = planeKind == PlaneKind::TpuCore || planeKind == PlaneKind::Gpu;
         Profile& profile = m_builder.profile();
@@ -553,14 +582,20 @@ private:
                     ++profile.stats.malformedEvents;
                     continue;
                 }
-                auto it = metas.find(metadataId);
-                if (it == metas.end()) {
-                    ++profile.stats.unknownMetadataIds;
-                    EventMeta unknown;
-                    unknown.op.name = m_builder.intern("<unknown metadata " + std::to_string(metadataId) + ">");
-                    it = metas.emplace(metadataId, unknown).first;
+                EventMeta* found = metadataId >= 0 && static_cast<uint64_t>(metadataId) < dense.size()
+                    ? dense[static_cast<size_t>(metadataId)]
+                    : nullptr;
+                if (!found) {
+                    auto it = metas.find(metadataId);
+                    if (it == metas.end()) {
+                        ++profile.stats.unknownMetadataIds;
+                        EventMeta unknown;
+                        unknown.op.name = m_builder.intern("<unknown metadata " + std::to_string(metadataId) + ">");
+                        it = metas.emplace(metadataId, unknown).first; // unordered_map keeps pointers stable
+                    }
+                    found = &it->second;
                 }
-                EventMeta& meta = it->second;
+                EventMeta& meta = *found;
                 OpId& op = meta.opId[xlaOpLine ? 1 : 0];
                 if (op == kNone) {
                     OpInfo info = meta.op;
@@ -613,33 +648,33 @@ std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32
 
 bool looksLikeXSpace(std::string_view bytes)
 {
-    // First field: planes (1, LEN). Inside, a plane starts with id (1, varint) or name (2, LEN)
-    // and the name is printable.
-    Reader top(bytes.substr(0, std::min<size_t>(bytes.size(), 1 << 20)));
+    // First field: planes (1, LEN). Inside, a plane starts with id (1, varint), name (2, LEN,
+    // printable) or lines (3, LEN). Only the bytes present are checked, so a truncated file is
+    // still recognised and then reported as truncated by the decoder.
+    Reader top(bytes);
     if (!top.next() || top.field() != 1 || top.type() != wire::Len)
         return false;
     uint64_t length = 0;
-    Reader probe(bytes);
-    probe.next();
-    if (!probe.varint(length))
+    if (!top.varint(length) || length == 0)
         return false;
-    const size_t headerEnd = probe.offset();
+    const size_t headerEnd = top.offset();
     std::string_view plane = bytes.substr(headerEnd, std::min<uint64_t>(length, bytes.size() - headerEnd));
     Reader r(plane);
     for (int fields = 0; fields < 4 && r.next(); ++fields) {
         if (r.field() == 1 && r.type() == wire::Varint) {
-            r.u64();
+            uint64_t id;
+            if (!r.varint(id))
+                return fields > 0 || plane.size() < 11;
             continue;
         }
         if (r.field() == 2 && r.type() == wire::Len) {
-            std::string_view name = r.bytes();
-            if (r.failed())
+            uint64_t nameLength = 0;
+            if (!r.varint(nameLength) || nameLength > (1u << 20))
                 return false;
+            const std::string_view name = plane.substr(r.offset(), std::min<uint64_t>(nameLength, 256));
             return std::all_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; });
         }
-        if (r.field() == 3 && r.type() == wire::Len)
-            return true; // a nameless plane with lines
-        return false;
+        return r.field() == 3 && r.type() == wire::Len;
     }
     return false;
 }

@@ -56,7 +56,7 @@ public:
         if (d == std::floor(d) && std::fabs(d) < 9e15)
             std::snprintf(buffer, sizeof buffer, "%.0f", d);
         else
-            std::snprintf(buffer, sizeof buffer, "%.10g", d);
+            std::snprintf(buffer, sizeof buffer, "%.15g", d);
         m_out += buffer;
         return *this;
     }

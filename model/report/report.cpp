@@ -286,7 +286,11 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             // Spreadsheet-friendly: plain numbers, ps and fractions.
             auto num = [](double v) {
                 char b[40];
-                std::snprintf(b, sizeof b, "%.10g", v);
+                // Integral totals (ps, FLOPs, bytes) are printed exactly; fractions with 10 digits.
+                if (v == std::floor(v) && std::fabs(v) < 9e18)
+                    std::snprintf(b, sizeof b, "%.0f", v);
+                else
+                    std::snprintf(b, sizeof b, "%.10g", v);
                 return std::string(b);
             };
             cells.insert(cells.end(), {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs),
