@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Chrome Trace Event JSON (trace.json[.gz], FORMATS.md §5), as written by jax.profiler / TSL.
+//
+// One streaming pass over the text with a hand-written pull tokenizer (jsontokenizer.h):
+// every event object is read into a small reused record of views into the input and turned
+// into columnar track data straight away, so memory grows with the model, never with a DOM.
+//
+// Decisions worth knowing:
+// * Times: `ts`/`dur` are decimal µs and are converted to integer ps from their text, exactly
+//   (no double). TimePs keeps the file's own time base (originNs = 0) when the first timestamp
+//   is below 1e12 µs (11.6 days, what TSL writes: µs since the profile start). Larger values
+//   (epoch-based traces) are stored relative to the first timestamp floored to a whole
+//   millisecond, which becomes Profile::originNs; earlier events simply get negative times.
+// * Device timespans: TPU op args carry `device_duration_ps` and `device_offset_ps`, which the
+//   XSpace loader prefers (as xprof's op stats do). `ts`/`dur` are the exporter's conversion to
+//   the host clock: in the vLLM sample `dur` differs from device_duration_ps by up to ~2 % and
+//   `ts` − device_offset_ps jumps by multiples of 75 ps between module runs. So we use the
+//   device duration, and for the start the device offset: it is relative to the XLine start,
+//   which the JSON does not record, so each track is anchored once at its first such event
+//   (base = ts − device_offset_ps) — starts then stay within a few hundred ps of `ts` while
+//   keeping the device timeline's own spacing, i.e. what the XSpace loader would show.
+// * pid → plane, (pid, tid) → track, created lazily on first use so events that come before
+//   their `M` records still land; a later process_name / thread_name renames and reclassifies
+//   them (and ops that were registered with the wrong isXlaOp flag are re-registered at the end).
+// * `B`/`E` nest per (pid, tid) stack. An `E` with nothing open counts as unmatchedEnds. A `B`
+//   still open at the end counts as unmatchedBegins and is closed at the end of its track's
+//   last event (at least its own start), so it stays visible instead of silently vanishing.
+// * Phases other than X B E i I C M (flows s/t/f, async b/n/e, object snapshots, ...) are well
+//   formed but not modelled: they are skipped and summarised in one LoadInfo warning with the
+//   count per phase. malformedEvents counts events we could not read (no ts, bad numbers).
+// * Damage: parsing stops at the first syntax error or at the end of data; the events read
+//   before that are kept and a warning names the byte offset. With nothing read it is an error.
+#include "formats.h"
+#include "jsontokenizer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+namespace tpuscope::model {
+
+namespace {
+
+using json::RawString;
+
+// Args the loader understands; everything else is only kept (as views) for counter events.
+enum ArgSlot : uint8_t {
+    kArgName,
+    kArgSortIndex,
+    kArgHloCategory,
+    kArgLongName,
+    kArgModelFlops,
+    kArgFlops,
+    kArgBytesAccessed,
+    kArgShapeWithLayout,
+    kArgTfOp,
+    kArgSource,
+    kArgDeviceDuration,
+    kArgDeviceOffset,
+    kArgProgramId,
+    kArgDeduplicatedName,
+    kArgSlotCount,
+    kArgOther = kArgSlotCount,
+};
+
+ArgSlot argSlot(std::string_view key)
+{
+    switch (key.size()) {
+    case 4:
+        if (key == "name")
+            return kArgName;
+        break;
+    case 5:
+        if (key == "flops")
+            return kArgFlops;
+        if (key == "tf_op")
+            return kArgTfOp;
+        break;
+    case 6:
+        if (key == "source")
+            return kArgSource;
+        break;
+    case 9:
+        if (key == "long_name")
+            return kArgLongName;
+        break;
+    case 10:
+        if (key == "sort_index")
+            return kArgSortIndex;
+        if (key == "program_id")
+            return kArgProgramId;
+        break;
+    case 11:
+        if (key == "model_flops")
+            return kArgModelFlops;
+        break;
+    case 12:
+        if (key == "hlo_category")
+            return kArgHloCategory;
+        break;
+    case 14:
+        if (key == "bytes_accessed")
+            return kArgBytesAccessed;
+        break;
+    case 17:
+        if (key == "shape_with_layout")
+            return kArgShapeWithLayout;
+        if (key == "deduplicated_name")
+            return kArgDeduplicatedName;
+        break;
+    case 18:
+        if (key == "device_duration_ps")
+            return kArgDeviceDuration;
+        break;
+    case 16:
+        if (key == "device_offset_ps")
+            return kArgDeviceOffset;
+        break;
+    default:
+        break;
+    }
+    return kArgOther;
+}
+
+struct ArgValue
+{
+    RawString value; // string contents, or the number's text
+    bool present = false;
+    bool isString = false;
+};
+
+struct GenericArg
+{
+    RawString key;
+    ArgValue value;
+};
+
+/// One event as read from the text; views point into the input buffer.
+struct RawEvent
+{
+    char ph = 0;
+    bool hasPid = false, hasTid = false, hasTs = false, hasDur = false, hasName = false;
+    ArgValue pid, tid;
+    std::string_view ts, dur;
+    RawString name;
+    ArgValue slots[kArgSlotCount];
+    std::vector<GenericArg> args; // every scalar arg, for C events
+
+    void reset()
+    {
+        ph = 0;
+        hasPid = hasTid = hasTs = hasDur = hasName = false;
+        pid = tid = ArgValue();
+        for (auto& slot : slots)
+            slot.present = false;
+        args.clear();
+    }
+};
+
+struct OpKey
+{
+    bool xla;
+    std::string_view name, longName, category, programId;
+    bool operator==(const OpKey&) const = default;
+};
+
+uint64_t hashBytes(std::string_view s, uint64_t h)
+{
+    h ^= s.size() * 0x9e3779b97f4a7c15ull;
+    const char* p = s.data();
+    size_t n = s.size();
+    while (n >= 8) {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t v = 0;
+    std::memcpy(&v, p, n);
+    h = (h ^ v) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
+}
+
+/// Op cache: one probe per event in a flat open-addressing table. The hash covers the name and
+/// only the ends of the (long) HLO text, so a hit costs one short hash plus one memcmp.
+class OpCache
+{
+public:
+    OpCache() { m_slots.resize(1024); }
+
+    static uint64_t hash(const OpKey& k)
+    {
+        uint64_t h = hashBytes(k.name, k.xla ? 0x51ed27f1u : 0x2545f491u);
+        const std::string_view l = k.longName;
+        h = hashBytes(l.size() > 32 ? std::string_view(l.data(), 16) : l, h);
+        if (l.size() > 32)
+            h = hashBytes(l.substr(l.size() - 16), h ^ l.size());
+        h = hashBytes(k.category, h);
+        if (!k.programId.empty())
+            h = hashBytes(k.programId, h);
+        return h | 1; // 0 marks an empty slot
+    }
+
+    OpId* find(const OpKey& key, uint64_t h)
+    {
+        const size_t mask = m_slots.size() - 1;
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+            Slot& slot = m_slots[i];
+            if (slot.hash == 0)
+                return nullptr;
+            if (slot.hash == h && slot.key == key)
+                return &slot.op;
+        }
+    }
+
+    void insert(const OpKey& key, uint64_t h, OpId op)
+    {
+        if ((m_size + 1) * 2 > m_slots.size())
+            grow();
+        place(Slot {h, key, op});
+        ++m_size;
+    }
+
+private:
+    struct Slot
+    {
+        uint64_t hash = 0;
+        OpKey key {};
+        OpId op = kNone;
+    };
+
+    void place(const Slot& s)
+    {
+        const size_t mask = m_slots.size() - 1;
+        size_t i = s.hash & mask;
+        while (m_slots[i].hash != 0)
+            i = (i + 1) & mask;
+        m_slots[i] = s;
+    }
+
+    void grow()
+    {
+        std::vector<Slot> old(m_slots.size() * 2);
+        old.swap(m_slots);
+        for (const Slot& s : old)
+            if (s.hash)
+                place(s);
+    }
+
+    std::vector<Slot> m_slots;
+    size_t m_size = 0;
+};
+
+struct IdKey
+{
+    uint64_t pid, tid;
+    bool operator==(const IdKey&) const = default;
+};
+
+struct IdKeyHash
+{
+    size_t operator()(const IdKey& k) const { return std::hash<uint64_t>()(k.pid * 0x9e3779b97f4a7c15ull ^ k.tid); }
+};
+
+struct OpenSlice
+{
+    TimePs start;
+    OpId op;
+};
+
+struct Process
+{
+    PlaneId plane = kNone;
+    std::string idText; // for the placeholder name "pid N"
+    std::vector<uint32_t> threads;
+};
+
+struct Thread
+{
+    uint32_t process = 0;
+    TrackId track = kNone;
+    std::string name; // from thread_name; empty = placeholder
+    bool xla = false;
+    uint8_t opFlavours = 0; // bit 0: ops registered as non-XLA, bit 1: as XLA
+    bool hasDeviceBase = false;
+    TimePs deviceBase = 0; // TimePs of device_offset_ps 0 on this line
+    std::vector<OpenSlice> open;
+};
+
+class ChromeJsonDecoder
+{
+public:
+    ChromeJsonDecoder(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
+        std::stop_token stop)
+        : m_bytes(bytes)
+        , m_cursor(bytes)
+        , m_builder(builder)
+        , m_profile(builder.profile())
+        , m_host(host)
+        , m_progress(progress)
+        , m_stop(std::move(stop))
+    {
+    }
+
+    std::string run()
+    {
+        skipBom();
+        const char first = m_cursor.peek();
+        if (first == '[') {
+            readEventArray();
+        } else if (first == '{') {
+            readTopObject();
+        } else {
+            return "not a Chrome trace: expected '[' or '{' at the start";
+        }
+        if (m_cancelled)
+            return "cancelled";
+        if (!m_cursor.failed() && !m_sawTraceEvents)
+            return "not a Chrome trace: the JSON object has no \"traceEvents\" array";
+        if (!m_cursor.failed() && !m_cursor.atEnd())
+            m_profile.load.warnings.push_back("ignored data after the end of the JSON document (from byte "
+                + std::to_string(m_cursor.offset()) + ")");
+        if (m_cursor.failed()) {
+            const std::string where
+                = std::string(m_cursor.error()) + " at byte " + std::to_string(m_cursor.errorOffset());
+            if (m_eventsRead == 0)
+                return "cannot read the Chrome trace: " + where;
+            m_profile.load.warnings.push_back(
+                (m_cursor.truncated() ? "the file is truncated: " : "the file is damaged: ") + where + "; kept the "
+                + std::to_string(m_eventsRead) + " events read before byte " + std::to_string(m_lastGoodOffset));
+        }
+        finishThreads();
+        describeLimits();
+        if (m_progress)
+            m_progress("parsing JSON", 1.0);
+        return {};
+    }
+
+private:
+    // ---- top level -------------------------------------------------------------------
+
+    void skipBom()
+    {
+        if (m_bytes.size() >= 3 && static_cast<unsigned char>(m_bytes[0]) == 0xEF
+            && static_cast<unsigned char>(m_bytes[1]) == 0xBB && static_cast<unsigned char>(m_bytes[2]) == 0xBF)
+            m_cursor.advance(3);
+    }
+
+    void readTopObject()
+    {
+        m_cursor.expect('{', "expected '{'");
+        if (m_cursor.consume('}'))
+            return;
+        do {
+            RawString key;
+            if (!m_cursor.string(key) || !m_cursor.expect(':', "expected ':' after a key"))
+                return;
+            if (key.raw == "traceEvents" && m_cursor.peek() == '[') {
+                readEventArray();
+                if (m_cursor.failed() || m_cancelled)
+                    return;
+            } else if (!m_cursor.skipValue(1)) {
+                return;
+            }
+        } while (m_cursor.consume(','));
+        m_cursor.expect('}', "expected ',' or '}' in the top-level object");
+    }
+
+    void readEventArray()
+    {
+        m_sawTraceEvents = true;
+        const size_t total = std::max<size_t>(m_bytes.size(), 1);
+        const size_t progressStep = std::max<size_t>(total / 1000, 1 << 16);
+        size_t nextProgress = progressStep;
+        m_cursor.expect('[', "expected '['");
+        if (m_cursor.consume(']'))
+            return;
+        do {
+            if (m_cursor.peek() == ']')
+                break; // tolerate a trailing comma
+            if (!readEvent())
+                return;
+            m_lastGoodOffset = m_cursor.offset();
+            ++m_eventsRead;
+            if ((m_eventsRead & 0xffff) == 0 && m_stop.stop_requested()) {
+                m_cancelled = true;
+                return;
+            }
+            if (m_progress && m_lastGoodOffset >= nextProgress) {
+                m_progress("parsing JSON", static_cast<double>(m_lastGoodOffset) / total);
+                nextProgress = m_lastGoodOffset + progressStep;
+            }
+        } while (m_cursor.consume(','));
+        m_cursor.expect(']', "expected ',' or ']' between events");
+    }
+
+    // ---- one event -------------------------------------------------------------------
+
+    bool readScalarOrString(ArgValue& out)
+    {
+        const char c = m_cursor.peek();
+        if (c == '"') {
+            out.present = m_cursor.string(out.value);
+            out.isString = true;
+            return out.present;
+        }
+        out.isString = false;
+        out.value.escaped = false;
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            out.present = m_cursor.number(out.value.raw);
+            return out.present;
+        }
+        out.present = false;
+        return m_cursor.skipValue(3);
+    }
+
+    bool readArgs(RawEvent& ev)
+    {
+        if (m_cursor.peek() != '{')
+            return m_cursor.skipValue(2);
+        m_cursor.consume('{');
+        if (m_cursor.consume('}'))
+            return true;
+        do {
+            RawString key;
+            if (!m_cursor.string(key) || !m_cursor.expect(':', "expected ':' after a key"))
+                return false;
+            const char c = m_cursor.peek();
+            if (c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n') {
+                if (!m_cursor.skipValue(3))
+                    return false;
+                continue;
+            }
+            ArgValue value;
+            if (!readScalarOrString(value))
+                return false;
+            const ArgSlot slot = key.escaped ? kArgOther : argSlot(key.raw);
+            if (slot != kArgOther)
+                ev.slots[slot] = value;
+            ev.args.push_back({key, value});
+        } while (m_cursor.consume(','));
+        return m_cursor.expect('}', "expected ',' or '}' in args");
+    }
+
+    bool readEvent()
+    {
+        RawEvent& ev = m_event;
+        ev.reset();
+        if (!m_cursor.expect('{', "expected an event object"))
+            return false;
+        if (m_cursor.consume('}'))
+            return true; // the trailing {} TSL writes
+        do {
+            RawString key;
+            if (!m_cursor.string(key) || !m_cursor.expect(':', "expected ':' after a key"))
+                return false;
+            const std::string_view k = key.raw;
+            bool ok = true;
+            if (k == "ph") {
+                RawString ph;
+                if (m_cursor.peek() == '"') {
+                    ok = m_cursor.string(ph);
+                    ev.ph = ph.raw.empty() ? '?' : ph.raw[0];
+                } else {
+                    ok = m_cursor.skipValue(2);
+                    ev.ph = '?';
+                }
+            } else if (k == "ts") {
+                ok = readTime(ev.ts, ev.hasTs);
+            } else if (k == "dur") {
+                ok = readTime(ev.dur, ev.hasDur);
+            } else if (k == "pid") {
+                ok = readScalarOrString(ev.pid);
+                ev.hasPid = ev.pid.present;
+            } else if (k == "tid") {
+                ok = readScalarOrString(ev.tid);
+                ev.hasTid = ev.tid.present;
+            } else if (k == "name") {
+                if (m_cursor.peek() == '"') {
+                    ok = m_cursor.string(ev.name);
+                    ev.hasName = ok;
+                } else {
+                    ok = m_cursor.skipValue(2);
+                }
+            } else if (k == "args") {
+                ok = readArgs(ev);
+            } else {
+                ok = m_cursor.skipValue(2);
+            }
+            if (!ok)
+                return false;
+        } while (m_cursor.consume(','));
+        if (!m_cursor.expect('}', "expected ',' or '}' in an event"))
+            return false;
+        handleEvent(ev);
+        return true;
+    }
+
+    // ts/dur are numbers, but some writers quote them.
+    bool readTime(std::string_view& out, bool& has)
+    {
+        const char c = m_cursor.peek();
+        if (c == '"') {
+            RawString s;
+            if (!m_cursor.string(s))
+                return false;
+            out = s.raw;
+            has = true;
+            return true;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            has = m_cursor.number(out);
+            return has;
+        }
+        has = false;
+        return m_cursor.skipValue(2);
+    }
+
+    // ---- conversions -----------------------------------------------------------------
+
+    // µs text → ps relative to the origin; false when it is not a number or out of range.
+    bool timeFromText(std::string_view text, TimePs& out)
+    {
+        __int128 ps = 0;
+        if (!json::decimalToScaledInt(text, 6, ps))
+            return false;
+        if (!m_originChosen) {
+            m_originChosen = true;
+            constexpr __int128 kSmall = static_cast<__int128>(1'000'000'000'000) * 1'000'000; // 1e12 µs in ps
+            if (ps >= kSmall || ps <= -kSmall) {
+                constexpr __int128 kMsPs = 1'000'000'000;
+                __int128 origin = ps / kMsPs * kMsPs;
+                if (ps < 0 && origin != ps)
+                    origin -= kMsPs;
+                m_originPs = origin;
+                m_profile.originNs = static_cast<int64_t>(origin / 1000);
+            }
+        }
+        const __int128 relative = ps - m_originPs;
+        if (relative > INT64_MAX || relative < INT64_MIN)
+            return false;
+        out = static_cast<TimePs>(relative);
+        return true;
+    }
+
+    static bool durationFromText(std::string_view text, TimePs& out)
+    {
+        __int128 ps = 0;
+        if (!json::decimalToScaledInt(text, 6, ps) || ps > INT64_MAX || ps < INT64_MIN)
+            return false;
+        out = static_cast<TimePs>(ps);
+        return true;
+    }
+
+    std::string_view decoded(const RawString& s)
+    {
+        if (!s.escaped)
+            return s.raw;
+        json::decodeEscapes(s.raw, m_scratch);
+        return m_scratch;
+    }
+
+    static bool intArg(const ArgValue& v, int64_t& out)
+    {
+        return v.present && !v.value.escaped && json::parseInt64(v.value.raw, out);
+    }
+
+    static bool numberArg(const ArgValue& v, double& out)
+    {
+        if (!v.present || v.value.escaped)
+            return false;
+        return json::parseDouble(v.value.raw, out);
+    }
+
+    // pid / tid → 64-bit key. Integers (including ones above INT64_MAX) map to their bits;
+    // anything else (quoted names, fractions) to a hash of the text.
+    static uint64_t idFromValue(const ArgValue& v)
+    {
+        if (!v.present)
+            return 0;
+        int64_t s = 0;
+        if (json::parseInt64(v.value.raw, s))
+            return static_cast<uint64_t>(s);
+        uint64_t u = 0;
+        if (json::parseUint64(v.value.raw, u))
+            return u;
+        return std::hash<std::string_view>()(v.value.raw) | (uint64_t(1) << 63);
+    }
+
+    // ---- planes and tracks -----------------------------------------------------------
+
+    uint32_t processFor(const RawEvent& ev)
+    {
+        const uint64_t pid = idFromValue(ev.pid);
+        if (m_lastProcess != UINT32_MAX && m_lastPid == pid)
+            return m_lastProcess;
+        auto [it, inserted] = m_processIndex.emplace(pid, static_cast<uint32_t>(m_processes.size()));
+        if (inserted) {
+            Process proc;
+            proc.idText = ev.hasPid ? std::string(decoded(ev.pid.value)) : std::string("0");
+            proc.plane = m_builder.addPlane("pid " + proc.idText, m_host);
+            m_processes.push_back(std::move(proc));
+        }
+        m_lastPid = pid;
+        m_lastProcess = it->second;
+        return it->second;
+    }
+
+    Thread& threadFor(const RawEvent& ev)
+    {
+        const IdKey key {idFromValue(ev.pid), idFromValue(ev.tid)};
+        if (m_lastThread != UINT32_MAX && m_lastThreadKey == key)
+            return m_threads[m_lastThread];
+        auto [it, inserted] = m_threadIndex.emplace(key, static_cast<uint32_t>(m_threads.size()));
+        if (inserted) {
+            const uint32_t process = processFor(ev);
+            Thread thread;
+            thread.process = process;
+            const std::string tidText = ev.hasTid ? std::string(decoded(ev.tid.value)) : std::string("0");
+            const PlaneId plane = m_processes[process].plane;
+            const bool host = m_profile.planes[plane].kind == PlaneKind::Host;
+            thread.track = m_builder.addTrack(plane, "tid " + tidText, host ? TrackKind::HostThread : TrackKind::Other,
+                ev.hasTid ? static_cast<int64_t>(key.tid) : 0);
+            m_threads.push_back(std::move(thread));
+            m_processes[process].threads.push_back(it->second);
+        }
+        m_lastThreadKey = key;
+        m_lastThread = it->second;
+        return m_threads[it->second];
+    }
+
+    // Track kind and XLA flag follow the thread name and the plane kind, both of which can
+    // arrive after the first events.
+    void classify(Thread& thread)
+    {
+        Track& track = m_profile.tracks[thread.track];
+        const PlaneKind planeKind = m_profile.planes[track.plane].kind;
+        TrackKind kind = thread.name.empty() ? TrackKind::Other : trackKindFromLineName(thread.name);
+        if (kind == TrackKind::Other && planeKind == PlaneKind::Host)
+            kind = TrackKind::HostThread;
+        track.kind = kind;
+        thread.xla = kind == TrackKind::XlaOps && planeKind == PlaneKind::TpuCore;
+    }
+
+    void renameProcess(uint32_t process, std::string_view name)
+    {
+        // addPlane owns the name → kind rules (TPU core, host, ...); borrow them through a
+        // temporary plane and move the result onto the existing one.
+        const PlaneId temp = m_builder.addPlane(name, m_host);
+        Plane fresh = std::move(m_profile.planes[temp]);
+        m_profile.planes.pop_back();
+        Plane& plane = m_profile.planes[m_processes[process].plane];
+        plane.name = fresh.name;
+        plane.kind = fresh.kind;
+        plane.coreIndex = fresh.coreIndex;
+        for (uint32_t t : m_processes[process].threads)
+            classify(m_threads[t]);
+    }
+
+    // ---- event handling --------------------------------------------------------------
+
+    OpId opFor(Thread& thread, const RawEvent& ev)
+    {
+        const OpKey key {thread.xla, ev.name.raw,
+            ev.slots[kArgLongName].present ? ev.slots[kArgLongName].value.raw : "",
+            ev.slots[kArgHloCategory].present ? ev.slots[kArgHloCategory].value.raw : "",
+            ev.slots[kArgProgramId].present ? ev.slots[kArgProgramId].value.raw : ""};
+        thread.opFlavours |= thread.xla ? 2 : 1;
+        const uint64_t hash = OpCache::hash(key);
+        if (const OpId* cached = m_opCache.find(key, hash))
+            return *cached;
+        OpInfo info;
+        info.name = m_builder.intern(decoded(ev.name));
+        auto stringSlot = [&](ArgSlot slot) -> StringId {
+            const ArgValue& v = ev.slots[slot];
+            return v.present ? m_builder.intern(decoded(v.value)) : 0;
+        };
+        info.longName = stringSlot(kArgLongName);
+        info.category = stringSlot(kArgHloCategory);
+        info.shapeWithLayout = stringSlot(kArgShapeWithLayout);
+        info.tfOp = stringSlot(kArgTfOp);
+        info.source = stringSlot(kArgSource);
+        info.deduplicatedName = stringSlot(kArgDeduplicatedName);
+        double value = 0;
+        // The TSL export drops the device-normalized `flops`; model_flops stands in for both.
+        if (numberArg(ev.slots[kArgModelFlops], value))
+            info.flops = info.modelFlops = value;
+        if (numberArg(ev.slots[kArgFlops], value))
+            info.flops = value;
+        if (numberArg(ev.slots[kArgBytesAccessed], value))
+            info.bytesAccessed = value;
+        uint64_t programId = 0;
+        if (ev.slots[kArgProgramId].present && json::parseUint64(ev.slots[kArgProgramId].value.raw, programId)) {
+            info.programId = programId;
+            info.hasProgramId = true;
+        }
+        info.isXlaOp = thread.xla;
+        const OpId op = m_builder.addOp(info);
+        m_opCache.insert(key, hash, op);
+        return op;
+    }
+
+    void handleEvent(const RawEvent& ev)
+    {
+        switch (ev.ph) {
+        case 'X': {
+            TimePs start = 0, duration = 0;
+            if (!ev.hasTs || !timeFromText(ev.ts, start) || (ev.hasDur && !durationFromText(ev.dur, duration))) {
+                ++m_profile.stats.malformedEvents;
+                return;
+            }
+            Thread& thread = threadFor(ev);
+            int64_t deviceDuration = 0, deviceOffset = 0;
+            if (intArg(ev.slots[kArgDeviceDuration], deviceDuration)) {
+                duration = deviceDuration;
+                if (intArg(ev.slots[kArgDeviceOffset], deviceOffset)) {
+                    if (!thread.hasDeviceBase) {
+                        thread.hasDeviceBase = true;
+                        thread.deviceBase = start - deviceOffset;
+                    }
+                    start = thread.deviceBase + deviceOffset;
+                }
+            }
+            m_builder.addEvent(thread.track, start, duration, opFor(thread, ev));
+            return;
+        }
+        case 'B': {
+            TimePs start = 0;
+            if (!ev.hasTs || !timeFromText(ev.ts, start)) {
+                ++m_profile.stats.malformedEvents;
+                return;
+            }
+            Thread& thread = threadFor(ev);
+            thread.open.push_back({start, opFor(thread, ev)});
+            return;
+        }
+        case 'E': {
+            TimePs end = 0;
+            if (!ev.hasTs || !timeFromText(ev.ts, end)) {
+                ++m_profile.stats.malformedEvents;
+                return;
+            }
+            Thread& thread = threadFor(ev);
+            if (thread.open.empty()) {
+                ++m_profile.stats.unmatchedEnds;
+                return;
+            }
+            const OpenSlice slice = thread.open.back();
+            thread.open.pop_back();
+            m_builder.addEvent(thread.track, slice.start, end - slice.start, slice.op);
+            return;
+        }
+        case 'i':
+        case 'I': {
+            TimePs start = 0;
+            if (!ev.hasTs || !timeFromText(ev.ts, start)) {
+                ++m_profile.stats.malformedEvents;
+                return;
+            }
+            Thread& thread = threadFor(ev);
+            m_builder.addEvent(thread.track, start, 0, opFor(thread, ev));
+            return;
+        }
+        case 'C':
+            handleCounter(ev);
+            return;
+        case 'M':
+            handleMetadata(ev);
+            return;
+        case 0:
+            if (ev.hasName || ev.hasTs)
+                ++m_profile.stats.malformedEvents; // an event without a phase
+            return;
+        default:
+            ++m_skippedPhases[ev.ph];
+            return;
+        }
+    }
+
+    void handleCounter(const RawEvent& ev)
+    {
+        TimePs time = 0;
+        if (!ev.hasTs || !timeFromText(ev.ts, time)) {
+            ++m_profile.stats.malformedEvents;
+            return;
+        }
+        const uint32_t process = processFor(ev);
+        const std::string name(decoded(ev.name));
+        for (const GenericArg& arg : ev.args) {
+            double value = 0;
+            if (!numberArg(arg.value, value))
+                continue; // not a number series
+            const std::string_view series = decoded(arg.key);
+            std::string key = std::to_string(process);
+            key += '\x1f';
+            key += name;
+            key += '\x1f';
+            key += series;
+            auto [it, inserted] = m_counterIndex.emplace(std::move(key), 0u);
+            if (inserted)
+                it->second = m_builder.addCounter(m_processes[process].plane, name + " " + std::string(series));
+            CounterTrack& counter = m_profile.counters[it->second];
+            counter.time.push_back(time);
+            counter.value.push_back(value);
+        }
+    }
+
+    void handleMetadata(const RawEvent& ev)
+    {
+        const std::string_view what = ev.name.raw;
+        const ArgValue& nameArg = ev.slots[kArgName];
+        double sortIndex = 0;
+        const bool hasSort = numberArg(ev.slots[kArgSortIndex], sortIndex);
+        if (what == "process_name") {
+            if (nameArg.present && nameArg.isString)
+                renameProcess(processFor(ev), std::string(decoded(nameArg.value)));
+        } else if (what == "thread_name") {
+            if (nameArg.present && nameArg.isString) {
+                Thread& thread = threadFor(ev);
+                thread.name = std::string(decoded(nameArg.value));
+                m_profile.tracks[thread.track].name = m_builder.intern(thread.name);
+                classify(thread);
+            }
+        } else if (what == "process_sort_index") {
+            if (hasSort)
+                m_profile.planes[m_processes[processFor(ev)].plane].sortIndex = static_cast<int32_t>(sortIndex);
+        } else if (what == "thread_sort_index") {
+            if (hasSort)
+                m_profile.tracks[threadFor(ev).track].sortIndex = static_cast<int32_t>(sortIndex);
+        }
+        // process_labels, process_uptime_seconds, num_cpus, ...: nothing to show.
+    }
+
+    // ---- end of input ----------------------------------------------------------------
+
+    void finishThreads()
+    {
+        std::unordered_map<OpId, OpId> remapped;
+        for (Thread& thread : m_threads) {
+            Track& track = m_profile.tracks[thread.track];
+            if (!thread.open.empty()) {
+                TimePs lastEnd = thread.open.front().start;
+                for (size_t i = 0; i < track.size(); ++i)
+                    lastEnd = std::max(lastEnd, track.end(i));
+                for (const OpenSlice& slice : thread.open) {
+                    ++m_profile.stats.unmatchedBegins;
+                    m_builder.addEvent(thread.track, slice.start, std::max<TimePs>(0, lastEnd - slice.start), slice.op);
+                }
+                thread.open.clear();
+            }
+            // Ops registered before thread_name / process_name said what the track is.
+            const uint8_t wrong = thread.xla ? 1 : 2;
+            if (!(thread.opFlavours & wrong))
+                continue;
+            remapped.clear();
+            for (OpId& op : m_profile.tracks[thread.track].op) {
+                if (m_profile.ops[op].isXlaOp == thread.xla)
+                    continue;
+                auto [it, inserted] = remapped.emplace(op, 0);
+                if (inserted) {
+                    OpInfo info = m_profile.ops[op];
+                    info.isXlaOp = thread.xla;
+                    it->second = m_builder.addOp(info);
+                }
+                op = it->second;
+            }
+        }
+    }
+
+    void describeLimits()
+    {
+        auto& load = m_profile.load;
+        load.limitations.push_back("Chrome trace JSON: the TPU generation is not recorded; peaks come from --device / "
+                                   "the GUI setting");
+        load.limitations.push_back("Chrome trace JSON: no HLO programs or program ids, so ops are not linked to "
+                                   "their HLO and `flops` is model_flops (the export drops device-normalized flops)");
+        if (!m_skippedPhases.empty()) {
+            std::string text = "skipped events of phases the viewer does not model:";
+            for (const auto& [ph, count] : m_skippedPhases)
+                text += std::string(" '") + ph + "' ×" + std::to_string(count);
+            load.warnings.push_back(text);
+        }
+    }
+
+    std::string_view m_bytes;
+    json::Cursor m_cursor;
+    ProfileBuilder& m_builder;
+    Profile& m_profile;
+    uint32_t m_host;
+    const ProgressFn& m_progress;
+    std::stop_token m_stop;
+
+    RawEvent m_event;
+    std::string m_scratch;
+    bool m_sawTraceEvents = false;
+    bool m_cancelled = false;
+    uint64_t m_eventsRead = 0;
+    size_t m_lastGoodOffset = 0;
+    bool m_originChosen = false;
+    __int128 m_originPs = 0;
+
+    std::vector<Process> m_processes;
+    std::unordered_map<uint64_t, uint32_t> m_processIndex;
+    uint64_t m_lastPid = 0;
+    uint32_t m_lastProcess = UINT32_MAX;
+    std::vector<Thread> m_threads;
+    std::unordered_map<IdKey, uint32_t, IdKeyHash> m_threadIndex;
+    IdKey m_lastThreadKey {0, 0};
+    uint32_t m_lastThread = UINT32_MAX;
+    OpCache m_opCache;
+    std::unordered_map<std::string, uint32_t> m_counterIndex;
+    std::map<char, int64_t> m_skippedPhases;
+};
+
+} // namespace
+
+std::string decodeChromeJson(
+    std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress, std::stop_token stop)
+{
+    ChromeJsonDecoder decoder(bytes, builder, host, progress, std::move(stop));
+    return decoder.run();
+}
+
+} // namespace tpuscope::model

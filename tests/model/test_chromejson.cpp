@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysis/opbreakdown.h"
+#include "core/devicepeaks.h"
+#include "loader/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace tpuscope::model;
+
+namespace {
+
+const std::string kSample = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_vllm_serving.trace.json.gz";
+
+LoadResult loadJson(std::string text, const LoadOptions& options = {})
+{
+    return loadProfileFromBytes(std::move(text), "test.json", options);
+}
+
+const Plane* findPlane(const Profile& p, std::string_view name)
+{
+    for (const auto& plane : p.planes)
+        if (p.str(plane.name) == name)
+            return &plane;
+    return nullptr;
+}
+
+const Track* findTrack(const Profile& p, std::string_view planeName, std::string_view trackName)
+{
+    const Plane* plane = findPlane(p, planeName);
+    if (!plane)
+        return nullptr;
+    for (TrackId id : plane->tracks)
+        if (p.str(p.tracks[id].name) == trackName)
+            return &p.tracks[id];
+    return nullptr;
+}
+
+bool containsText(const std::vector<std::string>& lines, std::string_view needle)
+{
+    for (const auto& line : lines)
+        if (line.find(needle) != std::string::npos)
+            return true;
+    return false;
+}
+
+std::string xEvent(
+    int pid, int tid, std::string_view ts, std::string_view dur, std::string_view name, std::string_view args = "{}")
+{
+    return "{\"ph\":\"X\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid)
+        + ",\"ts\":" + std::string(ts) + ",\"dur\":" + std::string(dur) + ",\"name\":\"" + std::string(name)
+        + "\",\"args\":" + std::string(args) + "}";
+}
+
+std::string tpuHeader()
+{
+    return R"({"ph":"M","pid":3,"name":"process_name","args":{"name":"/device:TPU:0"}},)"
+           R"({"ph":"M","pid":3,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}},)"
+           R"({"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},)"
+           R"({"ph":"M","pid":701,"tid":5,"name":"thread_name","args":{"name":"main/5"}},)";
+}
+
+} // namespace
+
+// ---- the real sample ------------------------------------------------------------------
+
+TEST(ChromeJson, RealSampleStructure)
+{
+    if (!std::filesystem::exists(kSample))
+        GTEST_SKIP() << "sample missing: " << kSample;
+    LoadResult r = loadProfile(kSample);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_EQ(p.load.format, "chrome-json.gz");
+    EXPECT_TRUE(p.load.warnings.empty()) << p.load.warnings.front();
+    // Independent count: python3 -c "import gzip,json; e=json.load(gzip.open(SAMPLE))['traceEvents'];
+    //   print(sum(1 for x in e if x.get('ph')=='X'))" → 10312 (the other 69 are 68 M events and the trailing {}).
+    EXPECT_EQ(p.eventCount(), 10312u);
+    for (const char* core : {"/device:TPU:0", "/device:TPU:1"}) {
+        const Plane* plane = findPlane(p, core);
+        ASSERT_NE(plane, nullptr) << core;
+        EXPECT_EQ(plane->kind, PlaneKind::TpuCore);
+        const Track* ops = findTrack(p, core, "XLA Ops");
+        ASSERT_NE(ops, nullptr) << core;
+        EXPECT_EQ(ops->kind, TrackKind::XlaOps);
+        // python: sum(1 for x in e if x.get('ph')=='X' and x['pid']==PID and x['tid']==3) → 3454 on pid 3 and 4
+        EXPECT_EQ(ops->size(), 3454u) << core;
+        const Track* modules = findTrack(p, core, "XLA Modules");
+        ASSERT_NE(modules, nullptr);
+        EXPECT_EQ(modules->kind, TrackKind::XlaModules);
+        for (OpId op : ops->op)
+            ASSERT_TRUE(p.ops[op].isXlaOp);
+        for (OpId op : modules->op)
+            ASSERT_FALSE(p.ops[op].isXlaOp);
+    }
+    EXPECT_EQ(p.device.cores, 2);
+    const Plane* host = findPlane(p, "/host:CPU");
+    ASSERT_NE(host, nullptr);
+    EXPECT_EQ(host->kind, PlaneKind::Host);
+    EXPECT_EQ(host->sortIndex, 701);
+    const Track* main = findTrack(p, "/host:CPU", "main/21988");
+    ASSERT_NE(main, nullptr);
+    EXPECT_EQ(main->kind, TrackKind::HostThread);
+    EXPECT_EQ(main->sortIndex, 10);
+    // Thread 631739967 has a sort index but no thread_name record.
+    const Track* unnamed = findTrack(p, "/host:CPU", "tid 631739967");
+    ASSERT_NE(unnamed, nullptr);
+    EXPECT_EQ(unnamed->sortIndex, 3);
+    EXPECT_EQ(unnamed->size(), 92u);
+
+    // First op of TPU:0: ts 1144995.94963 µs, dur 1.320453 µs but device_duration_ps 1320528.
+    const Track* ops0 = findTrack(p, "/device:TPU:0", "XLA Ops");
+    ASSERT_NE(ops0, nullptr);
+    EXPECT_EQ(ops0->start[0], 1144995949630);
+    EXPECT_EQ(ops0->duration[0], 1320528);
+    const OpInfo& first = p.ops[ops0->op[0]];
+    EXPECT_EQ(p.str(first.name), "slice.1996");
+    EXPECT_EQ(p.str(first.category), "slice");
+    EXPECT_EQ(first.bytesAccessed, 8);
+    EXPECT_EQ(p.str(first.shapeWithLayout), "s32[1]{0:T(128)}");
+    EXPECT_TRUE(p.str(first.longName).starts_with("%slice.1996 = s32[1]{0:T(128)} slice("));
+    EXPECT_FALSE(first.hasProgramId);
+
+    EXPECT_TRUE(containsText(p.load.limitations, "TPU generation is not recorded"));
+    EXPECT_EQ(p.device.peakSource, PeakSource::None);
+
+    OpBreakdown breakdown = computeOpBreakdown(p);
+    ASSERT_FALSE(breakdown.rows.empty());
+    bool loopFusion = false;
+    for (const auto& row : breakdown.rows) {
+        EXPECT_FALSE(row.category.empty()) << row.name;
+        loopFusion = loopFusion || row.category == "loop fusion";
+    }
+    EXPECT_TRUE(loopFusion);
+}
+
+TEST(ChromeJson, RealSampleDeviceOverride)
+{
+    if (!std::filesystem::exists(kSample))
+        GTEST_SKIP() << "sample missing: " << kSample;
+    LoadOptions options;
+    options.deviceOverride = "v5e";
+    LoadResult r = loadProfile(kSample, options);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const TpuGeneration* v5e = findTpuGeneration("v5e");
+    ASSERT_NE(v5e, nullptr);
+    EXPECT_EQ(r.profile->device.peakSource, PeakSource::UserChoice);
+    EXPECT_EQ(r.profile->device.peakTflopsPerCore, v5e->peakTflopsPerCore);
+    EXPECT_EQ(r.profile->device.peakHbmGbpsPerCore, v5e->peakHbmGbpsPerCore);
+    EXPECT_EQ(r.profile->device.generation, "v5e");
+}
+
+TEST(ChromeJson, RealSampleGoldenOpTable)
+{
+    if (!std::filesystem::exists(kSample))
+        GTEST_SKIP() << "sample missing: " << kSample;
+    const std::string golden = std::string(TPUSCOPE_TEST_DATA_DIR) + "/vllm_ops.golden.csv";
+    std::ifstream goldenFile(golden);
+    ASSERT_TRUE(goldenFile) << "missing " << golden;
+    std::stringstream expected;
+    expected << goldenFile.rdbuf();
+
+    const std::string command
+        = std::string(TPUSCOPE_CLI_PATH) + " ops '" + kSample + "' --format csv --device v5e --top 40 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string actual;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        actual.append(buffer, n);
+    const int status = pclose(pipe);
+    EXPECT_EQ(status, 0) << actual;
+    if (actual != expected.str()) {
+        // Leave the output next to the build tree for `diff` / updating the golden file.
+        const std::string actualPath = std::filesystem::absolute("vllm_ops.golden.csv.actual").string();
+        std::ofstream(actualPath) << actual;
+        std::istringstream a(actual), e(expected.str());
+        std::string la, le;
+        int line = 0, shown = 0;
+        std::string diff;
+        while ((std::getline(e, le) ? 1 : 0) | (std::getline(a, la) ? 1 : 0)) {
+            ++line;
+            if (la != le && shown++ < 10)
+                diff += "line " + std::to_string(line) + ":\n- " + le + "\n+ " + la + "\n";
+            la.clear();
+            le.clear();
+        }
+        ADD_FAILURE() << "op table differs from " << golden << " (actual written to " << actualPath << ")\n" << diff;
+    }
+}
+
+// ---- hand-made documents --------------------------------------------------------------
+
+TEST(ChromeJson, BareArrayAndExactTimes)
+{
+    const std::string doc = "[" + xEvent(1, 1, "1234.567891", "0.000001", "a") + ","
+        + xEvent(1, 1, "2000", "1e-06", "b") + "," + xEvent(1, 1, "3000.0000004", "2.5E+1", "c") + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_EQ(p.load.format, "chrome-json");
+    const Track* t = findTrack(p, "pid 1", "tid 1");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->size(), 3u);
+    EXPECT_EQ(t->start[0], 1234567891);
+    EXPECT_EQ(t->duration[0], 1);
+    EXPECT_EQ(t->start[1], 2000000000);
+    EXPECT_EQ(t->duration[1], 1);
+    EXPECT_EQ(t->start[2], 3000000000); // 0.4 ps rounds down
+    EXPECT_EQ(t->duration[2], 25000000);
+    EXPECT_EQ(p.originNs, 0);
+    EXPECT_TRUE(containsText(p.load.limitations, "TPU generation is not recorded"));
+}
+
+TEST(ChromeJson, ObjectFormWithOtherKeys)
+{
+    const std::string doc = R"({"displayTimeUnit":"ns","metadata":{"highres-ticks":true,"nested":[1,{"a":[]}]},)"
+                            R"("traceEvents":[)"
+        + xEvent(1, 2, "5", "1", "x") + R"(,{}],"otherData":{"version":"1"},"stackFrames":{}})";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->eventCount(), 1u);
+    EXPECT_TRUE(r.profile->load.warnings.empty());
+    EXPECT_EQ(r.profile->stats.malformedEvents, 0);
+}
+
+TEST(ChromeJson, EmptyTraceAndMissingTraceEvents)
+{
+    LoadResult empty = loadJson(R"({"traceEvents":[]})");
+    ASSERT_TRUE(empty.ok()) << empty.error;
+    EXPECT_EQ(empty.profile->eventCount(), 0u);
+
+    LoadResult none = loadJson(R"({"foo":1})");
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error.find("traceEvents"), std::string::npos) << none.error;
+}
+
+TEST(ChromeJson, BeginEndNestingAndUnmatched)
+{
+    const std::string doc = R"([
+        {"ph":"B","pid":1,"tid":1,"ts":10,"name":"outer"},
+        {"ph":"B","pid":1,"tid":2,"ts":11,"name":"other"},
+        {"ph":"B","pid":1,"tid":1,"ts":12,"name":"inner"},
+        {"ph":"E","pid":1,"tid":1,"ts":15},
+        {"ph":"E","pid":1,"tid":2,"ts":30},
+        {"ph":"E","pid":1,"tid":1,"ts":20},
+        {"ph":"E","pid":1,"tid":1,"ts":21},
+        {"ph":"X","pid":1,"tid":3,"ts":5,"dur":100,"name":"late"},
+        {"ph":"B","pid":1,"tid":3,"ts":50,"name":"open"}
+    ])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    const Track* t1 = findTrack(p, "pid 1", "tid 1");
+    ASSERT_NE(t1, nullptr);
+    ASSERT_EQ(t1->size(), 2u);
+    EXPECT_EQ(p.str(p.ops[t1->op[0]].name), "outer");
+    EXPECT_EQ(t1->start[0], 10000000);
+    EXPECT_EQ(t1->duration[0], 10000000);
+    EXPECT_EQ(t1->depth[0], 0);
+    EXPECT_EQ(p.str(p.ops[t1->op[1]].name), "inner");
+    EXPECT_EQ(t1->duration[1], 3000000);
+    EXPECT_EQ(t1->depth[1], 1);
+    const Track* t2 = findTrack(p, "pid 1", "tid 2");
+    ASSERT_NE(t2, nullptr);
+    ASSERT_EQ(t2->size(), 1u);
+    EXPECT_EQ(t2->duration[0], 19000000);
+    EXPECT_EQ(p.stats.unmatchedEnds, 1);
+    EXPECT_EQ(p.stats.unmatchedBegins, 1);
+    // The open B is closed at the end of its track's last event (5 + 100 µs).
+    const Track* t3 = findTrack(p, "pid 1", "tid 3");
+    ASSERT_NE(t3, nullptr);
+    ASSERT_EQ(t3->size(), 2u);
+    EXPECT_EQ(t3->start[1], 50000000);
+    EXPECT_EQ(t3->end(1), 105000000);
+}
+
+TEST(ChromeJson, InstantsAndSkippedPhases)
+{
+    const std::string doc = R"([
+        {"ph":"i","pid":1,"tid":1,"ts":10,"name":"mark","s":"t"},
+        {"ph":"I","pid":1,"tid":1,"ts":11,"name":"mark2"},
+        {"ph":"s","pid":1,"tid":1,"ts":12,"name":"flow","id":1},
+        {"ph":"f","pid":1,"tid":1,"ts":13,"name":"flow","id":1,"bp":"e"},
+        {"ph":"b","pid":1,"tid":1,"ts":14,"name":"async","id":"0x1","cat":"c"}
+    ])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Track* t = findTrack(*r.profile, "pid 1", "tid 1");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->size(), 2u);
+    EXPECT_EQ(t->duration[0], 0);
+    EXPECT_EQ(t->duration[1], 0);
+    EXPECT_TRUE(containsText(r.profile->load.warnings, "'s' ×1")) << r.profile->load.warnings.size();
+    EXPECT_TRUE(containsText(r.profile->load.warnings, "'b' ×1"));
+    EXPECT_EQ(r.profile->stats.malformedEvents, 0);
+}
+
+TEST(ChromeJson, Counters)
+{
+    const std::string doc = R"([
+        {"ph":"M","pid":2,"name":"process_name","args":{"name":"/host:CPU"}},
+        {"ph":"C","pid":2,"ts":10,"name":"mem","args":{"used":100,"free":"2.5","label":"x"}},
+        {"ph":"C","pid":2,"ts":20,"name":"mem","args":{"used":150,"free":3}},
+        {"ph":"C","pid":3,"ts":20,"name":"mem","args":{"used":7}}
+    ])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    ASSERT_EQ(p.counters.size(), 3u);
+    const CounterTrack& used = p.counters[0];
+    EXPECT_EQ(p.str(used.name), "mem used");
+    EXPECT_EQ(p.str(p.planes[used.plane].name), "/host:CPU");
+    ASSERT_EQ(used.value.size(), 2u);
+    EXPECT_EQ(used.value[1], 150);
+    EXPECT_EQ(used.time[1], 20000000);
+    EXPECT_EQ(p.str(p.counters[1].name), "mem free");
+    ASSERT_EQ(p.counters[1].value.size(), 2u);
+    EXPECT_EQ(p.counters[1].value[0], 2.5);
+    EXPECT_EQ(p.str(p.planes[p.counters[2].plane].name), "pid 3");
+    EXPECT_EQ(p.eventCount(), 5u);
+}
+
+TEST(ChromeJson, MetadataAndTpuOpArgs)
+{
+    const std::string args = R"j({"hlo_category":"loop fusion","long_name":"%fusion.1 = f32[8]{0} fusion()",)j"
+                             R"("model_flops":"1000","bytes_accessed":"64","shape_with_layout":"f32[8]{0:T(256)}",)"
+                             R"("tf_op":"jit(f)/add:","source":"a.py:3","device_duration_ps":"2500",)"
+                             R"("memory_access_breakdown":"<opaque bytes>","nested":{"x":[1,2]}})";
+    const std::string doc = "[" + tpuHeader()
+        + R"({"ph":"M","pid":3,"name":"process_sort_index","args":{"sort_index":3}},)"
+        + R"({"ph":"M","pid":3,"tid":3,"name":"thread_sort_index","args":{"sort_index":7}},)"
+        + xEvent(3, 3, "100", "2", "fusion.1", args) + "," + xEvent(3, 3, "200", "2", "fusion.1", args) + ","
+        + xEvent(3, 3, "300", "2", "fusion.1", R"j({"long_name":"%fusion.1 = f32[9]{0} fusion()"})j") + ","
+        + xEvent(701, 5, "100", "2", "fusion.1", args) + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    const Plane* tpu = findPlane(p, "/device:TPU:0");
+    ASSERT_NE(tpu, nullptr);
+    EXPECT_EQ(tpu->kind, PlaneKind::TpuCore);
+    EXPECT_EQ(tpu->coreIndex, 0);
+    EXPECT_EQ(tpu->sortIndex, 3);
+    const Track* ops = findTrack(p, "/device:TPU:0", "XLA Ops");
+    ASSERT_NE(ops, nullptr);
+    EXPECT_EQ(ops->kind, TrackKind::XlaOps);
+    EXPECT_EQ(ops->sortIndex, 7);
+    ASSERT_EQ(ops->size(), 3u);
+    EXPECT_EQ(ops->duration[0], 2500); // device_duration_ps wins over dur
+    EXPECT_EQ(ops->duration[2], 2000000);
+    EXPECT_EQ(ops->op[0], ops->op[1]);
+    EXPECT_NE(ops->op[0], ops->op[2]);
+    const OpInfo& op = p.ops[ops->op[0]];
+    EXPECT_TRUE(op.isXlaOp);
+    EXPECT_EQ(p.str(op.category), "loop fusion");
+    EXPECT_EQ(p.str(op.longName), "%fusion.1 = f32[8]{0} fusion()");
+    EXPECT_EQ(op.modelFlops, 1000);
+    EXPECT_EQ(op.flops, 1000);
+    EXPECT_EQ(op.bytesAccessed, 64);
+    EXPECT_EQ(p.str(op.shapeWithLayout), "f32[8]{0:T(256)}");
+    EXPECT_EQ(p.str(op.tfOp), "jit(f)/add:");
+    EXPECT_EQ(p.str(op.source), "a.py:3");
+    EXPECT_FALSE(op.hasProgramId);
+    const Track* hostThread = findTrack(p, "/host:CPU", "main/5");
+    ASSERT_NE(hostThread, nullptr);
+    EXPECT_EQ(hostThread->kind, TrackKind::HostThread);
+    ASSERT_EQ(hostThread->size(), 1u);
+    EXPECT_FALSE(p.ops[hostThread->op[0]].isXlaOp);
+}
+
+TEST(ChromeJson, MetadataAfterEvents)
+{
+    const std::string doc = "[" + xEvent(3, 3, "100", "2", "fusion.1", R"({"hlo_category":"loop fusion"})") + ","
+        + xEvent(9, 1, "100", "2", "work") + ","
+        + R"({"ph":"M","pid":3,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}},)"
+        + R"({"ph":"M","pid":3,"name":"process_name","args":{"name":"/device:TPU:4"}},)"
+        + R"({"ph":"M","pid":9,"name":"process_name","args":{"name":"/host:CPU"}}])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_EQ(p.planes.size(), 2u);
+    const Plane* tpu = findPlane(p, "/device:TPU:4");
+    ASSERT_NE(tpu, nullptr);
+    EXPECT_EQ(tpu->kind, PlaneKind::TpuCore);
+    EXPECT_EQ(tpu->coreIndex, 4);
+    const Track* ops = findTrack(p, "/device:TPU:4", "XLA Ops");
+    ASSERT_NE(ops, nullptr);
+    EXPECT_EQ(ops->kind, TrackKind::XlaOps);
+    ASSERT_EQ(ops->size(), 1u);
+    EXPECT_TRUE(p.ops[ops->op[0]].isXlaOp);
+    EXPECT_FALSE(computeOpBreakdown(p).rows.empty());
+    const Track* host = findTrack(p, "/host:CPU", "tid 1");
+    ASSERT_NE(host, nullptr);
+    EXPECT_EQ(host->kind, TrackKind::HostThread);
+}
+
+TEST(ChromeJson, MissingMetadataAndHugeIds)
+{
+    const std::string doc = R"([
+        {"ph":"X","pid":7,"tid":9,"ts":1,"dur":1,"name":"a"},
+        {"ph":"X","pid":18446744073709551615,"tid":9223372036854775807,"ts":1,"dur":1,"name":"b"},
+        {"ph":"X","pid":18446744073709551615,"tid":-5,"ts":1,"dur":1,"name":"c"},
+        {"ph":"X","pid":"renderer","tid":"main","ts":1,"dur":1,"name":"d"},
+        {"ph":"X","ts":1,"dur":1,"name":"e"}
+    ])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_NE(findTrack(p, "pid 7", "tid 9"), nullptr);
+    EXPECT_NE(findTrack(p, "pid 18446744073709551615", "tid 9223372036854775807"), nullptr);
+    EXPECT_NE(findTrack(p, "pid 18446744073709551615", "tid -5"), nullptr);
+    EXPECT_NE(findTrack(p, "pid renderer", "tid main"), nullptr);
+    EXPECT_NE(findTrack(p, "pid 0", "tid 0"), nullptr);
+    EXPECT_EQ(p.planes.size(), 4u);
+    EXPECT_EQ(p.eventCount(), 5u);
+}
+
+TEST(ChromeJson, UnicodeNames)
+{
+    const std::string doc = R"([{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"caf\u00e9 \ud83d\ude00 \"q\"\n"},)"
+                            R"({"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"lone \udc00 x"},)"
+                            R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"\u65e5\u672c"}}])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    const Track* t = findTrack(p, "\xE6\x97\xA5\xE6\x9C\xAC", "tid 1");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->size(), 2u);
+    EXPECT_EQ(p.str(p.ops[t->op[0]].name), "caf\xC3\xA9 \xF0\x9F\x98\x80 \"q\"\n");
+    EXPECT_EQ(p.str(p.ops[t->op[1]].name), "lone \xEF\xBF\xBD x");
+}
+
+TEST(ChromeJson, NegativeDurationsAndUnsortedEvents)
+{
+    const std::string doc = "[" + xEvent(1, 1, "30", "1", "c") + "," + xEvent(1, 1, "10", "-5", "neg") + ","
+        + xEvent(1, 1, "20", "1", "b") + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_EQ(p.stats.negativeDurations, 1);
+    const Track* t = findTrack(p, "pid 1", "tid 1");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->size(), 3u);
+    EXPECT_EQ(t->start[0], 10000000);
+    EXPECT_EQ(t->start[1], 20000000);
+    EXPECT_EQ(t->start[2], 30000000);
+}
+
+TEST(ChromeJson, EpochTimestampsAndHugeNumbers)
+{
+    const std::string doc = "[" + xEvent(1, 1, "1700000000000000.123456", "1.5", "a") + ","
+        + xEvent(1, 1, "1700000000000001", "0", "b") + "," + xEvent(1, 1, "1e300", "1", "tooBig") + ","
+        + xEvent(1, 1, "5", "123456789012345678901234567890", "tooLong") + ","
+        + R"({"ph":"X","pid":1,"tid":1,"dur":1,"name":"noTs"}])";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    EXPECT_EQ(p.originNs, 1700000000000000000);
+    const Track* t = findTrack(p, "pid 1", "tid 1");
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->size(), 2u);
+    EXPECT_EQ(t->start[0], 123456);
+    EXPECT_EQ(t->duration[0], 1500000);
+    EXPECT_EQ(t->start[1], 1000000);
+    EXPECT_EQ(p.stats.malformedEvents, 3);
+}
+
+TEST(ChromeJson, TruncatedFileKeepsEarlierEvents)
+{
+    std::string doc = "{\"traceEvents\":[" + xEvent(1, 1, "1", "1", "a") + "," + xEvent(1, 1, "2", "1", "b") + ",";
+    const size_t goodEnd = doc.size() - 1;
+    doc += xEvent(1, 1, "3", "1", "c");
+    const std::string full = doc + "]}";
+    // Cut inside the third event, at every position, to exercise every tokenizer state.
+    for (size_t cut = goodEnd + 1; cut < full.size() - 2; ++cut) {
+        LoadResult r = loadJson(full.substr(0, cut));
+        ASSERT_TRUE(r.ok()) << cut << ": " << r.error;
+        EXPECT_EQ(r.profile->eventCount(), 2u) << cut;
+        ASSERT_EQ(r.profile->load.warnings.size(), 1u) << cut;
+        const std::string& w = r.profile->load.warnings[0];
+        EXPECT_NE(w.find("truncated"), std::string::npos) << w;
+        EXPECT_NE(w.find("at byte " + std::to_string(cut)), std::string::npos) << w;
+        EXPECT_NE(w.find("before byte " + std::to_string(goodEnd)), std::string::npos) << w;
+    }
+    // The closing "]}" missing: all three events are kept.
+    LoadResult r = loadJson(full.substr(0, full.size() - 2));
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->eventCount(), 3u);
+    EXPECT_EQ(r.profile->load.warnings.size(), 1u);
+
+    LoadResult nothing = loadJson(R"({"traceEvents":[{"ph":"X","pid":1,"ti)");
+    ASSERT_FALSE(nothing.ok());
+    EXPECT_NE(nothing.error.find("at byte"), std::string::npos) << nothing.error;
+}
+
+TEST(ChromeJson, GarbageAfterValidPrefix)
+{
+    const std::string prefix = "[" + xEvent(1, 1, "1", "1", "a") + "," + xEvent(1, 1, "2", "1", "b");
+    LoadResult r = loadJson(prefix + ", @#!garbage");
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->eventCount(), 2u);
+    ASSERT_EQ(r.profile->load.warnings.size(), 1u);
+    EXPECT_NE(r.profile->load.warnings[0].find("damaged"), std::string::npos) << r.profile->load.warnings[0];
+    EXPECT_NE(r.profile->load.warnings[0].find("at byte " + std::to_string(prefix.size() + 2)), std::string::npos)
+        << r.profile->load.warnings[0];
+
+    LoadResult trailing = loadJson(prefix + "]\n\nnot json");
+    ASSERT_TRUE(trailing.ok()) << trailing.error;
+    EXPECT_EQ(trailing.profile->eventCount(), 2u);
+    EXPECT_TRUE(containsText(trailing.profile->load.warnings, "after the end of the JSON document"));
+
+    LoadResult bracket = loadJson(prefix + R"(,{"ph":"X","args":{"a":[1,2}]})");
+    ASSERT_TRUE(bracket.ok()) << bracket.error;
+    EXPECT_EQ(bracket.profile->eventCount(), 2u);
+    EXPECT_TRUE(containsText(bracket.profile->load.warnings, "mismatched bracket"));
+
+    LoadResult notJson = loadJson("[nonsense]");
+    EXPECT_FALSE(notJson.ok());
+}
+
+TEST(ChromeJson, DeepNestingIsRefusedWithoutRecursion)
+{
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    LoadResult r = loadJson(
+        R"({"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a","args":{"x":)" + deep + "}}]}");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("nested deeper than 64"), std::string::npos) << r.error;
+
+    LoadResult kept = loadJson("[" + xEvent(1, 1, "1", "1", "a") + R"(,{"ph":"X","args":{"x":)" + deep + "}}]");
+    ASSERT_TRUE(kept.ok()) << kept.error;
+    EXPECT_EQ(kept.profile->eventCount(), 1u);
+    EXPECT_TRUE(containsText(kept.profile->load.warnings, "nested deeper than 64"));
+
+    // Moderate nesting is fine.
+    const std::string ok = std::string(40, '[') + std::string(40, ']');
+    LoadResult fine = loadJson("[" + xEvent(1, 1, "1", "1", "a", "{\"x\":" + ok + "}") + "]");
+    ASSERT_TRUE(fine.ok()) << fine.error;
+    EXPECT_TRUE(fine.profile->load.warnings.empty());
+}
+
+TEST(ChromeJson, ProgressIsThrottledAndStopIsHonoured)
+{
+    std::string doc = "[";
+    for (int i = 0; i < 70000; ++i)
+        doc += (i ? "," : "") + xEvent(1, 1, std::to_string(i), "1", "op");
+    doc += "]";
+    int calls = 0;
+    double last = 0;
+    auto progress = [&](std::string_view phase, double f) {
+        if (phase == "parsing JSON") {
+            ++calls;
+            EXPECT_GE(f, last);
+            last = f;
+        }
+    };
+    LoadResult r = loadProfileFromBytes(doc, "p.json", {}, progress);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->eventCount(), 70000u);
+    EXPECT_GT(calls, 1);
+    EXPECT_LE(calls, 1001);
+    EXPECT_EQ(last, 1.0);
+
+    std::stop_source source;
+    source.request_stop();
+    LoadResult cancelled = loadProfileFromBytes(doc, "p.json", {}, {}, source.get_token());
+    EXPECT_FALSE(cancelled.ok());
+}
+
+TEST(ChromeJson, DeviceTimespanAnchoredPerTrack)
+{
+    // device_offset_ps is relative to an unrecorded line start: the first event anchors it.
+    const std::string doc = "[" + tpuHeader()
+        + xEvent(3, 3, "100", "2", "a", R"({"device_offset_ps":"1000000","device_duration_ps":"1500"})") + ","
+        + xEvent(3, 3, "200.5", "2", "b", R"({"device_offset_ps":"101000123","device_duration_ps":"7"})") + ","
+        + xEvent(3, 3, "300", "2", "c", R"({"device_duration_ps":"9"})") + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Track* ops = findTrack(*r.profile, "/device:TPU:0", "XLA Ops");
+    ASSERT_NE(ops, nullptr);
+    ASSERT_EQ(ops->size(), 3u);
+    EXPECT_EQ(ops->start[0], 100000000);
+    EXPECT_EQ(ops->duration[0], 1500);
+    EXPECT_EQ(ops->start[1], 200000123);
+    EXPECT_EQ(ops->duration[1], 7);
+    EXPECT_EQ(ops->start[2], 300000000); // no offset: ts
+    EXPECT_EQ(ops->duration[2], 9);
+}
+
+TEST(ChromeJson, ByteMutationsNeverCrash)
+{
+    // Every byte of a document with all event kinds replaced by structural characters: each
+    // load must end with a profile or a message (run under valgrind/ASan to catch overreads).
+    const std::string doc = "{\"traceEvents\":[" + tpuHeader()
+        + xEvent(3, 3, "1.5", "2", "f\\u00e9", R"({"hlo_category":"x","model_flops":"7","device_duration_ps":"9"})")
+        + R"(,{"ph":"B","pid":1,"tid":1,"ts":1,"name":"b"},{"ph":"E","pid":1,"tid":1,"ts":2},)"
+        + R"({"ph":"C","pid":1,"ts":3,"name":"c","args":{"v":[1,{"a":null}],"w":true,"x":1e3}},)"
+        + R"({"ph":"i","pid":1,"tid":1,"ts":4,"name":"i"},{}],"metadata":{"k":[false]}})";
+    const char replacements[] = {'{', '}', '[', ']', '"', '\\', ',', ':', '-', '9', 'e', '\0'};
+    int loaded = 0;
+    for (size_t i = 0; i < doc.size(); ++i) {
+        for (char c : replacements) {
+            std::string mutated = doc;
+            mutated[i] = c;
+            LoadResult r = loadJson(mutated);
+            ASSERT_TRUE(r.ok() || !r.error.empty()) << i;
+            loaded += r.ok();
+        }
+    }
+    EXPECT_GT(loaded, 0);
+}
