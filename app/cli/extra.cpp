@@ -5,6 +5,9 @@
 
 namespace tpuscope::cli {
 
+// advise.cpp
+int runDiagnosisCommand(const Arguments& args, std::ostream& out, std::ostream& err);
+
 bool findTpuGenerationKey(const std::string& key)
 {
     return model::findTpuGeneration(key) != nullptr;
@@ -12,7 +15,7 @@ bool findTpuGenerationKey(const std::string& key)
 
 int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    return kUnknownCommand;
+    return runDiagnosisCommand(args, out, err);
 }
 
 } // namespace tpuscope::cli

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The advice engine: independent rules over a loaded profile. Each rule states its evidence, the
+// numbers it used, its threshold (with the public source it follows) and an honest upper bound of
+// what fixing it could gain.
+
+#include "../core/profile.h"
+#include "opbreakdown.h"
+#include "padding.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpuscope::model {
+
+enum class Severity : uint8_t { Info, Warning, Critical };
+const char* severityName(Severity severity);
+
+/// A JSON-able value: number, text, list or object (for Advice::numbers).
+struct AdviceValue
+{
+    enum class Kind : uint8_t { Number, Text, List, Object };
+    Kind kind = Kind::Number;
+    double number = 0;
+    std::string text;
+    std::vector<AdviceValue> items;
+    std::vector<std::pair<std::string, AdviceValue>> fields;
+
+    AdviceValue() = default;
+    AdviceValue(double n)
+        : number(n)
+    {
+    }
+    AdviceValue(int64_t n)
+        : number(static_cast<double>(n))
+    {
+    }
+    AdviceValue(int n)
+        : number(n)
+    {
+    }
+    AdviceValue(std::string s)
+        : kind(Kind::Text)
+        , text(std::move(s))
+    {
+    }
+    AdviceValue(const char* s)
+        : kind(Kind::Text)
+        , text(s)
+    {
+    }
+    static AdviceValue list() { return withKind(Kind::List); }
+    static AdviceValue object() { return withKind(Kind::Object); }
+    AdviceValue& set(std::string name, AdviceValue value)
+    {
+        kind = Kind::Object;
+        fields.emplace_back(std::move(name), std::move(value));
+        return *this;
+    }
+    AdviceValue& append(AdviceValue value)
+    {
+        kind = Kind::List;
+        items.push_back(std::move(value));
+        return *this;
+    }
+    const AdviceValue* find(std::string_view name) const;
+
+private:
+    static AdviceValue withKind(Kind k)
+    {
+        AdviceValue v;
+        v.kind = k;
+        return v;
+    }
+};
+
+struct Advice
+{
+    std::string rule; // stable id: "per-core-batch", "padding", ...
+    Severity severity = Severity::Info;
+    std::string title; // one line
+    std::string detail; // plain words, may be several sentences
+    std::vector<OpId> ops;
+    std::vector<std::string> opNames;
+    AdviceValue numbers = AdviceValue::object();
+    std::string threshold; // the condition that fired, with its source
+    double gainPs = 0; // estimated upper bound of time saved per step per core (0 = not estimated)
+    std::string gain; // the estimate in words, with why it is an upper bound
+};
+
+/// A named threshold with the public source it follows (listed in the README).
+struct AdviceThreshold
+{
+    const char* rule;
+    const char* name;
+    double value;
+    const char* meaning;
+    const char* source;
+};
+const std::vector<AdviceThreshold>& adviceThresholds();
+
+struct AdviceReport
+{
+    std::vector<Advice> advice; // by severity, then estimated gain
+    BatchInference batch;
+    int64_t steps = 0; // steps the per-step numbers divide by (0 = per profile)
+    double stepPs = 0; // average step time
+    std::vector<std::string> notes; // what could not be checked, and why
+};
+
+AdviceReport computeAdvice(const Profile& profile);
+/// Same, reusing an op-level breakdown of all cores.
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown);
+
+enum class AdviceFormat { Text, Json, Markdown };
+bool parseAdviceFormat(std::string_view name, AdviceFormat& out);
+std::string adviceReport(const Profile& profile, const AdviceReport& report, AdviceFormat format);
+
+} // namespace tpuscope::model

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "padding.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tpuscope::model {
+
+using layout::DimSemantics;
+
+const char* shapeSourceName(ShapeSource source)
+{
+    switch (source) {
+    case ShapeSource::Hlo:
+        return "HLO proto";
+    case ShapeSource::ShapeWithLayout:
+        return "shape_with_layout stat";
+    case ShapeSource::HloText:
+        return "HLO text of the event";
+    case ShapeSource::None:
+        break;
+    }
+    return "none";
+}
+
+int ArrayPadding::batchDim() const
+{
+    for (size_t i = 0; i < padding.dims.size(); ++i)
+        if (padding.dims[i].semantics == DimSemantics::Batch)
+            return static_cast<int>(i);
+    return -1;
+}
+
+const ArrayPadding* OpPadding::worst() const
+{
+    const ArrayPadding* best = nullptr;
+    for (const ArrayPadding& a : arrays)
+        if (a.padding.valid && (!best || a.padding.efficiency < best->padding.efficiency))
+            best = &a;
+    return best;
+}
+
+double OpPadding::worstEfficiency() const
+{
+    const ArrayPadding* w = worst();
+    return w ? w->padding.efficiency : 1.0;
+}
+
+namespace {
+
+void addArrays(
+    OpPadding& out, const hlo::Shape& shape, const std::vector<DimSemantics>& semantics, const std::string& role)
+{
+    if (shape.isTuple()) {
+        for (size_t i = 0; i < shape.tupleShapes.size(); ++i) {
+            // Nested tuples are flattened one level; their semantics are unknown.
+            if (shape.tupleShapes[i].isTuple())
+                continue;
+            addArrays(out, shape.tupleShapes[i], {}, role + " {" + std::to_string(i) + "}");
+        }
+        return;
+    }
+    if (shape.elementType == hlo::PrimitiveType::Token || shape.elementType == hlo::PrimitiveType::Invalid)
+        return;
+    ArrayPadding a;
+    a.role = role;
+    a.shape = shape;
+    a.semantics = semantics;
+    a.padding = layout::computePadding(shape, semantics);
+    out.arrays.push_back(std::move(a));
+}
+
+bool looksLikeHloText(std::string_view text)
+{
+    return text.find(" = ") != std::string_view::npos;
+}
+
+} // namespace
+
+OpPadding resolveOpPadding(const Profile& profile, OpId opId)
+{
+    OpPadding out;
+    out.op = opId;
+    if (opId >= profile.ops.size()) {
+        out.error = "no such op";
+        return out;
+    }
+    const OpInfo& op = profile.ops[opId];
+    out.name = profile.str(op.name);
+    out.module = profile.hloFor(op);
+    out.instruction = profile.instructionFor(op);
+
+    if (out.module && out.instruction && out.instruction->shape.hasLayout) {
+        out.source = ShapeSource::Hlo;
+        const hlo::Module& module = *out.module;
+        const hlo::Instruction& inst = *out.instruction;
+        out.computeCore = layout::findComputeCore(module, inst);
+        addArrays(out, inst.shape, layout::inferOutputSemantics(module, inst), "output");
+        if (const hlo::Instruction* core = out.computeCore) {
+            if (core->hasConvolutionDimensions) {
+                const auto& dims = core->shape.dimensions;
+                if (core->convolution.outputBatch >= 0 && core->convolution.outputBatch < int64_t(dims.size()))
+                    out.batchSize = dims[core->convolution.outputBatch];
+                // The activation input (operand 0) as laid out for the convolution.
+                if (!core->operandIds.empty()) {
+                    hlo::Shape activation;
+                    bool have = false;
+                    if (const hlo::Instruction* a = module.instructionById(core->operandIds[0]);
+                        a && a->shape.hasLayout && !a->shape.isTuple()) {
+                        activation = a->shape;
+                        have = true;
+                    } else if (!core->operandShapes.empty() && core->operandShapes[0].hasLayout) {
+                        activation = core->operandShapes[0];
+                        have = true;
+                    }
+                    if (have)
+                        addArrays(out, activation, layout::inferOperandSemantics(module, *core, 0),
+                            "activation (operand 0 of " + core->name + ")");
+                }
+            } else if (core->hasDotDimensions && !core->dot.lhsBatch.empty() && !core->shape.dimensions.empty()) {
+                // Dot outputs list the batch dims first.
+                out.batchSize = core->shape.dimensions[0];
+                out.batchFromDot = true;
+            }
+        }
+        if (!out.arrays.empty())
+            return out;
+        out.arrays.clear();
+    }
+
+    // No usable HLO: the shape stat, then the HLO text the event carries.
+    const std::string& swl = profile.str(op.shapeWithLayout);
+    if (!swl.empty()) {
+        layout::ShapeParseResult parsed = layout::parseShape(swl);
+        if (parsed.ok() && (parsed.shape.hasLayout || parsed.shape.isTuple())) {
+            out.source = ShapeSource::ShapeWithLayout;
+            addArrays(out, parsed.shape, {}, "output");
+            if (!out.arrays.empty())
+                return out;
+        } else if (!parsed.ok()) {
+            out.error = "shape_with_layout: " + parsed.error;
+        }
+    }
+    const std::string& longName = profile.str(op.longName);
+    if (looksLikeHloText(longName)) {
+        layout::ShapeParseResult parsed = layout::parseInstructionResultShape(longName);
+        if (parsed.ok()) {
+            out.source = ShapeSource::HloText;
+            addArrays(out, parsed.shape, {}, "output");
+            if (!out.arrays.empty()) {
+                out.error.clear();
+                return out;
+            }
+        } else if (out.error.empty()) {
+            out.error = "HLO text: " + parsed.error;
+        }
+    }
+    if (out.error.empty())
+        out.error = out.instruction ? "the HLO instruction has no layout and the event carries no shape"
+                                    : "the profile records no shape for this op";
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string BatchInference::explanation(const Profile& profile) const
+{
+    if (!known)
+        return reason;
+    std::string names;
+    for (size_t i = 0; i < ops.size() && i < 3; ++i)
+        names += (i ? ", " : "") + profile.str(profile.ops[ops[i]].name);
+    if (ops.size() > 3)
+        names += " and " + std::to_string(ops.size() - 3) + " more";
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer,
+        "per-core batch %lld from the batch dimension of the %s in %s (%.0f%% of the time of ops with a "
+        "batch dimension, which cover %.0f%% of all op time); global batch %lld = %lld x %d cores, "
+        "assuming all cores are data-parallel",
+        static_cast<long long>(perCoreBatch), fromDotsOnly ? "dots" : "convolutions", names.c_str(),
+        agreeingShare * 100, coveredShare * 100, static_cast<long long>(globalBatch),
+        static_cast<long long>(perCoreBatch), cores);
+    return buffer;
+}
+
+// Confidence bands: the mode must explain most of the batch-carrying time, and those ops must be
+// a visible part of the profile, for the number to be trusted.
+constexpr double kHighAgreeing = 0.8;
+constexpr double kHighCovered = 0.3;
+constexpr double kMediumAgreeing = 0.5;
+constexpr double kMediumCovered = 0.1;
+
+BatchInference inferPerCoreBatch(const Profile& profile, const OpBreakdown& breakdown)
+{
+    BatchInference out;
+    out.cores = profile.device.cores;
+    std::map<int64_t, BatchCandidate> byBatch;
+    double knownTime = 0;
+    bool anyConv = false;
+    for (const OpRow& row : breakdown.rows) {
+        if (row.op == kNone || row.totalTimePs <= 0)
+            continue;
+        const OpPadding p = resolveOpPadding(profile, row.op);
+        if (p.batchSize <= 0)
+            continue;
+        anyConv |= !p.batchFromDot;
+        BatchCandidate& c = byBatch[p.batchSize];
+        c.batch = p.batchSize;
+        c.timePs += row.totalTimePs;
+        c.ops.push_back(row.op);
+        knownTime += row.totalTimePs;
+    }
+    if (byBatch.empty() || knownTime <= 0) {
+        out.reason = "per-core batch not inferred: no convolution or batched dot with a known batch dimension "
+                     "(the file carries no HLO, or the model has no such ops)";
+        return out;
+    }
+    for (auto& [batch, c] : byBatch)
+        out.candidates.push_back(c);
+    std::stable_sort(out.candidates.begin(), out.candidates.end(),
+        [](const BatchCandidate& a, const BatchCandidate& b) { return a.timePs > b.timePs; });
+    const BatchCandidate& mode = out.candidates.front();
+    out.known = true;
+    out.perCoreBatch = mode.batch;
+    out.ops = mode.ops;
+    out.globalBatch = mode.batch * std::max(1, out.cores);
+    out.agreeingShare = mode.timePs / knownTime;
+    out.coveredShare = breakdown.totalTimePs > 0 ? knownTime / breakdown.totalTimePs : 0;
+    out.fromDotsOnly = !anyConv;
+    char buffer[256];
+    std::snprintf(buffer, sizeof buffer,
+        "%.0f%% of the batch-carrying time agrees on %lld; those ops are %.0f%% of "
+        "all op time",
+        out.agreeingShare * 100, static_cast<long long>(mode.batch), out.coveredShare * 100);
+    out.reason = buffer;
+    if (out.agreeingShare >= kHighAgreeing && out.coveredShare >= kHighCovered && !out.fromDotsOnly) {
+        out.confidence = "high";
+    } else if (out.agreeingShare >= kMediumAgreeing && out.coveredShare >= kMediumCovered) {
+        out.confidence = "medium";
+        if (out.fromDotsOnly)
+            out.reason += "; from dot batch dimensions only, which may be heads or sequence rather than examples";
+    } else {
+        out.confidence = "low";
+    }
+    if (out.cores <= 0)
+        out.reason += "; the number of TPU cores is unknown";
+    return out;
+}
+
+BatchInference inferPerCoreBatch(const Profile& profile)
+{
+    return inferPerCoreBatch(profile, computeOpBreakdown(profile));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+WhatIfResult whatIfBatch(
+    const Profile& profile, const OpBreakdown& breakdown, int64_t perCoreBatch, size_t maxOps, int64_t currentBatch)
+{
+    WhatIfResult out;
+    out.perCoreBatch = perCoreBatch;
+    out.cores = profile.device.cores;
+    out.globalBatch = perCoreBatch * std::max(1, out.cores);
+    if (perCoreBatch <= 0 || perCoreBatch > (int64_t(1) << 31)) {
+        out.error = "the per-core batch must be between 1 and 2^31";
+        return out;
+    }
+    if (currentBatch <= 0) {
+        const BatchInference inferred = inferPerCoreBatch(profile, breakdown);
+        if (!inferred.known) {
+            out.error = "the per-core batch could not be inferred";
+            return out;
+        }
+        currentBatch = inferred.perCoreBatch;
+    }
+    double time = 0, current = 0, next = 0;
+    for (const OpRow& row : breakdown.rows) {
+        if (out.ops.size() >= maxOps)
+            break;
+        if (row.op == kNone || row.totalTimePs <= 0)
+            continue;
+        const OpPadding p = resolveOpPadding(profile, row.op);
+        if (p.batchSize != currentBatch)
+            continue;
+        const ArrayPadding* chosen = nullptr;
+        for (const ArrayPadding& a : p.arrays)
+            if (a.padding.valid && a.batchDim() >= 0 && (!chosen || a.padding.efficiency < chosen->padding.efficiency))
+                chosen = &a;
+        if (!chosen)
+            continue;
+        hlo::Shape shape = chosen->shape;
+        for (size_t d = 0; d < chosen->semantics.size() && d < shape.dimensions.size(); ++d)
+            if (chosen->semantics[d] == DimSemantics::Batch)
+                shape.dimensions[d] = perCoreBatch;
+        const layout::PaddingInfo np = layout::computePadding(shape, chosen->semantics);
+        if (!np.valid)
+            continue;
+        WhatIfOp w;
+        w.op = row.op;
+        w.name = row.name;
+        w.role = chosen->role;
+        w.timeFraction = row.timeFraction;
+        w.currentEfficiency = chosen->padding.efficiency;
+        w.newEfficiency = np.efficiency;
+        w.currentUsed = chosen->padding.usedOfTileText();
+        w.newUsed = np.usedOfTileText();
+        time += row.totalTimePs;
+        current += row.totalTimePs * w.currentEfficiency;
+        next += row.totalTimePs * w.newEfficiency;
+        out.ops.push_back(std::move(w));
+    }
+    if (out.ops.empty()) {
+        out.error = "no op with a known batch dimension and layout";
+        return out;
+    }
+    out.valid = true;
+    out.currentWeightedEfficiency = current / time;
+    out.newWeightedEfficiency = next / time;
+    return out;
+}
+
+WhatIfResult whatIfBatch(const Profile& profile, int64_t perCoreBatch)
+{
+    return whatIfBatch(profile, computeOpBreakdown(profile), perCoreBatch);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string instructionSummary(const hlo::Module& module, const hlo::Instruction& inst)
+{
+    std::string text = "%" + inst.name + " = " + hlo::shapeToString(inst.shape) + " " + inst.opcode + "(";
+    for (size_t i = 0; i < inst.operandIds.size(); ++i) {
+        const hlo::Instruction* operand = module.instructionById(inst.operandIds[i]);
+        text += i ? ", %" : "%";
+        text += operand ? operand->name : "?" + std::to_string(inst.operandIds[i]);
+    }
+    if (inst.opcode == "parameter")
+        text += std::to_string(inst.parameterNumber);
+    text += ")";
+    if (!inst.fusionKind.empty())
+        text += ", kind=" + inst.fusionKind;
+    for (int64_t id : inst.calledComputationIds)
+        if (const hlo::Computation* c = module.computation(id))
+            text += (inst.opcode == "fusion" ? ", calls=%" : ", to_apply=%") + c->name;
+    if (!inst.customCallTarget.empty())
+        text += ", custom_call_target=\"" + inst.customCallTarget + "\"";
+    return text;
+}
+
+} // namespace tpuscope::model

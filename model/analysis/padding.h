@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Per-op tile padding (which arrays an op writes/reads, how much of their TPU tiles is padding)
+// and the per-core batch inferred from the convolutions/dots that dominate time. The padding
+// math itself lives in layout.h; this file decides which shapes to look at and labels them.
+
+#include "../core/profile.h"
+#include "layout.h"
+#include "opbreakdown.h"
+
+#include <string>
+#include <vector>
+
+namespace tpuscope::model {
+
+/// Where an op's shape came from, best first.
+enum class ShapeSource : uint8_t { None, Hlo, ShapeWithLayout, HloText };
+const char* shapeSourceName(ShapeSource source);
+
+struct ArrayPadding
+{
+    std::string role; // "output", "output {1}", "activation (operand 0 of convolution.114)"
+    hlo::Shape shape; // an array shape (tuples are split into elements)
+    std::vector<layout::DimSemantics> semantics; // by logical dim; may be empty
+    layout::PaddingInfo padding;
+
+    /// Index into padding.dims of the first dim labelled Batch, or -1.
+    int batchDim() const;
+};
+
+struct OpPadding
+{
+    OpId op = kNone;
+    std::string name;
+    ShapeSource source = ShapeSource::None;
+    std::string error; // why no shape could be resolved (empty when arrays are present)
+    const hlo::Module* module = nullptr; // owned by the Profile
+    const hlo::Instruction* instruction = nullptr; // the op's HLO instruction, when the file has HLO
+    const hlo::Instruction* computeCore = nullptr; // the convolution/dot the op is built around
+    std::vector<ArrayPadding> arrays; // outputs first, then the core's activation input
+    int64_t batchSize = -1; // batch dimension of the compute core's output; -1 = unknown
+    bool batchFromDot = false; // the batch came from dot batch dims (weaker evidence than a conv)
+
+    /// The array with the lowest valid efficiency (nullptr when none is valid).
+    const ArrayPadding* worst() const;
+    double worstEfficiency() const;
+};
+
+/// Resolves an op's output shape(s) and layout from its HLO instruction (through fusions to the
+/// convolution/dot for semantics), else from the shape_with_layout stat, else from the HLO text in
+/// the long name. For a convolution (or a fusion around one) the activation input (operand 0) is
+/// added too: on TPU the batch/feature padding of the activation is where small batches hurt.
+OpPadding resolveOpPadding(const Profile& profile, OpId op);
+
+struct BatchCandidate
+{
+    int64_t batch = 0;
+    double timePs = 0; // time of the ops that use this batch size
+    std::vector<OpId> ops;
+};
+
+struct BatchInference
+{
+    bool known = false;
+    int64_t perCoreBatch = 0;
+    int cores = 0;
+    int64_t globalBatch = 0; // perCoreBatch × cores (all cores assumed data-parallel)
+    double agreeingShare = 0; // of the time of ops with a known batch, the share using perCoreBatch
+    double coveredShare = 0; // of all op time, the share of ops with a known batch dimension
+    bool fromDotsOnly = false;
+    std::string confidence = "none"; // high, medium, low, none
+    std::string reason; // why that confidence, in words
+    std::vector<OpId> ops; // the agreeing ops, by time
+    std::vector<BatchCandidate> candidates; // all batch sizes seen, by time
+    /// One sentence: "per-core batch 16 from the batch dimension of convolution ...".
+    std::string explanation(const Profile& profile) const;
+};
+
+/// Per-core batch = time-weighted mode of the batch dimension of the convolutions/dots (found
+/// through fusions) over the ops of `breakdown` (an op-level breakdown).
+BatchInference inferPerCoreBatch(const Profile& profile, const OpBreakdown& breakdown);
+BatchInference inferPerCoreBatch(const Profile& profile);
+
+struct WhatIfOp
+{
+    OpId op = kNone;
+    std::string name;
+    std::string role; // which array (output / activation)
+    double timeFraction = 0;
+    double currentEfficiency = 1;
+    double newEfficiency = 1;
+    std::string currentUsed; // "16·1 of 128·8 used"
+    std::string newUsed;
+};
+
+struct WhatIfResult
+{
+    bool valid = false;
+    std::string error;
+    int64_t perCoreBatch = 0;
+    int cores = 0;
+    int64_t globalBatch = 0;
+    double currentWeightedEfficiency = 1; // time-weighted over ops
+    double newWeightedEfficiency = 1;
+    std::vector<WhatIfOp> ops; // the dominant ops with a batch dimension, by time
+};
+
+/// The padding efficiency the dominant ops (those with a batch dimension) would get with another
+/// per-core batch: the batch dims are replaced and the padding recomputed with the same layout.
+/// For each op the array with the lowest current efficiency is reported. Only ops whose batch is
+/// `currentBatch` take part (0 = the inferred per-core batch), so that a kernel-gradient convolution,
+/// whose "batch" dimension is really input features, is not scaled with the batch.
+WhatIfResult whatIfBatch(const Profile& profile, const OpBreakdown& breakdown, int64_t perCoreBatch, size_t maxOps = 8,
+    int64_t currentBatch = 0);
+WhatIfResult whatIfBatch(const Profile& profile, int64_t perCoreBatch);
+
+/// HLO text of one instruction, e.g. "%fusion.3 = f32[16,1]{0,1:T(8,128)} fusion(%a, %b), kind=kOutput".
+std::string instructionSummary(const hlo::Module& module, const hlo::Instruction& instruction);
+
+} // namespace tpuscope::model

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysis/advice.h"
+#include "analysis/layout.h"
+#include "core/jsondom.h"
+#include "loader/loader.h"
+#include "synth/synth.h"
+#include "testutil.h"
+
+#include <gtest/gtest.h>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+
+namespace {
+
+constexpr double kPeakTflops = 100;
+constexpr double kPeakHbmGbps = 1000;
+constexpr double kStepPs = 1e9; // 1 ms of ops per step
+
+struct OpDef
+{
+    std::string name;
+    std::string category;
+    double share = 0; // of the ops in one step
+    double flopsUtilization = 0;
+    double hbmUtilization = 0;
+    std::string shapeWithLayout;
+    int64_t convBatch = 0; // > 0: the op is a convolution f32[B,8,8,C]{0,3,2,1:T(8,128)} in an HLO program
+    int64_t convFeature = 128;
+};
+
+/// A profile with `cores` TPU cores, `steps` module runs each, ops run back to back, and
+/// `idleFraction` of each step idle before the next module run.
+ProfilePtr buildProfile(const std::vector<OpDef>& ops, int cores = 2, int steps = 10, double idleFraction = 0)
+{
+    ProfileBuilder builder;
+    constexpr uint64_t kProgram = 77;
+    auto module = std::make_shared<hlo::Module>();
+    module->name = "jit_step";
+    hlo::Computation entry;
+    entry.id = 1;
+    entry.name = "main";
+    int64_t nextId = 1;
+    for (const OpDef& def : ops) {
+        if (def.convBatch <= 0)
+            continue;
+        hlo::Instruction conv;
+        conv.id = nextId++;
+        conv.name = def.name;
+        conv.opcode = "convolution";
+        const std::string shape = "f32[" + std::to_string(def.convBatch) + ",8,8," + std::to_string(def.convFeature)
+            + "]{0,3,2,1:T(8,128)}";
+        conv.shape = layout::parseShape(shape).shape;
+        conv.hasConvolutionDimensions = true;
+        conv.convolution.inputBatch = 0;
+        conv.convolution.inputFeature = 3;
+        conv.convolution.inputSpatial = {1, 2};
+        conv.convolution.kernelInputFeature = 2;
+        conv.convolution.kernelOutputFeature = 3;
+        conv.convolution.kernelSpatial = {0, 1};
+        conv.convolution.outputBatch = 0;
+        conv.convolution.outputFeature = 3;
+        conv.convolution.outputSpatial = {1, 2};
+        entry.instructions.push_back(conv);
+    }
+    const bool withHlo = !entry.instructions.empty();
+    if (withHlo) {
+        entry.rootId = entry.instructions.back().id;
+        module->entryComputationId = 1;
+        module->computations.push_back(entry);
+        module->buildIndex();
+        builder.addProgram(kProgram, "jit_step", module);
+    }
+    std::vector<OpId> ids;
+    for (const OpDef& def : ops) {
+        OpInfo info;
+        info.name = builder.intern(def.name);
+        info.category = builder.intern(def.category);
+        info.shapeWithLayout = builder.intern(def.shapeWithLayout);
+        info.isXlaOp = true;
+        const double seconds = kStepPs * def.share * 1e-12;
+        info.flops = def.flopsUtilization * kPeakTflops * 1e12 * seconds;
+        info.hbmBytes = def.hbmUtilization * kPeakHbmGbps * 1e9 * seconds;
+        info.bytesAccessed = info.hbmBytes;
+        if (withHlo && def.convBatch > 0) {
+            info.programId = kProgram;
+            info.hasProgramId = true;
+        }
+        ids.push_back(builder.addOp(info));
+    }
+    OpInfo moduleOp;
+    moduleOp.name = builder.intern("jit_step(77)");
+    const OpId moduleId = builder.addOp(moduleOp);
+    for (int c = 0; c < cores; ++c) {
+        const PlaneId plane = builder.addPlane("/device:TPU:" + std::to_string(c));
+        builder.profile().planes[plane].peakTflops = kPeakTflops;
+        builder.profile().planes[plane].peakHbmGbps = kPeakHbmGbps;
+        builder.profile().planes[plane].deviceType = "TPU test";
+        const TrackId modules = builder.addTrack(plane, "XLA Modules", TrackKind::XlaModules);
+        const TrackId xlaOps = builder.addTrack(plane, "XLA Ops", TrackKind::XlaOps);
+        TimePs t = 0;
+        for (int s = 0; s < steps; ++s) {
+            const TimePs start = t;
+            for (size_t i = 0; i < ops.size(); ++i) {
+                const TimePs d = static_cast<TimePs>(kStepPs * ops[i].share);
+                builder.addEvent(xlaOps, t, d, ids[i]);
+                t += d;
+            }
+            builder.addEvent(modules, start, t - start, moduleId);
+            t += static_cast<TimePs>(kStepPs * idleFraction / (1 - idleFraction));
+        }
+    }
+    return builder.finish();
+}
+
+const Advice* find(const AdviceReport& report, std::string_view rule)
+{
+    for (const Advice& a : report.advice)
+        if (a.rule == rule)
+            return &a;
+    return nullptr;
+}
+
+double number(const Advice& a, std::string_view name)
+{
+    const AdviceValue* v = a.numbers.find(name);
+    EXPECT_TRUE(v) << name;
+    return v ? v->number : -1;
+}
+
+const std::vector<OpDef> kFiller = {{"fusion.filler", "loop fusion", 0.0, 0.6, 0.3}};
+
+std::vector<OpDef> withFiller(std::vector<OpDef> ops)
+{
+    double used = 0;
+    for (const OpDef& o : ops)
+        used += o.share;
+    OpDef filler = kFiller[0];
+    filler.share = 1 - used;
+    if (filler.share > 0)
+        ops.push_back(filler);
+    return ops;
+}
+
+} // namespace
+
+TEST(Advice, ThresholdsAreListedWithSources)
+{
+    const auto& list = adviceThresholds();
+    EXPECT_GE(list.size(), 10u);
+    std::set<std::string> rules;
+    for (const AdviceThreshold& t : list) {
+        EXPECT_TRUE(t.source && *t.source) << t.name;
+        rules.insert(t.rule);
+    }
+    for (const char* rule : {"per-core-batch", "padding", "low-utilization-fusion", "hbm-bound", "data-formatting",
+             "collectives", "idle-gaps"})
+        EXPECT_TRUE(rules.count(rule)) << rule;
+}
+
+TEST(Advice, PerCoreBatchFiresForAPaddedBatchOnly)
+{
+    // 16 per core in the 128-wide tile on 4 cores -> suggest 128 per core = 512 global.
+    ProfilePtr small = buildProfile(withFiller({{"conv.1", "convolution", 0.6, 0.4, 0.1, "", 16, 128}}), 4);
+    AdviceReport report = computeAdvice(*small);
+    const Advice* a = find(report, "per-core-batch");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Critical);
+    EXPECT_EQ(number(*a, "cores"), 4);
+    EXPECT_EQ(number(*a, "per_core_batch"), 16);
+    EXPECT_EQ(number(*a, "global_batch"), 64);
+    EXPECT_EQ(number(*a, "suggested_global_batch"), 512);
+    EXPECT_EQ(a->opNames, std::vector<std::string> {"conv.1"});
+    EXPECT_GT(a->gainPs, 0);
+    // Feature 128 fills its 8-wide tile: no padding advice for this op.
+    EXPECT_FALSE(find(report, "padding"));
+
+    ProfilePtr exact = buildProfile(withFiller({{"conv.1", "convolution", 0.6, 0.4, 0.1, "", 128, 128}}), 4);
+    AdviceReport ok = computeAdvice(*exact);
+    EXPECT_TRUE(ok.batch.known);
+    EXPECT_EQ(ok.batch.perCoreBatch, 128);
+    EXPECT_FALSE(find(ok, "per-core-batch"));
+
+    // A padded batch in ops with too little time does not fire.
+    ProfilePtr minor = buildProfile(withFiller({{"conv.1", "convolution", 0.02, 0.4, 0.1, "", 16, 128}}), 4);
+    EXPECT_FALSE(find(computeAdvice(*minor), "per-core-batch"));
+}
+
+TEST(Advice, PaddingFiresForPaddedFeatureDims)
+{
+    ProfilePtr padded
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
+    const AdviceReport report = computeAdvice(*padded);
+    const Advice* a = find(report, "padding");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Warning);
+    EXPECT_DOUBLE_EQ(number(*a, "padding_efficiency"), 1.0 / 8);
+    const AdviceValue* dims = a->numbers.find("dimensions");
+    ASSERT_TRUE(dims);
+    ASSERT_EQ(dims->items.size(), 2u);
+    EXPECT_EQ(dims->items[0].find("size")->number, 512);
+    EXPECT_EQ(dims->items[1].find("size")->number, 1);
+    EXPECT_EQ(dims->items[1].find("padded")->number, 8);
+    EXPECT_EQ(dims->items[1].find("tile")->number, 8);
+    EXPECT_NEAR(a->gainPs, 0.3 * kStepPs * (1 - 1.0 / 8), 1e3);
+
+    ProfilePtr fine
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,1024]{1,0:T(8,128)}"}}));
+    EXPECT_FALSE(find(computeAdvice(*fine), "padding"));
+    // Padded, but the op is below 1 % of the time.
+    ProfilePtr tiny
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.005, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
+    EXPECT_FALSE(find(computeAdvice(*tiny), "padding"));
+}
+
+TEST(Advice, LowUtilizationFusion)
+{
+    ProfilePtr low = buildProfile(withFiller({{"fusion.5", "output fusion", 0.6, 0.1, 0.1}}));
+    const AdviceReport report = computeAdvice(*low);
+    const Advice* a = find(report, "low-utilization-fusion");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Critical);
+    EXPECT_EQ(a->opNames.front(), "fusion.5");
+    EXPECT_NEAR(number(*a, "flops_utilization"), 0.1, 1e-6);
+    // Reaching 50 % would save 0.6 ms × (1 − 0.1/0.5) per step.
+    EXPECT_NEAR(a->gainPs, 0.6 * kStepPs * 0.8, 1e4);
+
+    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"fusion.5", "output fusion", 0.6, 0.4, 0.1}}))),
+        "low-utilization-fusion"));
+    // Not a fusion.
+    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"convolution.5", "convolution", 0.6, 0.1, 0.1}}))),
+        "low-utilization-fusion"));
+    // Bandwidth-bound fusions belong to hbm-bound.
+    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"fusion.5", "loop fusion", 0.6, 0.1, 0.9}}))),
+        "low-utilization-fusion"));
+}
+
+TEST(Advice, HbmBound)
+{
+    const Advice* a = nullptr;
+    AdviceReport r = computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.05, 0.9}})));
+    a = find(r, "hbm-bound");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->opNames.front(), "fusion.8");
+    EXPECT_FALSE(
+        find(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.05, 0.6}}))), "hbm-bound"));
+    EXPECT_FALSE(
+        find(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.6, 0.9}}))), "hbm-bound"));
+}
+
+TEST(Advice, DataFormatting)
+{
+    AdviceReport r = computeAdvice(*buildProfile(withFiller({{"copy.1", "data formatting", 0.35, 0, 0.4}})));
+    const Advice* a = find(r, "data-formatting");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Warning);
+    EXPECT_NEAR(number(*a, "time_fraction"), 0.35, 1e-3);
+    AdviceReport info = computeAdvice(*buildProfile(withFiller({{"transpose.1", "transpose", 0.12, 0, 0.4}})));
+    ASSERT_TRUE(find(info, "data-formatting"));
+    EXPECT_EQ(find(info, "data-formatting")->severity, Severity::Info);
+    EXPECT_FALSE(find(
+        computeAdvice(*buildProfile(withFiller({{"copy.1", "data formatting", 0.05, 0, 0.4}}))), "data-formatting"));
+}
+
+TEST(Advice, HostOffloadCopiesAreNamed)
+{
+    AdviceReport r = computeAdvice(
+        *buildProfile(withFiller({{"copy-done.1", "copy-done", 0.5, 0, 0.01, "f32[1024,1024]{1,0:T(8,128)S(5)}"}})));
+    const Advice* a = find(r, "data-formatting");
+    ASSERT_TRUE(a);
+    EXPECT_NE(a->title.find("host memory"), std::string::npos) << a->title;
+    EXPECT_DOUBLE_EQ(number(*a, "host_memory_fraction"), 1.0);
+}
+
+TEST(Advice, Collectives)
+{
+    const Advice* a = nullptr;
+    AdviceReport r = computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.1, 0, 0.2}})));
+    a = find(r, "collectives");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Info);
+    AdviceReport w = computeAdvice(*buildProfile(withFiller({{"all-gather.1", "all-gather", 0.4, 0, 0.2}})));
+    ASSERT_TRUE(find(w, "collectives"));
+    EXPECT_EQ(find(w, "collectives")->severity, Severity::Warning);
+    EXPECT_FALSE(
+        find(computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.03, 0, 0.2}}))), "collectives"));
+}
+
+TEST(Advice, IdleGaps)
+{
+    AdviceReport r = computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.25));
+    const Advice* a = find(r, "idle-gaps");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->severity, Severity::Critical);
+    // 9 gaps of 1/3 ms over 10 steps of 1 ms: 3/(10+3) of the span.
+    EXPECT_NEAR(number(*a, "idle_fraction"), 3.0 / 13.0, 0.01);
+    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.05)), "idle-gaps"));
+}
+
+TEST(Advice, NoTpuOpsGivesANoteNotACrash)
+{
+    ProfileBuilder builder;
+    builder.addPlane("/host:CPU");
+    ProfilePtr empty = builder.finish();
+    const AdviceReport r = computeAdvice(*empty);
+    EXPECT_TRUE(r.advice.empty());
+    ASSERT_FALSE(r.notes.empty());
+    EXPECT_NE(adviceReport(*empty, r, AdviceFormat::Json).find("\"advice\": []"), std::string::npos);
+}
+
+TEST(Advice, DemoNamesTheFix)
+{
+    std::string bytes, error;
+    ASSERT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
+    LoadResult loaded = loadProfileFromBytes(bytes, "demo.xplane.pb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const AdviceReport report = computeAdvice(*loaded.profile);
+    ASSERT_FALSE(report.advice.empty());
+    const Advice& first = report.advice.front();
+    EXPECT_EQ(first.rule, "per-core-batch");
+    EXPECT_EQ(number(first, "cores"), 8);
+    EXPECT_EQ(number(first, "per_core_batch"), 16);
+    EXPECT_EQ(number(first, "global_batch"), 128);
+    EXPECT_EQ(number(first, "suggested_global_batch"), 1024);
+    EXPECT_NE(first.title.find("1024"), std::string::npos);
+    const Advice* padding = find(report, "padding");
+    ASSERT_TRUE(padding);
+    EXPECT_EQ(padding->opNames.front(), "fusion.3");
+    EXPECT_DOUBLE_EQ(number(*padding, "padding_efficiency"), 0.015625);
+    EXPECT_NE(padding->title.find("16\u00B71 of 128\u00B78 used"), std::string::npos);
+    const Advice* fusion = find(report, "low-utilization-fusion");
+    ASSERT_TRUE(fusion);
+    EXPECT_EQ(fusion->opNames.front(), "fusion.3");
+    EXPECT_FALSE(find(report, "idle-gaps"));
+    EXPECT_FALSE(find(report, "collectives"));
+    EXPECT_FALSE(find(report, "data-formatting"));
+
+    EXPECT_TRUE(matchesGolden("demo_advice.golden.json", adviceReport(*loaded.profile, report, AdviceFormat::Json)));
+}
+
+namespace {
+
+bool cliAvailable()
+{
+    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
+}
+
+std::string demoPath()
+{
+    static std::string path = [] {
+        const std::string p = tempDir("advice_cli") + "/demo.xplane.pb";
+        std::string error;
+        EXPECT_TRUE(writeSyntheticXSpace({}, p, error)) << error;
+        return p;
+    }();
+    return path;
+}
+
+} // namespace
+
+TEST(AdviceCli, JsonShape)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const CommandResult r = runCommand(std::string(TPUSCOPE_CLI_PATH) + " advise '" + demoPath() + "' --format json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    json::Value doc;
+    json::ParseError error;
+    ASSERT_TRUE(json::parse(r.output, doc, error)) << error.describe();
+    const json::Value& advice = doc["advice"];
+    ASSERT_TRUE(advice.isArray());
+    ASSERT_GT(advice.size(), 0u);
+    bool sawBatch = false, sawPadding = false;
+    for (const json::Value& item : advice.array()) {
+        for (const char* key : {"rule", "severity", "title", "detail"})
+            EXPECT_TRUE(item[key].isString()) << key;
+        EXPECT_TRUE(item["ops"].isArray());
+        for (const json::Value& op : item["ops"].array())
+            EXPECT_TRUE(op.isString());
+        ASSERT_TRUE(item["numbers"].isObject());
+        if (item["rule"].string() == "per-core-batch") {
+            sawBatch = true;
+            for (const char* key : {"cores", "per_core_batch", "global_batch", "suggested_global_batch"})
+                EXPECT_TRUE(item["numbers"][key].isNumber()) << key;
+            EXPECT_EQ(item["numbers"]["suggested_global_batch"].number(), 1024);
+        }
+        if (item["rule"].string() == "padding") {
+            sawPadding = true;
+            const double e = item["numbers"]["padding_efficiency"].number(-1);
+            EXPECT_TRUE(item["numbers"]["padding_efficiency"].isNumber());
+            EXPECT_GE(e, 0);
+            EXPECT_LE(e, 1);
+            const json::Value& dims = item["numbers"]["dimensions"];
+            ASSERT_TRUE(dims.isArray());
+            ASSERT_GT(dims.size(), 0u);
+            for (const json::Value& d : dims.array()) {
+                for (const char* key : {"size", "padded", "tile"})
+                    EXPECT_TRUE(d[key].isNumber()) << key;
+                EXPECT_TRUE(d["semantics"].isString());
+            }
+        }
+    }
+    EXPECT_TRUE(sawBatch);
+    EXPECT_TRUE(sawPadding);
+}
+
+TEST(AdviceCli, TextMarkdownFusionAndErrors)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const CommandResult text = runCommand(cli + " advise '" + demoPath() + "'");
+    ASSERT_EQ(text.exitCode, 0);
+    EXPECT_NE(text.output.find("global batch 1024"), std::string::npos);
+    const CommandResult md = runCommand(cli + " advise '" + demoPath() + "' --format md");
+    ASSERT_EQ(md.exitCode, 0);
+    EXPECT_NE(md.output.find("### 1. [critical]"), std::string::npos);
+    EXPECT_EQ(runCommand(cli + " advise '" + demoPath() + "' --format xml").exitCode, 2);
+
+    const CommandResult fusion = runCommand(cli + " fusion '" + demoPath() + "' fusion.3");
+    ASSERT_EQ(fusion.exitCode, 0) << fusion.output;
+    EXPECT_NE(fusion.output.find("convolution.114"), std::string::npos);
+    EXPECT_NE(fusion.output.find("16\u00B71 of 128\u00B78 used"), std::string::npos);
+    EXPECT_NE(fusion.output.find("ROOT"), std::string::npos);
+    EXPECT_NE(fusion.output.find("CORE"), std::string::npos);
+
+    const CommandResult fj = runCommand(cli + " fusion '" + demoPath() + "' fusion.3 --format json");
+    ASSERT_EQ(fj.exitCode, 0);
+    json::Value doc;
+    json::ParseError error;
+    ASSERT_TRUE(json::parse(fj.output, doc, error)) << error.describe();
+    EXPECT_EQ(doc["compute_core"].string(), "convolution.114");
+    EXPECT_TRUE(doc["time_fraction"].isNumber());
+    ASSERT_TRUE(doc["fused_instructions"].isArray());
+    EXPECT_EQ(doc["fused_instructions"].size(), 7u);
+    EXPECT_DOUBLE_EQ(doc["arrays"].at(0)["padding"]["efficiency"].number(), 0.015625);
+
+    const CommandResult unknown = runCommand(cli + " fusion '" + demoPath() + "' fusion.33", true);
+    EXPECT_EQ(unknown.exitCode, 1);
+    EXPECT_NE(unknown.output.find("close names"), std::string::npos);
+    EXPECT_NE(unknown.output.find("fusion.3"), std::string::npos);
+
+    const CommandResult synth = runCommand(cli + " synth nothing -o /tmp/x.pb", true);
+    EXPECT_EQ(synth.exitCode, 2);
+    EXPECT_NE(synth.output.find("origin-story"), std::string::npos);
+}

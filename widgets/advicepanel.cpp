@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "advicepanel.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/padding.h"
+#include "report/report.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QRunnable>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QThreadPool>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace tpuscope::widgets {
+
+using namespace tpuscope::model;
+
+struct AdvicePanel::Result
+{
+    OpBreakdown breakdown;
+    AdviceReport report;
+};
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QColor severityColor(Severity severity)
+{
+    switch (severity) {
+    case Severity::Critical:
+        return QColor(0xd3, 0x2f, 0x2f);
+    case Severity::Warning:
+        return QColor(0xf5, 0x9e, 0x0b);
+    case Severity::Info:
+        break;
+    }
+    return QColor(0x1e, 0x88, 0xe5);
+}
+
+QIcon severityIcon(Severity severity)
+{
+    QPixmap pixmap(14, 14);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(severityColor(severity));
+    painter.drawEllipse(QRectF(1, 1, 12, 12));
+    return QIcon(pixmap);
+}
+
+QString valueHtml(const AdviceValue& v)
+{
+    switch (v.kind) {
+    case AdviceValue::Kind::Number:
+        return v.number == std::floor(v.number) && std::fabs(v.number) < 1e15 ? QString::number(v.number, 'f', 0)
+                                                                              : QString::number(v.number, 'g', 4);
+    case AdviceValue::Kind::Text:
+        return q(v.text).toHtmlEscaped();
+    case AdviceValue::Kind::List: {
+        QStringList parts;
+        for (const AdviceValue& i : v.items)
+            parts << valueHtml(i);
+        return parts.join(QStringLiteral("<br>"));
+    }
+    case AdviceValue::Kind::Object: {
+        QStringList parts;
+        for (const auto& [k, f] : v.fields)
+            parts << q(k) + QLatin1Char('=') + valueHtml(f);
+        return parts.join(QStringLiteral(", "));
+    }
+    }
+    return {};
+}
+
+} // namespace
+
+AdvicePanel::AdvicePanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_pool = new QThreadPool(this);
+    m_pool->setMaxThreadCount(1);
+
+    m_header = new QLabel(tr("No profile loaded."), this);
+    m_header->setObjectName(QStringLiteral("adviceHeader"));
+    m_header->setWordWrap(true);
+    m_header->setTextFormat(Qt::RichText);
+    layout->addWidget(m_header);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_list = new QListWidget(splitter);
+    m_list->setObjectName(QStringLiteral("adviceList"));
+    m_list->setWordWrap(true);
+    m_list->setTextElideMode(Qt::ElideNone);
+    m_details = new QTextBrowser(splitter);
+    m_details->setObjectName(QStringLiteral("adviceDetails"));
+    m_details->setOpenLinks(false);
+    m_details->setOpenExternalLinks(false);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    auto* whatIfRow = new QHBoxLayout;
+    auto* whatIfLabel = new QLabel(tr("What if the global batch were"), this);
+    m_globalBatch = new QSpinBox(this);
+    m_globalBatch->setObjectName(QStringLiteral("whatIfGlobalBatch"));
+    m_globalBatch->setRange(1, 1 << 24);
+    m_globalBatch->setEnabled(false);
+    m_globalBatch->setToolTip(tr("Global batch; the per-core batch is this divided by the TPU cores"));
+    m_perCore = new QLabel(this);
+    m_perCore->setObjectName(QStringLiteral("whatIfPerCore"));
+    whatIfRow->addWidget(whatIfLabel);
+    whatIfRow->addWidget(m_globalBatch);
+    whatIfRow->addWidget(m_perCore, 1);
+    layout->addLayout(whatIfRow);
+    m_whatIf = new QTextBrowser(this);
+    m_whatIf->setObjectName(QStringLiteral("whatIfResult"));
+    m_whatIf->setOpenLinks(false);
+    m_whatIf->setMaximumHeight(150);
+    layout->addWidget(m_whatIf);
+
+    connect(m_list, &QListWidget::currentRowChanged, this, &AdvicePanel::showAdvice);
+    connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem*) { showAdvice(m_list->currentRow()); });
+    auto onLink = [this](const QUrl& url) {
+        if (url.scheme() != QLatin1String("op"))
+            return;
+        bool ok = false;
+        const quint32 id = url.path().toUInt(&ok);
+        if (ok)
+            emit opsSelected({id});
+    };
+    connect(m_details, &QTextBrowser::anchorClicked, this, onLink);
+    connect(m_whatIf, &QTextBrowser::anchorClicked, this, onLink);
+    connect(m_globalBatch, &QSpinBox::valueChanged, this, &AdvicePanel::updateWhatIf);
+}
+
+AdvicePanel::~AdvicePanel()
+{
+    // The worker posts its result to this object: it must not outlive it.
+    m_pool->waitForDone();
+}
+
+int AdvicePanel::adviceCount() const
+{
+    return m_list->count();
+}
+
+void AdvicePanel::setProfile(ProfilePtr profile)
+{
+    m_profile = std::move(profile);
+    m_result.reset();
+    m_list->clear();
+    m_details->clear();
+    m_whatIf->clear();
+    m_perCore->clear();
+    m_globalBatch->setEnabled(false);
+    const quint64 generation = ++m_generation;
+    if (!m_profile) {
+        m_computing = false;
+        m_header->setText(tr("No profile loaded."));
+        return;
+    }
+    m_computing = true;
+    m_header->setText(tr("Computing advice…"));
+    // The op breakdown walks every event: off the GUI thread. The queued call is dropped if the
+    // panel is gone, and stale results are ignored by generation.
+    ProfilePtr p = m_profile;
+    m_pool->start(QRunnable::create([this, p, generation] {
+        auto result = std::make_shared<Result>();
+        result->breakdown = computeOpBreakdown(*p);
+        result->report = computeAdvice(*p, result->breakdown);
+        std::shared_ptr<const Result> done = result;
+        QMetaObject::invokeMethod(
+            this, [this, done, generation] { showResult(done, generation); }, Qt::QueuedConnection);
+    }));
+}
+
+void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 generation)
+{
+    if (generation != m_generation || !m_profile)
+        return;
+    m_computing = false;
+    m_result = std::move(result);
+    const AdviceReport& report = m_result->report;
+    const Profile& profile = *m_profile;
+
+    QString header
+        = QStringLiteral("<b>%1</b>, %2 TPU cores")
+              .arg(q(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped())
+              .arg(profile.device.cores);
+    if (report.batch.known)
+        header += tr("<br>Per-core batch <b>%1</b>, global <b>%2</b> (%1 × %3 cores, assumed data-parallel); "
+                     "confidence %4")
+                      .arg(report.batch.perCoreBatch)
+                      .arg(report.batch.globalBatch)
+                      .arg(report.batch.cores)
+                      .arg(q(report.batch.confidence));
+    else
+        header += tr("<br>Per-core batch not inferred.");
+    m_header->setText(header);
+    m_header->setToolTip(q(report.batch.known ? report.batch.explanation(profile) : report.batch.reason));
+
+    for (const Advice& a : report.advice) {
+        auto* item = new QListWidgetItem(severityIcon(a.severity), q(a.title), m_list);
+        item->setToolTip(QStringLiteral("%1 (%2)").arg(q(a.rule), QString::fromLatin1(severityName(a.severity))));
+    }
+    if (report.advice.empty()) {
+        QString text = tr("<p>No rule fired.</p>");
+        for (const std::string& note : report.notes)
+            text += QStringLiteral("<p><i>%1</i></p>").arg(q(note).toHtmlEscaped());
+        m_details->setHtml(text);
+    }
+
+    if (report.batch.known && report.batch.cores > 0) {
+        m_globalBatch->setEnabled(true);
+        m_globalBatch->setSingleStep(report.batch.cores);
+        // Start at the suggestion when there is one, so the panel shows the fix right away.
+        int64_t start = report.batch.globalBatch;
+        for (const Advice& a : report.advice)
+            if (a.rule == "per-core-batch")
+                if (const AdviceValue* v = a.numbers.find("suggested_global_batch"))
+                    start = static_cast<int64_t>(v->number);
+        const QSignalBlocker blocker(m_globalBatch);
+        m_globalBatch->setValue(static_cast<int>(std::min<int64_t>(start, m_globalBatch->maximum())));
+    } else {
+        m_perCore->setText(tr("(needs a known per-core batch)"));
+    }
+    updateWhatIf();
+    if (!report.advice.empty())
+        m_list->setCurrentRow(0);
+    emit adviceReady();
+}
+
+void AdvicePanel::showAdvice(int row)
+{
+    if (!m_result || row < 0 || row >= static_cast<int>(m_result->report.advice.size()))
+        return;
+    const Advice& a = m_result->report.advice[static_cast<size_t>(row)];
+    QString html;
+    html += QStringLiteral("<h3 style='color:%1'>%2</h3>")
+                .arg(severityColor(a.severity).name(), q(a.title).toHtmlEscaped());
+    html += QStringLiteral("<p><small>rule <code>%1</code> · %2</small></p>")
+                .arg(q(a.rule), QString::fromLatin1(severityName(a.severity)));
+    html += QStringLiteral("<p>%1</p>").arg(q(a.detail).toHtmlEscaped());
+    if (!a.ops.empty()) {
+        QStringList links;
+        for (size_t i = 0; i < a.ops.size(); ++i)
+            links << QStringLiteral("<a href='op:%1'>%2</a>").arg(a.ops[i]).arg(q(a.opNames[i]).toHtmlEscaped());
+        html += tr("<p><b>Evidence:</b> %1</p>").arg(links.join(QStringLiteral(", ")));
+    }
+    html += tr("<p><b>Numbers</b></p><table cellspacing='0' cellpadding='2'>");
+    for (const auto& [k, v] : a.numbers.fields)
+        html += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>").arg(q(k), valueHtml(v));
+    html += QStringLiteral("</table>");
+    html += tr("<p><b>Threshold:</b> %1</p>").arg(q(a.threshold).toHtmlEscaped());
+    html += tr("<p><b>Estimated gain:</b> %1</p>").arg(q(a.gain).toHtmlEscaped());
+    m_details->setHtml(html);
+    QList<quint32> ids;
+    for (OpId id : a.ops)
+        ids << id;
+    if (!ids.isEmpty())
+        emit opsSelected(ids);
+}
+
+void AdvicePanel::updateWhatIf()
+{
+    if (!m_result || !m_profile || !m_result->report.batch.known)
+        return;
+    const int cores = std::max(1, m_result->report.batch.cores);
+    const int global = m_globalBatch->value();
+    if (global % cores != 0) {
+        m_perCore->setText(tr("= %1 per core: not a multiple of %2 cores").arg(double(global) / cores).arg(cores));
+        m_whatIf->setHtml(tr("<p>Choose a multiple of %1 so every core gets the same batch.</p>").arg(cores));
+        return;
+    }
+    const int64_t perCore = global / cores;
+    m_perCore->setText(tr("= %1 per core × %2 cores").arg(perCore).arg(cores));
+    const WhatIfResult w
+        = whatIfBatch(*m_profile, m_result->breakdown, perCore, 8, m_result->report.batch.perCoreBatch);
+    if (!w.valid) {
+        m_whatIf->setHtml(QStringLiteral("<p>%1</p>").arg(q(w.error).toHtmlEscaped()));
+        return;
+    }
+    QString html
+        = tr("<p>Tile efficiency of the dominant ops, time-weighted: <b>%1</b> now → <b>%2</b> at global "
+             "batch %3.</p><table cellspacing='0' cellpadding='2'><tr><th align='left'>op</th>"
+             "<th align='right'>time</th><th align='left'>now</th><th align='left'>then</th></tr>")
+              .arg(q(formatPercent(w.currentWeightedEfficiency, 2)), q(formatPercent(w.newWeightedEfficiency, 2)))
+              .arg(global);
+    for (const WhatIfOp& op : w.ops) {
+        html += QStringLiteral("<tr><td><a href='op:%1'>%2</a></td><td align='right'>%3</td><td>%4 (%5)</td>"
+                               "<td><b>%6</b> (%7)</td></tr>")
+                    .arg(op.op)
+                    .arg(q(op.name).toHtmlEscaped(), q(formatPercent(op.timeFraction)),
+                        q(formatPercent(op.currentEfficiency, 2)), q(op.currentUsed).toHtmlEscaped(),
+                        q(formatPercent(op.newEfficiency, 2)), q(op.newUsed).toHtmlEscaped());
+    }
+    html += QStringLiteral("</table><p><small>%1</small></p>")
+                .arg(tr("Same layouts with the batch dimension replaced; XLA may choose another layout for a "
+                        "different batch."));
+    m_whatIf->setHtml(html);
+}
+
+} // namespace tpuscope::widgets
