@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Timeline frame-time benchmark: generates a profile of N events over 8 TPU cores directly
+// through ProfileBuilder (no file), scripts 40 zoom steps and 40 pan steps on a 1600×900
+// TimelineView, and prints one JSON line per case with frame-time percentiles.
+//
+//   bench_timeline [--events N]... [--screenshot DIR] [--sample FILE]
+//
+// Runs offscreen unless QT_QPA_PLATFORM says otherwise (e.g. under xvfb-run with xcb).
+#include "timelineview.h"
+
+#include "core/profile.h"
+#include "loader/loader.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QScrollBar>
+#include <QTest>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tpuscope;
+using model::TimePs;
+
+namespace {
+
+model::ProfilePtr generate(size_t events, int cores)
+{
+    model::ProfileBuilder b;
+    static const char* categories[] = {"convolution fusion", "loop fusion", "output fusion", "data formatting",
+        "custom fusion", "all-reduce", "non-fusion elementwise", "input fusion"};
+    std::mt19937_64 rng(42);
+    std::vector<model::OpId> ops;
+    for (int i = 0; i < 400; ++i) {
+        model::OpInfo info;
+        const char* category = categories[i % 8];
+        info.name = b.intern((std::string(i % 8 == 0 ? "convolution."
+                                      : i % 8 == 3   ? "copy."
+                                                     : "fusion.")
+            + std::to_string(i)));
+        info.category = b.intern(category);
+        info.isXlaOp = true;
+        info.programId = 1;
+        info.hasProgramId = true;
+        // Per-occurrence FLOPs for a ~1 µs op at 0–100 % of 918 TFLOP/s.
+        info.flops = std::uniform_real_distribution<double>(0, 1)(rng) * 918e12 * 1e-6;
+        info.bytesAccessed = std::uniform_real_distribution<double>(1e3, 1e6)(rng);
+        ops.push_back(b.addOp(info));
+    }
+    model::OpInfo stepInfo;
+    stepInfo.name = b.intern("train_step");
+    const model::OpId stepOp = b.addOp(stepInfo);
+    model::OpInfo moduleInfo;
+    moduleInfo.name = b.intern("jit_train_step(1)");
+    const model::OpId moduleOp = b.addOp(moduleInfo);
+
+    const size_t perCore = events / size_t(cores);
+    std::uniform_int_distribution<int> pick(0, int(ops.size()) - 1);
+    std::exponential_distribution<double> length(1.0 / 800'000.0); // mean 0.8 µs
+    std::uniform_int_distribution<int> gap(0, 200'000);
+    for (int c = 0; c < cores; ++c) {
+        const auto plane = b.addPlane("/device:TPU:" + std::to_string(c));
+        b.profile().planes[plane].peakTflops = 918;
+        b.profile().planes[plane].peakHbmGbps = 1640;
+        b.profile().planes[plane].deviceType = "TPU v6 Lite";
+        const auto steps = b.addTrack(plane, "Steps", model::TrackKind::Steps);
+        const auto modules = b.addTrack(plane, "XLA Modules", model::TrackKind::XlaModules);
+        const auto xla = b.addTrack(plane, "XLA Ops", model::TrackKind::XlaOps);
+        auto& track = b.profile().tracks[xla];
+        track.start.reserve(perCore);
+        track.duration.reserve(perCore);
+        track.op.reserve(perCore);
+        TimePs t = 0;
+        const size_t perStep = std::max<size_t>(1, perCore / 20);
+        TimePs stepStart = 0;
+        for (size_t i = 0; i < perCore; ++i) {
+            const TimePs d = 10'000 + TimePs(length(rng));
+            b.addEvent(xla, t, d, ops[size_t(pick(rng))]);
+            t += d + gap(rng);
+            if ((i + 1) % perStep == 0 || i + 1 == perCore) {
+                b.addEvent(steps, stepStart, t - stepStart, stepOp);
+                b.addEvent(modules, stepStart, t - stepStart, moduleOp);
+                t += 2'000'000;
+                stepStart = t;
+            }
+        }
+    }
+    return b.finish();
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t i = std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5));
+    return v[i];
+}
+
+struct Frames
+{
+    std::vector<double> zoom, pan, geometry;
+};
+
+/// 40 zoom steps into the middle (×0.8 each, down to ~1e-4 of the profile), then 40 pan steps
+/// of 10 % of the window; each step is one synchronous repaint.
+Frames script(widgets::TimelineView& view)
+{
+    Frames f;
+    double last = 0;
+    QObject::connect(&view, &widgets::TimelineView::framePainted, &view, [&](qint64 ns) { last = ns / 1e6; });
+    view.resetZoom();
+    auto [b, e] = view.visibleRange();
+    const TimePs centre = b + (e - b) * 3 / 7; // off-centre so windows cut through events
+    for (int i = 0; i < 40; ++i) {
+        const auto [cb, ce] = view.visibleRange();
+        const TimePs d = TimePs(double(ce - cb) * 0.8);
+        view.setVisibleRange(centre - d / 2, centre - d / 2 + d);
+        view.viewport()->repaint();
+        f.zoom.push_back(last);
+        if (qEnvironmentVariableIsSet("BENCH_TIMELINE_VERBOSE"))
+            std::fprintf(stderr, "zoom %d: frame %.2f ms, geometry %.2f ms, %zu rects\n", i, last,
+                view.lastGeometryBuildNs() / 1e6, view.lastRectCount());
+        f.geometry.push_back(view.lastGeometryBuildNs() / 1e6);
+    }
+    for (int i = 0; i < 40; ++i) {
+        const auto [cb, ce] = view.visibleRange();
+        const TimePs step = (ce - cb) / 10;
+        view.setVisibleRange(cb + step, ce + step);
+        view.viewport()->repaint();
+        f.pan.push_back(last);
+        f.geometry.push_back(view.lastGeometryBuildNs() / 1e6);
+    }
+    return f;
+}
+
+void printCase(
+    const char* name, size_t events, int cores, double setProfileMs, const Frames& f, double cachedMs, size_t maxRects)
+{
+    std::vector<double> all = f.zoom;
+    all.insert(all.end(), f.pan.begin(), f.pan.end());
+    std::printf("{\"bench\":\"timeline\",\"case\":\"%s\",\"events\":%zu,\"cores\":%d,\"width\":1600,\"height\":900,"
+                "\"set_profile_ms\":%.1f,\"frames\":%zu,\"frame_ms_p50\":%.2f,\"frame_ms_p95\":%.2f,"
+                "\"frame_ms_max\":%.2f,\"zoom_ms_p50\":%.2f,\"zoom_ms_p95\":%.2f,\"pan_ms_p50\":%.2f,"
+                "\"pan_ms_p95\":%.2f,\"geometry_ms_p50\":%.2f,\"geometry_ms_p95\":%.2f,"
+                "\"cached_frame_ms_p50\":%.2f,\"max_rects\":%zu,\"platform\":\"%s\"}\n",
+        name, events, cores, setProfileMs, all.size(), percentile(all, 0.5), percentile(all, 0.95),
+        percentile(all, 1.0), percentile(f.zoom, 0.5), percentile(f.zoom, 0.95), percentile(f.pan, 0.5),
+        percentile(f.pan, 0.95), percentile(f.geometry, 0.5), percentile(f.geometry, 0.95), cachedMs, maxRects,
+        qPrintable(QGuiApplication::platformName()));
+    std::fflush(stdout);
+}
+
+/// The view with its search bar and legend, as the main window will show them.
+struct Window
+{
+    QWidget root;
+    widgets::TimelineView* view;
+    widgets::TimelineSearch* search;
+    Window()
+    {
+        auto* layout = new QVBoxLayout(&root);
+        layout->setContentsMargins(0, 0, 0, 0);
+        view = new widgets::TimelineView;
+        search = new widgets::TimelineSearch(view);
+        layout->addWidget(search);
+        layout->addWidget(view, 1);
+        layout->addWidget(view->legendWidget());
+        root.resize(1600, 900);
+        root.show();
+        // repaint() does nothing until the window is exposed.
+        if (!QTest::qWaitForWindowExposed(&root))
+            std::fprintf(stderr, "window was not exposed; frame times will be empty\n");
+    }
+};
+
+void save(QWidget& w, const QString& dir, const QString& name)
+{
+    QApplication::processEvents();
+    const QString path = dir + QStringLiteral("/timeline_") + name + QStringLiteral(".png");
+    if (!w.grab().save(path))
+        std::fprintf(stderr, "could not write %s\n", qPrintable(path));
+    else
+        std::fprintf(stderr, "wrote %s\n", qPrintable(path));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    std::vector<size_t> sizes;
+    QString screenshotDir;
+    std::string sample;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--events" && i + 1 < argc)
+            sizes.push_back(size_t(std::stod(argv[++i])));
+        else if (arg == "--screenshot" && i + 1 < argc)
+            screenshotDir = QString::fromLocal8Bit(argv[++i]);
+        else if (arg == "--sample" && i + 1 < argc)
+            sample = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [--events N]... [--screenshot DIR] [--sample FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (sizes.empty() && sample.empty())
+        sizes = {1'000'000, 10'000'000};
+
+    if (!sample.empty()) {
+        const auto result = model::loadProfile(sample);
+        if (!result.ok()) {
+            std::fprintf(stderr, "%s\n", result.error.c_str());
+            return 1;
+        }
+        Window w;
+        QElapsedTimer timer;
+        timer.start();
+        w.view->setProfile(result.profile);
+        const double setMs = timer.nsecsElapsed() / 1e6;
+        if (!screenshotDir.isEmpty()) {
+            save(w.root, screenshotDir, QStringLiteral("sample_full"));
+            const auto [b, e] = w.view->visibleRange();
+            w.view->setVisibleRange(b + (e - b) * 45 / 100, b + (e - b) * 46 / 100);
+            save(w.root, screenshotDir, QStringLiteral("sample_zoom"));
+            w.search->setText(QStringLiteral("fusion"));
+            w.search->search();
+            w.search->next();
+            w.view->setHighlightedOp(
+                result.profile->tracks[w.view->selectedEvent().first].op[w.view->selectedEvent().second]);
+            const auto [sb, se] = w.view->visibleRange();
+            w.view->selectRange(sb + (se - sb) / 4, sb + (se - sb) / 2);
+            w.view->setColorMode(widgets::TimelineView::ColorMode::FlopsUtilization);
+            save(w.root, screenshotDir, QStringLiteral("sample_util"));
+            w.view->setColorMode(widgets::TimelineView::ColorMode::Category);
+            for (int g = 0; g < w.view->groupNames().size(); ++g)
+                w.view->setGroupCollapsed(g, g < 3);
+            w.view->resetZoom();
+            save(w.root, screenshotDir, QStringLiteral("sample_host"));
+        }
+        Frames f = script(*w.view);
+        printCase(
+            "sample", result.profile->eventCount(), result.profile->device.cores, setMs, f, 0, w.view->lastRectCount());
+    }
+
+    for (size_t n : sizes) {
+        QElapsedTimer timer;
+        timer.start();
+        const auto profile = generate(n, 8);
+        const double genMs = timer.nsecsElapsed() / 1e6;
+        Window w;
+        timer.restart();
+        w.view->setProfile(profile);
+        const double setMs = timer.nsecsElapsed() / 1e6;
+        std::fprintf(stderr, "generated %zu events in %.0f ms\n", n, genMs);
+        w.view->viewport()->repaint();
+        if (!screenshotDir.isEmpty()) {
+            const QString tag = QStringLiteral("synth_%1").arg(n);
+            save(w.root, screenshotDir, tag + QStringLiteral("_full"));
+        }
+        Frames f = script(*w.view);
+        size_t maxRects = w.view->lastRectCount();
+        // A repaint with unchanged geometry (hover, selection) costs only the drawing.
+        double cached = 0;
+        QObject::connect(w.view, &widgets::TimelineView::framePainted, w.view, [&](qint64 ns) { cached = ns / 1e6; });
+        std::vector<double> cachedFrames;
+        for (int i = 0; i < 20; ++i) {
+            w.view->viewport()->repaint();
+            cachedFrames.push_back(cached);
+        }
+        w.view->resetZoom();
+        w.view->viewport()->repaint();
+        maxRects = std::max(maxRects, w.view->lastRectCount());
+        printCase("synthetic", n, 8, setMs, f, percentile(cachedFrames, 0.5), maxRects);
+        if (!screenshotDir.isEmpty()) {
+            const QString tag = QStringLiteral("synth_%1").arg(n);
+            const auto [b, e] = w.view->visibleRange();
+            w.view->setVisibleRange(b + (e - b) / 2, b + (e - b) / 2 + (e - b) / 2000);
+            save(w.root, screenshotDir, tag + QStringLiteral("_zoom"));
+            w.view->setVisibleRange(b + (e - b) / 2, b + (e - b) / 2 + (e - b) / 200000);
+            save(w.root, screenshotDir, tag + QStringLiteral("_deep"));
+        }
+    }
+    return 0;
+}

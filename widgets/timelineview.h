@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "timelinegeometry.h"
+#include "timescale.h"
+
+#include "core/profile.h"
+
+#include <QAbstractScrollArea>
+#include <QPointer>
+#include <QStringList>
+
+#include <utility>
+#include <vector>
+
+namespace tpuscope::widgets {
+
+class TimelineLegend;
+
+/// The profile timeline: one group per TPU core (Steps, XLA Modules, XLA Ops, other lines, each
+/// row showing its nested depths), the remaining planes in one collapsible group, a label column
+/// and a time ruler. A single viewport-sized widget paints everything from cached, colour-batched
+/// geometry (STYLE.md §2.1); hover, selection and vertical scrolling repaint without rebuilding it.
+class TimelineView : public QAbstractScrollArea
+{
+    Q_OBJECT
+public:
+    enum class ColorMode { Category, FlopsUtilization };
+
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    void setProfile(tpuscope::model::ProfilePtr profile);
+    tpuscope::model::ProfilePtr profile() const { return m_profile; }
+
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return m_colorMode; }
+    void setLowUtilizationThreshold(double fraction); // default 0.25: fusions ≥1% of time under it are marked
+    double lowUtilizationThreshold() const { return m_lowUtilThreshold; }
+    bool isLowUtilizationOp(tpuscope::model::OpId op) const;
+    void setHighlightedOp(tpuscope::model::OpId op); // kNone clears; occurrences drawn highlighted
+    tpuscope::model::OpId highlightedOp() const { return m_highlightedOp; }
+    /// Occurrences of the highlighted op per track (ascending event indices).
+    size_t highlightedOccurrenceCount() const;
+
+    void setVisibleRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> visibleRange() const;
+    void zoomToFirstOccurrence(tpuscope::model::OpId op);
+    void resetZoom();
+
+    /// Selects an event (kNone clears) and emits eventSelected for a real event.
+    void selectEvent(tpuscope::model::TrackId track, uint32_t index);
+    std::pair<tpuscope::model::TrackId, uint32_t> selectedEvent() const { return m_selected; }
+    /// Pans/zooms and scrolls so the event is visible and comfortably wide; expands its group.
+    void revealEvent(tpuscope::model::TrackId track, uint32_t index);
+
+    /// Selects a time range as a shift-drag would (statistics overlay, rangeSelected).
+    void selectRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_rangeSelection; }
+    /// The lines of the range-statistics overlay (empty without a selection).
+    QStringList selectionSummary() const { return m_selectionSummary; }
+
+    // Hit test in viewport coordinates: (track, event index) or (kNone, 0).
+    std::pair<tpuscope::model::TrackId, uint32_t> eventAt(QPoint viewportPos) const;
+    /// Top of a track's first depth row in viewport coordinates (-1 when not laid out / collapsed).
+    int trackTop(tpuscope::model::TrackId track) const;
+    int eventAreaLeft() const { return kLabelWidth; }
+    int eventAreaWidth() const;
+
+    QStringList groupNames() const;
+    /// Tracks shown in a group (whatever its collapsed state).
+    std::vector<tpuscope::model::TrackId> groupTracks(int group) const;
+    void setGroupCollapsed(int group, bool collapsed);
+    bool isGroupCollapsed(int group) const;
+
+    /// Figures of the last geometry build (for tests and the benchmark).
+    size_t lastRectCount() const { return m_cache.rectCount; }
+    qint64 lastGeometryBuildNs() const { return m_cache.buildNs; }
+
+    QWidget* legendWidget(); // a small widget showing the colour legend (categories or util thresholds)
+
+signals:
+    void eventSelected(tpuscope::model::TrackId track, quint32 index);
+    void rangeSelected(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    void visibleRangeChanged(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    void framePainted(qint64 nanoseconds);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void changeEvent(QEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    using TimePs = model::TimePs;
+    static constexpr int kLabelWidth = 190;
+    static constexpr int kRulerHeight = 24;
+    static constexpr int kHeaderHeight = 20;
+    static constexpr int kDepthHeight = 18;
+    static constexpr int kTrackPadding = 3; // above and below a track's depth rows
+
+    struct Group
+    {
+        QString name;
+        bool collapsed = false;
+        bool tpuCore = false;
+        std::vector<model::TrackId> tracks;
+    };
+    struct Row
+    {
+        bool header = false;
+        int group = 0;
+        model::TrackId track = model::kNone;
+        int top = 0; // content coordinates (0 = just below the ruler when scrolled to the top)
+        int height = 0;
+        QString label;
+        QString tooltip;
+    };
+    struct LabelItem
+    {
+        QRectF rect;
+        model::TrackId track;
+        uint32_t event;
+        QRgb color;
+    };
+    struct GeometryCache
+    {
+        bool valid = false;
+        TimePs begin = 0, end = 0;
+        int width = 0;
+        quint64 layoutGeneration = 0, colorGeneration = 0, highlightGeneration = 0;
+        RectBatches batches;
+        QList<QRectF> markers;
+        QList<QRectF> highlights;
+        std::vector<LabelItem> labels;
+        size_t rectCount = 0;
+        qint64 buildNs = 0;
+    };
+    enum class DragMode { None, PendingClick, Pan, Select };
+
+    TimeScale scale() const;
+    void rebuildGroups();
+    void relayout();
+    void updateScrollBars();
+    void ensureGeometry();
+    void recomputeColors();
+    void computeUtilization();
+    void zoomBy(double factor, double anchorX);
+    void panBy(double pixels);
+    const Row* rowAtContentY(int y) const;
+    int contentY(int viewportY) const;
+    QRectF eventRect(model::TrackId track, uint32_t index) const; // viewport coordinates
+    QString eventTooltip(model::TrackId track, uint32_t index) const;
+    const QString& opName(model::OpId op) const;
+    void computeSelectionSummary();
+    void paintRuler(QPainter& p, const TimeScale& s);
+    void paintLabels(QPainter& p);
+    void paintSelectionOverlay(QPainter& p);
+    QRgb categoryColor(model::OpId op) const;
+    QRgb utilizationColor(model::OpId op) const;
+    void updateLegend();
+
+    model::ProfilePtr m_profile;
+    TimelineGeometryBuilder m_builder;
+    std::vector<Group> m_groups;
+    std::vector<Row> m_rows;
+    std::vector<int> m_trackRow; // TrackId → index in m_rows, -1 when hidden
+    int m_contentHeight = 0;
+    quint64 m_layoutGeneration = 1;
+    quint64 m_colorGeneration = 1;
+    quint64 m_highlightGeneration = 1;
+    GeometryCache m_cache;
+
+    TimePs m_begin = 0, m_end = 1'000'000;
+    TimePs m_fullBegin = 0, m_fullEnd = 1'000'000;
+    ColorMode m_colorMode = ColorMode::Category;
+    double m_lowUtilThreshold = 0.25;
+    std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
+    std::vector<double> m_opHbmUtil;
+    std::vector<double> m_opTimeFraction;
+    std::vector<bool> m_lowUtilOps;
+    std::vector<std::pair<QString, QRgb>> m_categoryLegend;
+    mutable std::vector<QString> m_opNames;
+    mutable std::vector<bool> m_opNameReady;
+
+    model::OpId m_highlightedOp = model::kNone;
+    std::vector<std::vector<uint32_t>> m_highlightEvents; // per track
+
+    std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
+    std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};
+    std::pair<TimePs, TimePs> m_rangeSelection {0, 0};
+    QStringList m_selectionSummary;
+
+    DragMode m_drag = DragMode::None;
+    QPoint m_pressPos;
+    TimePs m_pressBegin = 0, m_pressEnd = 0;
+    TimePs m_selectAnchor = 0, m_selectCurrent = 0;
+    QPoint m_lastMousePos {-1, -1};
+    bool m_updatingScrollBars = false;
+
+    QPointer<TimelineLegend> m_legend;
+};
+
+} // namespace tpuscope::widgets
+
+// The search bar is part of the timeline's public interface.
+#include "timelinesearch.h"
