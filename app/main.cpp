@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+#include "screenshot.h"
+
+#include "qt/tracesession.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QTextStream>
+
+#include <cstring>
+
+using tpuscope::app::MainWindow;
+
+namespace {
+
+bool wantsScreenshot(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+            return true;
+    }
+    return false;
+}
+
+int fail(const QString& message, int code)
+{
+    QTextStream(stderr) << "tpuscope: " << message << Qt::endl;
+    return code;
+}
+
+/// Waits for the window's load to end; true when a profile arrived.
+bool waitForLoad(MainWindow& window, QString* error)
+{
+    tpuscope::qt::TraceSession* session = window.session();
+    if (!session->isLoading())
+        return session->profile() != nullptr;
+    QEventLoop loop;
+    bool ok = false;
+    QObject::connect(session, &tpuscope::qt::TraceSession::loaded, &loop, [&] {
+        ok = true;
+        loop.quit();
+    });
+    QObject::connect(
+        session, &tpuscope::qt::TraceSession::loadFailed, &loop, [&](const QString&, const QString& message) {
+            *error = message;
+            loop.quit();
+        });
+    QObject::connect(session, &tpuscope::qt::TraceSession::loadCanceled, &loop, [&] {
+        *error = QStringLiteral("loading was cancelled");
+        loop.quit();
+    });
+    loop.exec();
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // Screenshots must work over ssh and in CI: without a display, use the offscreen platform.
+    // This has to happen before QApplication picks a platform plugin.
+    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+        && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("tpuscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("tpuscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TPUSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Viewer for TPU (XLA) profiles."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("files"),
+        QStringLiteral("Profiles or TensorBoard log directories to open."), QStringLiteral("[FILE|DIR ...]"));
+    const QCommandLineOption demoOption(QStringLiteral("demo"), QStringLiteral("Open the bundled demo profile."));
+    const QCommandLineOption deviceOption(QStringLiteral("device"),
+        QStringLiteral("TPU generation to assume when the file does not say (v4, v5e, v6e, ...)."),
+        QStringLiteral("generation"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+        QStringLiteral("Render a view to a PNG file and exit (works without a display)."), QStringLiteral("out.png"));
+    const QCommandLineOption viewOption(QStringLiteral("view"),
+        QStringLiteral("View for --screenshot: window, ops, timeline, details, advice, charts, utilization, roofline "
+                       "or fusion:NAME (default: window)."),
+        QStringLiteral("view"), QStringLiteral("window"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"),
+        QStringLiteral("Size of the --screenshot image (default: 1600x1000)."), QStringLiteral("WxH"),
+        QStringLiteral("1600x1000"));
+    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption});
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    const bool demo = parser.isSet(demoOption);
+    const QString device = parser.value(deviceOption);
+
+    if (parser.isSet(screenshotOption)) {
+        tpuscope::app::ScreenshotRequest request;
+        request.output = parser.value(screenshotOption);
+        request.view = parser.value(viewOption);
+        if (!tpuscope::app::parseScreenshotSize(parser.value(sizeOption), &request.size))
+            return fail(
+                QStringLiteral("invalid --size \"%1\" (expected WxH, e.g. 1600x1000)").arg(parser.value(sizeOption)),
+                2);
+        if (!tpuscope::app::isKnownScreenshotView(request.view))
+            return fail(QStringLiteral("unknown --view \"%1\"").arg(request.view), 2);
+        if (files.isEmpty() && !demo)
+            return fail(QStringLiteral("--screenshot needs a FILE or --demo"), 2);
+
+        MainWindow window(MainWindow::Options {false});
+        if (!device.isEmpty())
+            window.setDeviceOverride(device);
+        const QString source = demo ? QStringLiteral("the demo profile") : files.first();
+        if (demo) {
+            if (!window.openDemo())
+                return fail(QStringLiteral("the demo profile is not part of this build"), 1);
+        } else {
+            window.openFile(files.first());
+        }
+        QString error;
+        if (!waitForLoad(window, &error))
+            return fail(QStringLiteral("cannot open %1: %2").arg(source, error), 1);
+        const QString renderError = tpuscope::app::renderScreenshot(window, request);
+        if (!renderError.isEmpty())
+            return fail(renderError, 3);
+        return 0;
+    }
+
+    // One window per file; a single window with the start page when nothing was given.
+    auto* first = new MainWindow;
+    first->setAttribute(Qt::WA_DeleteOnClose);
+    if (!device.isEmpty())
+        first->setDeviceOverride(device);
+    first->show();
+    if (demo)
+        first->openDemo();
+    for (int i = 0; i < files.size(); ++i) {
+        MainWindow* window = first;
+        if (i > 0 || demo) {
+            window = new MainWindow;
+            window->setAttribute(Qt::WA_DeleteOnClose);
+            if (!device.isEmpty())
+                window->setDeviceOverride(device);
+            window->show();
+        }
+        window->openFile(files.at(i));
+    }
+    return app.exec();
+}

@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "startpage.h"
+
+#include "advicepanel.h"
+#include "detailspanel.h"
+#include "optableview.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+#include "report/report.h"
+#include "rooflinechart.h"
+#include "timelinesearch.h"
+#include "timelineview.h"
+#include "utilizationchart.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScreen>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tpuscope::app {
+
+namespace {
+constexpr int kLayoutVersion = 1; // bump when docks change, so old saved layouts are ignored
+constexpr int kMaxRecentFiles = 10;
+const QString kDemoResource = QStringLiteral(":/demo.xplane.pb");
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : MainWindow(Options {}, parent)
+{
+}
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent)
+    , m_options(options)
+    , m_session(new qt::TraceSession(this))
+    , m_selection(new qt::SelectionState(this))
+{
+    setWindowTitle(tr("tpuscope"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    // Right docks run the full height, so the details panel is not squeezed by the charts.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+
+    createWidgets();
+    createDocks();
+    createActions();
+    connectSession();
+    connectSelection();
+    m_defaultState = saveState(kLayoutVersion);
+    restoreSettings();
+    showStartPage();
+    m_startPage->setDemoAvailable(hasDemo());
+    updateStatusBar();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createWidgets()
+{
+    m_stack = new QStackedWidget(this);
+    m_startPage = new StartPage(m_stack);
+    m_stack->addWidget(m_startPage);
+
+    m_profileView = new QWidget(m_stack);
+    auto* profileLayout = new QVBoxLayout(m_profileView);
+    profileLayout->setContentsMargins(0, 0, 0, 0);
+    profileLayout->setSpacing(0);
+
+    // Errors while a profile is shown go to an inline bar, not a modal box, so the view stays usable.
+    m_messageBar = new QWidget(m_profileView);
+    m_messageBar->setObjectName(QStringLiteral("messageBar"));
+    m_messageBar->setAutoFillBackground(true);
+    {
+        QPalette palette = m_messageBar->palette();
+        const bool dark = palette.color(QPalette::Window).lightness() < 128;
+        palette.setColor(QPalette::Window, dark ? QColor(110, 40, 35) : QColor(250, 225, 220));
+        palette.setColor(QPalette::WindowText, dark ? QColor(255, 225, 220) : QColor(110, 20, 10));
+        m_messageBar->setPalette(palette);
+    }
+    auto* messageLayout = new QHBoxLayout(m_messageBar);
+    messageLayout->setContentsMargins(8, 4, 4, 4);
+    auto* icon = new QLabel(m_messageBar);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(16, 16));
+    m_messageLabel = new QLabel(m_messageBar);
+    m_messageLabel->setWordWrap(true);
+    m_messageLabel->setTextFormat(Qt::PlainText);
+    m_messageLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* closeMessage = new QToolButton(m_messageBar);
+    closeMessage->setAutoRaise(true);
+    closeMessage->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+    closeMessage->setToolTip(tr("Dismiss"));
+    connect(closeMessage, &QToolButton::clicked, this, &MainWindow::hideMessage);
+    messageLayout->addWidget(icon);
+    messageLayout->addWidget(m_messageLabel, 1);
+    messageLayout->addWidget(closeMessage);
+    m_messageBar->hide();
+
+    m_timelineArea = new QWidget(m_profileView);
+    m_timeline = new widgets::TimelineView(m_timelineArea);
+    auto* timelineLayout = new QVBoxLayout(m_timelineArea);
+    timelineLayout->setContentsMargins(0, 0, 0, 0);
+    timelineLayout->setSpacing(0);
+    if (QWidget* legend = m_timeline->legendWidget())
+        timelineLayout->addWidget(legend);
+    timelineLayout->addWidget(m_timeline, 1);
+
+    m_opTable = new widgets::OpTableView(m_profileView);
+    m_opTable->setSelectionState(m_selection);
+
+    m_splitter = new QSplitter(Qt::Vertical, m_profileView);
+    m_splitter->setObjectName(QStringLiteral("mainSplitter"));
+    m_splitter->setChildrenCollapsible(false);
+    m_splitter->addWidget(m_timelineArea);
+    m_splitter->addWidget(m_opTable);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+
+    profileLayout->addWidget(m_messageBar);
+    profileLayout->addWidget(m_splitter, 1);
+    m_stack->addWidget(m_profileView);
+    setCentralWidget(m_stack);
+
+    m_deviceLabel = new QLabel(this);
+    m_coresLabel = new QLabel(this);
+    m_utilLabel = new QLabel(this);
+    m_loadTimeLabel = new QLabel(this);
+    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
+        statusBar()->addPermanentWidget(label);
+}
+
+void MainWindow::createDocks()
+{
+    m_details = new widgets::DetailsPanel(this);
+    m_detailsDock = new QDockWidget(tr("Details"), this);
+    m_detailsDock->setObjectName(QStringLiteral("detailsDock"));
+    m_detailsDock->setWidget(m_details);
+    addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
+
+    m_advice = new widgets::AdvicePanel(this);
+    m_adviceDock = new QDockWidget(tr("Advice"), this);
+    m_adviceDock->setObjectName(QStringLiteral("adviceDock"));
+    m_adviceDock->setWidget(m_advice);
+    addDockWidget(Qt::RightDockWidgetArea, m_adviceDock);
+    tabifyDockWidget(m_detailsDock, m_adviceDock);
+    m_detailsDock->raise();
+
+    m_charts = new QTabWidget(this);
+    m_charts->setDocumentMode(true);
+    m_utilization = new widgets::UtilizationChart(m_charts);
+    m_roofline = new widgets::RooflineChart(m_charts);
+    m_charts->addTab(m_utilization, tr("Utilization over time"));
+    m_charts->addTab(m_roofline, tr("Roofline"));
+    // Explicit minimums override the panels' own hints (their header rows are wide), so the
+    // window still fits a 1366-pixel laptop screen; narrower than that, the panels clip.
+    m_details->setMinimumWidth(260);
+    m_advice->setMinimumWidth(260);
+    m_charts->setMinimumWidth(360);
+    m_chartsDock = new QDockWidget(tr("Charts"), this);
+    m_chartsDock->setObjectName(QStringLiteral("chartsDock"));
+    m_chartsDock->setWidget(m_charts);
+    addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(
+        style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open File…"), this, &MainWindow::chooseFile);
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(
+        style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory…"), this, &MainWindow::chooseDirectory);
+    QAction* demo = file->addAction(tr("Open D&emo Profile"), this, [this] { openDemo(); });
+    demo->setEnabled(hasDemo());
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    m_closeAction = file->addAction(tr("&Close"), this, &MainWindow::closeProfile);
+    m_closeAction->setShortcut(QKeySequence::Close);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(m_detailsDock->toggleViewAction());
+    m_viewMenu->addAction(m_adviceDock->toggleViewAction());
+    m_viewMenu->addAction(m_chartsDock->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_resetZoomAction = m_viewMenu->addAction(tr("Reset &Zoom"), m_timeline, &widgets::TimelineView::resetZoom);
+    m_resetZoomAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_viewMenu->addAction(tr("Reset &Layout"), this, [this] {
+        if (!m_profileLayout.isEmpty()) {
+            m_profileLayout = m_defaultState; // applied when a profile is shown
+            m_defaultLayoutApplied = false;
+            return;
+        }
+        restoreState(m_defaultState, kLayoutVersion);
+        applyDefaultLayout();
+    });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About tpuscope"), this, [this] {
+        QMessageBox::about(this, tr("About tpuscope"),
+            tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "
+               "fusion details and utilization.</p>")
+                .arg(QCoreApplication::applicationVersion()));
+    });
+
+    QToolBar* toolBar = addToolBar(tr("Main"));
+    toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    toolBar->setMovable(false);
+    toolBar->addAction(open);
+    toolBar->addSeparator();
+
+    toolBar->addWidget(new QLabel(tr("Colour: "), toolBar));
+    m_colorMode = new QComboBox(toolBar);
+    m_colorMode->addItem(tr("HLO category"), static_cast<int>(widgets::TimelineView::ColorMode::Category));
+    m_colorMode->addItem(tr("FLOPS utilization"), static_cast<int>(widgets::TimelineView::ColorMode::FlopsUtilization));
+    m_colorMode->setToolTip(tr("How timeline events are coloured"));
+    toolBar->addWidget(m_colorMode);
+    connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int) {
+        m_timeline->setColorMode(static_cast<widgets::TimelineView::ColorMode>(m_colorMode->currentData().toInt()));
+    });
+
+    toolBar->addWidget(new QLabel(tr("  Low utilization below "), toolBar));
+    m_threshold = new QSpinBox(toolBar);
+    m_threshold->setRange(1, 100);
+    m_threshold->setSuffix(QStringLiteral(" %"));
+    m_threshold->setValue(25);
+    m_threshold->setToolTip(tr("Fusions that take at least 1% of the time with a FLOPS utilization below this are "
+                               "marked in the table and on the timeline"));
+    toolBar->addWidget(m_threshold);
+    connect(m_threshold, &QSpinBox::valueChanged, this,
+        [this](int percent) { setLowUtilizationThreshold(percent / 100.0); });
+    toolBar->addSeparator();
+
+    m_search = new widgets::TimelineSearch(m_timeline, toolBar);
+    toolBar->addWidget(m_search);
+    toolBar->addAction(m_resetZoomAction);
+}
+
+void MainWindow::connectSession()
+{
+    connect(m_session, &qt::TraceSession::loadStarted, this, [this](const QString& path) {
+        m_startPage->showLoading(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName());
+        showStartPage();
+        updateStatusBar();
+    });
+    connect(m_session, &qt::TraceSession::progress, m_startPage, &StartPage::setProgress);
+    connect(m_session, &qt::TraceSession::loaded, this, &MainWindow::onLoaded);
+    connect(m_session, &qt::TraceSession::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_session, &qt::TraceSession::loadCanceled, this, &MainWindow::onLoadCanceled);
+
+    connect(m_startPage, &StartPage::openFileRequested, this, &MainWindow::chooseFile);
+    connect(m_startPage, &StartPage::openDirectoryRequested, this, &MainWindow::chooseDirectory);
+    connect(m_startPage, &StartPage::openDemoRequested, this, [this] { openDemo(); });
+    connect(m_startPage, &StartPage::openRecentRequested, this, &MainWindow::openFile);
+    connect(m_startPage, &StartPage::cancelRequested, m_session, &qt::TraceSession::cancel);
+}
+
+void MainWindow::connectSelection()
+{
+    using widgets::TimelineView;
+    connect(m_selection, &qt::SelectionState::selectedOpChanged, this, [this](model::OpId op) {
+        m_timeline->setHighlightedOp(op);
+        m_details->showOp(op);
+        m_roofline->setSelectedOp(op);
+    });
+    connect(m_opTable, &widgets::OpTableView::opSelected, this, [this] {
+        if (m_detailsDock->isVisible())
+            m_detailsDock->raise();
+    });
+    connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
+    connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::selectEvent);
+    connect(m_details, &widgets::DetailsPanel::opActivated, m_selection, &qt::SelectionState::setSelectedOp);
+    connect(m_roofline, &widgets::RooflineChart::opSelected, m_selection, &qt::SelectionState::setSelectedOp);
+    // The panel previews its first item when its results arrive; that is not the user's choice and
+    // must not move the table selection under them, so only selections after adviceReady count.
+    connect(m_advice, &widgets::AdvicePanel::adviceReady, this, [this] { m_adviceReady = true; });
+    connect(m_advice, &widgets::AdvicePanel::opsSelected, this, [this](const QList<quint32>& ops) {
+        if (!m_adviceReady)
+            return;
+        if (!ops.isEmpty())
+            m_selection->setSelectedOp(ops.first());
+        m_selection->setHighlightedOps(ops);
+    });
+
+    // The chart follows the timeline's visible range and drives it back; the flag stops echoes.
+    connect(m_timeline, &TimelineView::visibleRangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
+        if (m_syncingRange)
+            return;
+        m_syncingRange = true;
+        m_utilization->setVisibleRange(begin, end);
+        m_syncingRange = false;
+    });
+    connect(
+        m_utilization, &widgets::UtilizationChart::rangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
+            if (m_syncingRange)
+                return;
+            m_syncingRange = true;
+            m_timeline->setVisibleRange(begin, end);
+            m_syncingRange = false;
+        });
+    connect(m_timeline, &TimelineView::rangeSelected, this, [this](model::TimePs begin, model::TimePs end) {
+        if (end > begin)
+            statusBar()->showMessage(tr("Selected %1").arg(qs(model::formatDurationPs(double(end - begin)))), 8000);
+    });
+}
+
+void MainWindow::selectEvent(model::TrackId track, quint32 index)
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile || track >= profile->tracks.size() || index >= profile->tracks[track].size()) {
+        m_selection->setSelectedEvent(model::kNone, model::kNone, m_selection->selectedOp());
+        return;
+    }
+    m_selection->setSelectedEvent(track, index, profile->tracks[track].op[index]);
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    if (path.isEmpty())
+        return;
+    hideMessage();
+    m_session->open(path);
+}
+
+bool MainWindow::hasDemo()
+{
+    return QFile::exists(kDemoResource);
+}
+
+bool MainWindow::openDemo()
+{
+    QFile file(kDemoResource);
+    if (!file.open(QIODevice::ReadOnly)) {
+        onLoadFailed(tr("demo profile"),
+            tr("The demo profile is not part of this build (resources/demo.xplane.pb was missing when it "
+               "was compiled). Open a profile file instead."));
+        return false;
+    }
+    hideMessage();
+    m_session->openBytes(file.readAll(), QStringLiteral("demo.xplane.pb"));
+    return true;
+}
+
+void MainWindow::setDeviceOverride(const QString& generation)
+{
+    model::LoadOptions options;
+    options.deviceOverride = generation.toStdString();
+    m_session->setLoadOptions(options);
+}
+
+void MainWindow::onLoaded()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    m_selection->clear();
+    m_timeline->setProfile(profile);
+    m_opTable->setProfile(profile, m_session->breakdown());
+    m_details->setProfile(profile);
+    m_utilization->setProfile(profile);
+    m_roofline->setProfile(profile);
+    m_adviceReady = false;
+    m_advice->setProfile(profile);
+    m_search->setText({});
+    showProfileView();
+    m_startPage->showError({});
+    const QFileInfo info(m_session->path());
+    setWindowTitle(tr("%1 — tpuscope").arg(info.fileName().isEmpty() ? m_session->path() : info.fileName()));
+    if (info.exists())
+        addRecentFile(info.absoluteFilePath());
+    updateStatusBar();
+    if (!profile->hasTpuOps())
+        showMessage(tr("This profile has no TPU ops (XLA Ops lines); the op table and TPU charts stay empty."));
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& message)
+{
+    const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
+    const QString text = tr("Could not open %1.").arg(name) + QLatin1Char('\n') + message;
+    if (m_session->profile()) {
+        showProfileView();
+        showMessage(text);
+    } else {
+        showStartPage();
+        m_startPage->showError(text);
+    }
+    updateStatusBar();
+    statusBar()->showMessage(tr("Loading failed"), 5000);
+}
+
+void MainWindow::onLoadCanceled()
+{
+    if (m_session->profile()) {
+        showProfileView();
+    } else {
+        showStartPage();
+        m_startPage->showOpen();
+    }
+    updateStatusBar();
+    statusBar()->showMessage(tr("Loading cancelled"), 5000);
+}
+
+void MainWindow::closeProfile()
+{
+    m_session->close();
+    m_selection->clear();
+    m_timeline->setProfile(nullptr);
+    m_opTable->setProfile(nullptr);
+    m_details->setProfile(nullptr);
+    m_utilization->setProfile(nullptr);
+    m_roofline->setProfile(nullptr);
+    m_advice->setProfile(nullptr);
+    showStartPage();
+    m_startPage->showOpen();
+    setWindowTitle(tr("tpuscope"));
+    updateStatusBar();
+}
+
+void MainWindow::showStartPage()
+{
+    m_stack->setCurrentWidget(m_startPage);
+    // The docks only make sense next to a profile; they come back as the user left them.
+    if (m_profileLayout.isEmpty()) {
+        m_profileLayout = saveState(kLayoutVersion);
+        for (QDockWidget* dock : {m_detailsDock, m_adviceDock, m_chartsDock})
+            dock->hide();
+    }
+}
+
+void MainWindow::showProfileView()
+{
+    m_stack->setCurrentWidget(m_profileView);
+    if (!m_profileLayout.isEmpty()) {
+        restoreState(m_profileLayout, kLayoutVersion);
+        m_profileLayout.clear();
+    }
+    if (isVisible() && !m_layoutRestored && !m_defaultLayoutApplied)
+        applyDefaultLayout();
+}
+
+void MainWindow::showMessage(const QString& text)
+{
+    m_messageLabel->setText(text);
+    m_messageBar->show();
+}
+
+void MainWindow::hideMessage()
+{
+    m_messageLabel->clear();
+    m_messageBar->hide();
+}
+
+QString MainWindow::messageText() const
+{
+    return m_messageBar->isHidden() ? QString() : m_messageLabel->text();
+}
+
+bool MainWindow::isShowingProfile() const
+{
+    return m_stack->currentWidget() == m_profileView;
+}
+
+void MainWindow::updateStatusBar()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    const bool shown = profile && isShowingProfile();
+    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
+        label->setVisible(shown);
+    m_closeAction->setEnabled(profile != nullptr);
+    if (!profile)
+        return;
+    const model::DeviceInfo& device = profile->device;
+    QString deviceText = device.type.empty() ? tr("Unknown device") : qs(device.type);
+    m_deviceLabel->setText(deviceText);
+    m_deviceLabel->setToolTip(device.peakNote.empty()
+            ? QString()
+            : tr("Peaks: %1 TFLOP/s and %2 GB/s per core (%3). %4")
+                  .arg(device.peakTflopsPerCore)
+                  .arg(device.peakHbmGbpsPerCore)
+                  .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
+    m_coresLabel->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
+    if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
+        m_utilLabel->setText(tr("FLOPS util %1").arg(qs(model::formatPercent(breakdown->flopsUtilization))));
+        m_utilLabel->setToolTip(tr("FLOPs of all TPU ops ÷ (their time × peak), over all cores"));
+    } else {
+        m_utilLabel->setText(tr("FLOPS util n/a"));
+        m_utilLabel->setToolTip(tr("The device peak is unknown; start with --device to choose a TPU generation"));
+    }
+    const double seconds = m_session->loadSeconds();
+    m_loadTimeLabel->setText(seconds < 1 ? tr("Loaded in %1 ms").arg(std::max(1.0, seconds * 1000), 0, 'f', 0)
+                                         : tr("Loaded in %1 s").arg(seconds, 0, 'f', 2));
+}
+
+double MainWindow::lowUtilizationThreshold() const
+{
+    return m_threshold->value() / 100.0;
+}
+
+void MainWindow::setLowUtilizationThreshold(double fraction)
+{
+    fraction = std::clamp(fraction, 0.01, 1.0);
+    const int percent = static_cast<int>(std::lround(fraction * 100));
+    if (m_threshold->value() != percent) {
+        const QSignalBlocker blocker(m_threshold);
+        m_threshold->setValue(percent);
+    }
+    m_timeline->setLowUtilizationThreshold(fraction);
+    m_opTable->setLowUtilizationThreshold(fraction);
+    if (m_options.persistSettings)
+        QSettings().setValue(QStringLiteral("lowUtilizationThreshold"), fraction);
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    m_recentFiles.removeAll(path);
+    m_recentFiles.prepend(path);
+    while (m_recentFiles.size() > kMaxRecentFiles)
+        m_recentFiles.removeLast();
+    if (m_options.persistSettings)
+        QSettings().setValue(QStringLiteral("recentFiles"), m_recentFiles);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& path : std::as_const(m_recentFiles)) {
+        QAction* action = m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
+        action->setToolTip(path);
+        action->setStatusTip(path);
+    }
+    m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("Clear List"), this, [this] {
+        m_recentFiles.clear();
+        if (m_options.persistSettings)
+            QSettings().remove(QStringLiteral("recentFiles"));
+        updateRecentMenu();
+    });
+    clear->setEnabled(!m_recentFiles.isEmpty());
+    m_recentMenu->setEnabled(!m_recentFiles.isEmpty());
+    m_startPage->setRecentFiles(m_recentFiles);
+}
+
+void MainWindow::chooseFile()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Profile"), {}, tr("Profiles (*.pb *.pb.gz *.json *.json.gz *.trace *.gz);;All files (*)"));
+    openFile(path);
+}
+
+void MainWindow::chooseDirectory()
+{
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open TensorBoard Log Directory"));
+    openFile(path);
+}
+
+void MainWindow::restoreSettings()
+{
+    if (!m_options.persistSettings) {
+        updateRecentMenu();
+        resizeToScreen();
+        return;
+    }
+    QSettings settings;
+    // Every value is checked: a corrupt or foreign settings file must only cost the layout.
+    const QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent) {
+        if (!path.isEmpty() && m_recentFiles.size() < kMaxRecentFiles && !m_recentFiles.contains(path))
+            m_recentFiles.append(path);
+    }
+    updateRecentMenu();
+
+    bool ok = false;
+    const double threshold = settings.value(QStringLiteral("lowUtilizationThreshold")).toDouble(&ok);
+    if (ok && std::isfinite(threshold) && threshold > 0 && threshold <= 1) {
+        const QSignalBlocker blocker(m_threshold);
+        m_threshold->setValue(static_cast<int>(std::lround(threshold * 100)));
+    }
+    m_timeline->setLowUtilizationThreshold(lowUtilizationThreshold());
+    m_opTable->setLowUtilizationThreshold(lowUtilizationThreshold());
+
+    const int colorMode = settings.value(QStringLiteral("timeline/colorMode"), 0).toInt(&ok);
+    if (ok && colorMode >= 0 && colorMode < m_colorMode->count())
+        m_colorMode->setCurrentIndex(colorMode);
+
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resizeToScreen();
+    m_layoutRestored = restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray(), kLayoutVersion);
+    if (!m_layoutRestored)
+        restoreState(m_defaultState, kLayoutVersion);
+    const bool splitterRestored
+        = m_splitter->restoreState(settings.value(QStringLiteral("mainWindow/splitter")).toByteArray());
+    m_layoutRestored = m_layoutRestored && splitterRestored;
+    m_opTable->restoreState(settings.value(QStringLiteral("opTable/state")).toByteArray());
+}
+
+void MainWindow::resizeToScreen()
+{
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    const QSize available = screen ? screen->availableGeometry().size() : QSize(1600, 1000);
+    resize(std::max(800, available.width() * 17 / 20), std::max(600, available.height() * 17 / 20));
+}
+
+void MainWindow::saveSettings()
+{
+    if (!m_options.persistSettings)
+        return;
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(
+        QStringLiteral("mainWindow/state"), m_profileLayout.isEmpty() ? saveState(kLayoutVersion) : m_profileLayout);
+    settings.setValue(QStringLiteral("mainWindow/splitter"), m_splitter->saveState());
+    settings.setValue(QStringLiteral("opTable/state"), m_opTable->saveState());
+    settings.setValue(QStringLiteral("timeline/colorMode"), m_colorMode->currentIndex());
+    settings.setValue(QStringLiteral("lowUtilizationThreshold"), lowUtilizationThreshold());
+}
+
+void MainWindow::applyDefaultLayout()
+{
+    // Proportions rather than pixels, so the first run looks right on any screen.
+    const QSize area = size();
+    resizeDocks({m_detailsDock}, {std::clamp(area.width() * 27 / 100, 300, 560)}, Qt::Horizontal);
+    resizeDocks({m_chartsDock}, {std::clamp(area.height() / 4, 180, 320)}, Qt::Vertical);
+    const int height = std::max(200, m_splitter->height());
+    m_splitter->setSizes({height * 11 / 20, height * 9 / 20});
+    m_defaultLayoutApplied = true;
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (isShowingProfile() && !m_layoutRestored && !m_defaultLayoutApplied)
+        applyDefaultLayout();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_session->cancel();
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openFile(urls.first().toLocalFile());
+}
+
+QWidget* MainWindow::viewWidget(const QString& name) const
+{
+    if (name == QLatin1String("timeline"))
+        return m_timelineArea;
+    if (name == QLatin1String("ops"))
+        return m_opTable;
+    if (name == QLatin1String("details"))
+        return m_details;
+    if (name == QLatin1String("advice"))
+        return m_advice;
+    if (name == QLatin1String("charts"))
+        return m_charts;
+    if (name == QLatin1String("utilization"))
+        return m_utilization;
+    if (name == QLatin1String("roofline"))
+        return m_roofline;
+    return nullptr;
+}
+
+} // namespace tpuscope::app

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QSpinBox;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+} // namespace tpuscope::qt
+
+namespace tpuscope::widgets {
+class AdvicePanel;
+class DetailsPanel;
+class OpTableView;
+class RooflineChart;
+class TimelineSearch;
+class TimelineView;
+class UtilizationChart;
+} // namespace tpuscope::widgets
+
+namespace tpuscope::app {
+
+class StartPage;
+
+/// The main window: docks, menus and the wiring between the session, the shared selection and
+/// the views. It owns no analysis and paints nothing itself.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        /// Read and write layout, recent files and settings in QSettings. Screenshots turn this off
+        /// so that they do not depend on (or change) the user's layout.
+        bool persistSettings = true;
+    };
+
+    explicit MainWindow(Options options, QWidget* parent = nullptr);
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFile(const QString& path);
+    /// Opens the profile bundled as the resource ":/demo.xplane.pb"; false (with a visible message)
+    /// when this build has none.
+    bool openDemo();
+    static bool hasDemo();
+    void setDeviceOverride(const QString& generation);
+
+    qt::TraceSession* session() const { return m_session; }
+    qt::SelectionState* selection() const { return m_selection; }
+    StartPage* startPage() const { return m_startPage; }
+    widgets::OpTableView* opTable() const { return m_opTable; }
+    widgets::TimelineView* timeline() const { return m_timeline; }
+    widgets::DetailsPanel* detailsPanel() const { return m_details; }
+    /// The widgets --screenshot can render: "timeline", "ops", "details", "advice", "charts",
+    /// "utilization", "roofline"; null for unknown names or views missing from this build.
+    QWidget* viewWidget(const QString& name) const;
+    /// Whether the profile view (not the start page) is showing.
+    bool isShowingProfile() const;
+    /// Text of the message bar over the profile view; empty when hidden.
+    QString messageText() const;
+
+    double lowUtilizationThreshold() const;
+    void setLowUtilizationThreshold(double fraction);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createWidgets();
+    void createActions();
+    void createDocks();
+    void connectSelection();
+    void connectSession();
+    void restoreSettings();
+    void saveSettings();
+    void applyDefaultLayout();
+    void resizeToScreen();
+    void showStartPage();
+    void showProfileView();
+
+    void onLoaded();
+    void onLoadFailed(const QString& path, const QString& message);
+    void onLoadCanceled();
+    void showMessage(const QString& text);
+    void hideMessage();
+    void updateStatusBar();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void closeProfile();
+    void chooseFile();
+    void chooseDirectory();
+    void selectEvent(model::TrackId track, quint32 index);
+
+    Options m_options;
+    qt::TraceSession* m_session = nullptr;
+    qt::SelectionState* m_selection = nullptr;
+
+    QStackedWidget* m_stack = nullptr;
+    StartPage* m_startPage = nullptr;
+    QWidget* m_profileView = nullptr;
+    QWidget* m_messageBar = nullptr;
+    QLabel* m_messageLabel = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QWidget* m_timelineArea = nullptr;
+    widgets::TimelineView* m_timeline = nullptr;
+    widgets::TimelineSearch* m_search = nullptr;
+    widgets::OpTableView* m_opTable = nullptr;
+    widgets::DetailsPanel* m_details = nullptr;
+    widgets::AdvicePanel* m_advice = nullptr;
+    QTabWidget* m_charts = nullptr;
+    widgets::UtilizationChart* m_utilization = nullptr;
+    widgets::RooflineChart* m_roofline = nullptr;
+    QDockWidget* m_detailsDock = nullptr;
+    QDockWidget* m_adviceDock = nullptr;
+    QDockWidget* m_chartsDock = nullptr;
+
+    QComboBox* m_colorMode = nullptr;
+    QSpinBox* m_threshold = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QAction* m_closeAction = nullptr;
+    QAction* m_resetZoomAction = nullptr;
+    QLabel* m_deviceLabel = nullptr;
+    QLabel* m_coresLabel = nullptr;
+    QLabel* m_utilLabel = nullptr;
+    QLabel* m_loadTimeLabel = nullptr;
+
+    QStringList m_recentFiles;
+    QByteArray m_defaultState;
+    bool m_layoutRestored = false;
+    bool m_defaultLayoutApplied = false;
+    QByteArray m_profileLayout; // dock layout while the start page hides the docks
+    bool m_syncingRange = false;
+    bool m_adviceReady = false;
+};
+
+} // namespace tpuscope::app

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "screenshot.h"
+
+#include "mainwindow.h"
+
+#include "core/profile.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QImage>
+#include <QLayout>
+#include <QPixmap>
+#include <QRegularExpression>
+#include <QTimer>
+#include <QWidget>
+
+namespace tpuscope::app {
+
+namespace {
+
+const QString kFusionPrefix = QStringLiteral("fusion:");
+
+/// Lets queued work settle: layouts, debounced recomputes and QCustomPlot's queued replots all
+/// run from the event loop, and a grab before they ran would show stale pixels.
+void settle(int milliseconds)
+{
+    QCoreApplication::sendPostedEvents();
+    QEventLoop loop;
+    QTimer::singleShot(milliseconds, &loop, &QEventLoop::quit);
+    loop.exec();
+    QCoreApplication::sendPostedEvents();
+}
+
+model::OpId findOp(const model::Profile& profile, const QString& name)
+{
+    const std::string wanted = name.toStdString();
+    model::OpId fallback = model::kNone;
+    for (model::OpId id = 0; id < profile.ops.size(); ++id) {
+        const model::OpInfo& op = profile.ops[id];
+        if (profile.str(op.name) != wanted)
+            continue;
+        if (op.isXlaOp)
+            return id; // prefer the device op over a host event with the same name
+        if (fallback == model::kNone)
+            fallback = id;
+    }
+    return fallback;
+}
+
+QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
+{
+    widget->setAttribute(Qt::WA_DontShowOnScreen);
+    widget->resize(size);
+    widget->show();
+    if (widget->layout())
+        widget->layout()->activate();
+    settle(250);
+    if (widget->width() > size.width() || widget->height() > size.height()) {
+        qWarning("tpuscope: the view needs at least %dx%d pixels; the image shows its top-left part", widget->width(),
+            widget->height());
+    }
+    const QPixmap pixmap = widget->grab(QRect(QPoint(0, 0), size));
+    if (pixmap.isNull() || pixmap.size() != size)
+        return QCoreApplication::translate("Screenshot", "Rendering the view failed (got %1×%2 pixels).")
+            .arg(pixmap.width())
+            .arg(pixmap.height());
+    if (!pixmap.toImage().save(output, "PNG"))
+        return QCoreApplication::translate("Screenshot", "Cannot write %1.").arg(output);
+    return {};
+}
+
+} // namespace
+
+bool parseScreenshotSize(const QString& text, QSize* size)
+{
+    static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d{1,5})\\s*[xX×]\\s*(\\d{1,5})\\s*$"));
+    const QRegularExpressionMatch match = pattern.match(text);
+    if (!match.hasMatch())
+        return false;
+    const int width = match.captured(1).toInt();
+    const int height = match.captured(2).toInt();
+    if (width < 100 || height < 100 || width > 16384 || height > 16384)
+        return false;
+    *size = QSize(width, height);
+    return true;
+}
+
+bool isKnownScreenshotView(const QString& view)
+{
+    static const QStringList views = {QStringLiteral("window"), QStringLiteral("ops"), QStringLiteral("timeline"),
+        QStringLiteral("details"), QStringLiteral("advice"), QStringLiteral("charts"), QStringLiteral("utilization"),
+        QStringLiteral("roofline")};
+    return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
+}
+
+QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
+{
+    if (!isKnownScreenshotView(request.view))
+        return QCoreApplication::translate("Screenshot", "Unknown view \"%1\".").arg(request.view);
+    const model::ProfilePtr profile = window.session()->profile();
+    if (!profile)
+        return QCoreApplication::translate("Screenshot", "No profile is loaded.");
+
+    // Lay the whole window out once, so every view has seen the profile at a realistic size.
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(request.size);
+    window.show();
+    settle(100);
+
+    QString viewName = request.view;
+    if (viewName.startsWith(kFusionPrefix)) {
+        const QString opName = viewName.mid(kFusionPrefix.size());
+        const model::OpId op = findOp(*profile, opName);
+        if (op == model::kNone)
+            return QCoreApplication::translate("Screenshot", "The profile has no op named \"%1\".").arg(opName);
+        window.selection()->setSelectedOp(op);
+        viewName = QStringLiteral("details");
+    }
+    if (viewName == QLatin1String("window"))
+        return grabToFile(&window, request.size, request.output);
+
+    QWidget* widget = window.viewWidget(viewName);
+    if (!widget)
+        return QCoreApplication::translate("Screenshot", "The view \"%1\" is not part of this build.").arg(viewName);
+    // Taken out of the window, the view gets exactly the requested size; the process ends next.
+    widget->setParent(nullptr);
+    return grabToFile(widget, request.size, request.output);
+}
+
+} // namespace tpuscope::app

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QSize>
+#include <QString>
+
+namespace tpuscope::app {
+
+class MainWindow;
+
+/// `--screenshot OUT.png [--view ...] [--size WxH]`: how users share a view and how tests see
+/// what the app shows, without a display.
+struct ScreenshotRequest
+{
+    QString output;
+    /// window | ops | timeline | details | advice | charts | utilization | roofline | fusion:NAME
+    QString view = QStringLiteral("window");
+    QSize size {1600, 1000};
+};
+
+/// Parses "WxH" (each side 100..16384); false on anything else.
+bool parseScreenshotSize(const QString& text, QSize* size);
+/// Whether `view` names something renderScreenshot knows.
+bool isKnownScreenshotView(const QString& view);
+
+/// Renders the requested view of a window that already shows a profile, offscreen, at exactly
+/// `request.size`, and writes the PNG. Returns an empty string or a message for the user.
+QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request);
+
+} // namespace tpuscope::app

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "optreemodel.h"
+
+#include "report/report.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace tpuscope::qt {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString percent(double fraction)
+{
+    return qs(model::formatPercent(fraction));
+}
+
+// Mirrors computeOpBreakdown's row key so that every OpId (not only the representative one of a
+// row) finds its row.
+std::string rowKey(const std::string& program, const std::string& name)
+{
+    std::string key = program;
+    key += '\x1f';
+    key += name;
+    return key;
+}
+
+std::string programNameOf(const model::Profile& profile, const model::OpInfo& op)
+{
+    if (op.program != model::kNone)
+        return profile.programs[op.program].name;
+    if (op.hasProgramId)
+        return "program " + std::to_string(op.programId);
+    return {};
+}
+
+bool isDarkPalette()
+{
+    const QPalette palette = QGuiApplication::palette();
+    return palette.color(QPalette::Base).lightness() < 128;
+}
+
+} // namespace
+
+OpTreeModel::OpTreeModel(QObject* parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+OpTreeModel::~OpTreeModel() = default;
+
+void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
+{
+    beginResetModel();
+    m_profile = std::move(profile);
+    m_breakdown = std::move(breakdown);
+    if (m_profile && !m_breakdown)
+        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
+    m_ops.clear();
+    m_opRow.clear();
+    if (m_profile) {
+        const model::OpBreakdown& breakdown = *m_breakdown;
+        m_ops.reserve(breakdown.rows.size());
+        std::unordered_map<std::string, int> byKey;
+        double totalFraction = 0;
+        for (const model::OpRow& row : breakdown.rows)
+            totalFraction += row.timeFraction;
+        double covered = 0;
+        for (const model::OpRow& row : breakdown.rows) {
+            Item item;
+            item.op = row.op;
+            item.name = qs(row.name);
+            item.program = qs(row.program);
+            item.category = qs(row.category);
+            item.occurrences = row.occurrences;
+            item.totalTimePs = row.totalTimePs;
+            item.timeFraction = row.timeFraction;
+            item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
+            item.flopsUtilization = row.flopsUtilization;
+            item.hbmUtilization = row.hbmUtilization;
+            item.hbmFromBreakdown = row.hbmFromBreakdown;
+            item.wastedFraction = row.wastedFraction;
+            item.flops = row.flops;
+            item.bytes = row.bytesAccessed;
+            item.hbmBytes = row.hbmBytes;
+            item.fusion = model::isFusionCategory(row.category);
+            // Rows arrive sorted by time, so a running sum finds the top share.
+            item.inTopTime = covered < kTopTimeFraction * totalFraction;
+            covered += row.timeFraction;
+            item.filterText = item.name + QLatin1Char('\n') + item.category + QLatin1Char('\n') + item.program;
+            formatItem(item);
+            byKey.emplace(rowKey(row.program, row.name), static_cast<int>(m_ops.size()));
+            m_ops.push_back(std::move(item));
+        }
+        m_opRow.assign(m_profile->ops.size(), -1);
+        for (model::OpId id = 0; id < m_profile->ops.size(); ++id) {
+            const model::OpInfo& op = m_profile->ops[id];
+            auto it = byKey.find(rowKey(programNameOf(*m_profile, op), m_profile->str(op.name)));
+            if (it != byKey.end())
+                m_opRow[id] = it->second;
+        }
+    }
+    rebuildGroups();
+    for (Item& item : m_ops)
+        item.flagged = shouldFlag(item);
+    endResetModel();
+}
+
+void OpTreeModel::clear()
+{
+    setProfile(nullptr);
+}
+
+void OpTreeModel::setGrouping(Grouping grouping)
+{
+    if (grouping == m_grouping)
+        return;
+    beginResetModel();
+    m_grouping = grouping;
+    rebuildGroups();
+    endResetModel();
+}
+
+void OpTreeModel::setLowUtilizationThreshold(double fraction)
+{
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    if (fraction == m_threshold)
+        return;
+    m_threshold = fraction;
+    updateFlags();
+}
+
+void OpTreeModel::rebuildGroups()
+{
+    m_groups.clear();
+    m_rowInGroup.assign(m_ops.size(), 0);
+    if (!m_profile)
+        return;
+    std::unordered_map<QString, int> byName;
+    for (int i = 0; i < static_cast<int>(m_ops.size()); ++i) {
+        Item& op = m_ops[i];
+        QString name = m_grouping == Grouping::Category ? op.category : op.program;
+        if (name.isEmpty())
+            name = m_grouping == Grouping::Category ? tr("(no category)") : tr("(no program)");
+        auto [it, inserted] = byName.emplace(name, static_cast<int>(m_groups.size()));
+        if (inserted) {
+            Group group;
+            group.item.name = name;
+            if (m_grouping == Grouping::Category)
+                group.item.category = op.category;
+            else
+                group.item.program = op.program;
+            group.item.filterText = name;
+            m_groups.push_back(std::move(group));
+        }
+        op.group = it->second;
+        Group& group = m_groups[it->second];
+        m_rowInGroup[i] = static_cast<int>(group.children.size());
+        group.children.push_back(i);
+    }
+
+    // Group totals come from the op rows, with the same formulas as the core uses.
+    for (Group& group : m_groups) {
+        model::OpRow row;
+        for (int child : group.children) {
+            const Item& op = m_ops[child];
+            row.occurrences += op.occurrences;
+            row.totalTimePs += op.totalTimePs;
+            row.flops += op.flops;
+            row.bytesAccessed += op.bytes;
+            row.hbmBytes += op.hbmBytes;
+        }
+        model::finishRow(row, m_breakdown->totalTimePs, m_profile->device);
+        Item& item = group.item;
+        item.occurrences = row.occurrences;
+        item.totalTimePs = row.totalTimePs;
+        item.timeFraction = row.timeFraction;
+        item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
+        item.flopsUtilization = row.flopsUtilization;
+        item.hbmUtilization = row.hbmUtilization;
+        item.wastedFraction = row.wastedFraction;
+        item.flops = row.flops;
+        item.bytes = row.bytesAccessed;
+        item.hbmFromBreakdown = true;
+        formatItem(item);
+    }
+}
+
+void OpTreeModel::updateFlags()
+{
+    for (Item& item : m_ops)
+        item.flagged = shouldFlag(item);
+    if (m_groups.empty())
+        return;
+    const QModelIndex last = index(static_cast<int>(m_groups.size()) - 1, ColumnCount - 1);
+    emit dataChanged(index(0, 0), last);
+    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
+        const QModelIndex parent = index(g, 0);
+        const int rows = static_cast<int>(m_groups[g].children.size());
+        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent));
+    }
+}
+
+bool OpTreeModel::shouldFlag(const Item& item) const
+{
+    // Without a known peak every utilization reads 0; flagging everything would be noise.
+    if (!m_profile || m_profile->device.peakTflopsPerCore <= 0)
+        return false;
+    return item.fusion && item.timeFraction >= kFlagMinTimeFraction && item.flopsUtilization < m_threshold;
+}
+
+int OpTreeModel::flaggedCount() const
+{
+    return static_cast<int>(std::count_if(m_ops.begin(), m_ops.end(), [](const Item& i) { return i.flagged; }));
+}
+
+QString OpTreeModel::flagReason(const Item& item) const
+{
+    QString reason = tr("Low FLOPS utilization: %1 of peak (threshold %2) while this fusion takes %3 of the op time.")
+                         .arg(percent(item.flopsUtilization), percent(m_threshold), percent(item.timeFraction));
+    if (item.hbmUtilization >= 0.5) {
+        reason += QLatin1Char(' ')
+            + tr("HBM bandwidth utilization is %1, so it is memory-bound: moving fewer bytes helps more than "
+                 "compute.")
+                  .arg(percent(item.hbmUtilization));
+    } else {
+        reason += QLatin1Char(' ')
+            + tr("HBM bandwidth utilization is only %1 too: neither compute nor memory is busy. Look for padded "
+                 "shapes (see the layout in the details panel), small batches or serialization.")
+                  .arg(percent(item.hbmUtilization));
+    }
+    return reason;
+}
+
+QString OpTreeModel::toolTip(const Item& item, bool isGroup) const
+{
+    QString tip = QStringLiteral("<b>%1</b>").arg(item.name.toHtmlEscaped());
+    if (!isGroup) {
+        if (!item.category.isEmpty())
+            tip += QStringLiteral("<br>") + tr("Category: %1").arg(item.category.toHtmlEscaped());
+        if (!item.program.isEmpty())
+            tip += QStringLiteral("<br>") + tr("Program: %1").arg(item.program.toHtmlEscaped());
+    }
+    tip += QStringLiteral("<br>")
+        + tr("%1 of op time, %2 occurrences, average %3")
+              .arg(item.text[TimeFractionColumn], item.text[OccurrencesColumn], item.text[AverageColumn]);
+    tip += QStringLiteral("<br>")
+        + tr("FLOPS utilization %1, HBM utilization %2")
+              .arg(item.text[FlopsUtilizationColumn], item.text[HbmUtilizationColumn]);
+    if (!isGroup && !item.hbmFromBreakdown)
+        tip += QStringLiteral(" ") + tr("(HBM bytes estimated from bytes accessed)");
+    if (!isGroup && item.flagged)
+        tip += QStringLiteral("<p>") + flagReason(item).toHtmlEscaped() + QStringLiteral("</p>");
+    return tip;
+}
+
+void OpTreeModel::formatItem(Item& item)
+{
+    item.text[NameColumn] = item.name;
+    item.text[TimeFractionColumn] = percent(item.timeFraction);
+    item.text[TotalTimeColumn] = qs(model::formatDurationPs(item.totalTimePs));
+    item.text[OccurrencesColumn] = QString::number(item.occurrences);
+    item.text[AverageColumn] = qs(model::formatDurationPs(item.averagePs));
+    item.text[FlopsUtilizationColumn] = percent(item.flopsUtilization);
+    item.text[HbmUtilizationColumn] = percent(item.hbmUtilization);
+    item.text[WastedColumn] = percent(item.wastedFraction);
+    item.text[FlopsColumn] = item.flops > 0 ? qs(model::formatCount(item.flops, "FLOP")) : QString();
+    item.text[BytesColumn] = item.bytes > 0 ? qs(model::formatBytes(item.bytes)) : QString();
+}
+
+QModelIndex OpTreeModel::indexForOp(model::OpId op) const
+{
+    if (op >= m_opRow.size() || m_opRow[op] < 0)
+        return {};
+    const int item = m_opRow[op];
+    return createIndex(m_rowInGroup[item], 0, static_cast<quintptr>(m_ops[item].group + 1));
+}
+
+// Group rows carry internal id 0; op rows carry their group's row + 1.
+QModelIndex OpTreeModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < static_cast<int>(m_groups.size()) ? createIndex(row, column, quintptr(0)) : QModelIndex();
+    if (parent.internalId() != 0 || parent.column() != 0 || parent.row() >= static_cast<int>(m_groups.size()))
+        return {};
+    if (row >= static_cast<int>(m_groups[parent.row()].children.size()))
+        return {};
+    return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
+}
+
+QModelIndex OpTreeModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || child.internalId() == 0)
+        return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr(0));
+}
+
+int OpTreeModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid())
+        return static_cast<int>(m_groups.size());
+    if (parent.internalId() != 0 || parent.column() != 0)
+        return 0;
+    return static_cast<int>(m_groups[parent.row()].children.size());
+}
+
+int OpTreeModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
+
+const OpTreeModel::Item* OpTreeModel::itemAt(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return nullptr;
+    if (index.internalId() == 0)
+        return &m_groups[index.row()].item;
+    const Group& group = m_groups[index.internalId() - 1];
+    return &m_ops[group.children[index.row()]];
+}
+
+QVariant OpTreeModel::data(const QModelIndex& index, int role) const
+{
+    const Item* item = itemAt(index);
+    if (!item)
+        return {};
+    const bool isGroup = index.internalId() == 0;
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return item->text[column];
+    case Qt::ToolTipRole:
+        return toolTip(*item, isGroup);
+    case Qt::TextAlignmentRole:
+        if (column != NameColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::FontRole:
+        if (isGroup && column == NameColumn) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case Qt::BackgroundRole:
+        if (item->flagged)
+            return QBrush(isDarkPalette() ? QColor(255, 70, 50, 70) : QColor(255, 90, 60, 55));
+        return {};
+    case Qt::ForegroundRole:
+        if (item->flagged)
+            return QBrush(isDarkPalette() ? QColor(255, 165, 150) : QColor(160, 20, 10));
+        return {};
+    case SortRole:
+        switch (column) {
+        case NameColumn:
+            return item->name;
+        case TimeFractionColumn:
+            return item->timeFraction;
+        case TotalTimeColumn:
+            return item->totalTimePs;
+        case OccurrencesColumn:
+            return static_cast<qlonglong>(item->occurrences);
+        case AverageColumn:
+            return item->averagePs;
+        case FlopsUtilizationColumn:
+            return item->flopsUtilization;
+        case HbmUtilizationColumn:
+            return item->hbmUtilization;
+        case WastedColumn:
+            return item->wastedFraction;
+        case FlopsColumn:
+            return item->flops;
+        case BytesColumn:
+            return item->bytes;
+        }
+        return {};
+    case OpIdRole:
+        return static_cast<quint32>(item->op);
+    case FlaggedRole:
+        return item->flagged;
+    case InTopTimeRole:
+        return isGroup || item->inTopTime;
+    case BarFractionRole:
+        switch (column) {
+        case TimeFractionColumn:
+            return item->timeFraction;
+        case FlopsUtilizationColumn:
+            return item->flopsUtilization;
+        case HbmUtilizationColumn:
+            return item->hbmUtilization;
+        case WastedColumn:
+            return item->wastedFraction;
+        }
+        return {};
+    case FilterTextRole:
+        return item->filterText;
+    }
+    return {};
+}
+
+QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case NameColumn:
+            return tr("Name");
+        case TimeFractionColumn:
+            return tr("Time %");
+        case TotalTimeColumn:
+            return tr("Total time");
+        case OccurrencesColumn:
+            return tr("Occurrences");
+        case AverageColumn:
+            return tr("Average");
+        case FlopsUtilizationColumn:
+            return tr("FLOPS util");
+        case HbmUtilizationColumn:
+            return tr("HBM util");
+        case WastedColumn:
+            return tr("Wasted %");
+        case FlopsColumn:
+            return tr("FLOPs");
+        case BytesColumn:
+            return tr("Bytes");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case NameColumn:
+            return tr("HLO op, grouped by category or program");
+        case TimeFractionColumn:
+            return tr("Share of the total op time on the TPU cores");
+        case TotalTimeColumn:
+            return tr("Time summed over all occurrences and cores");
+        case OccurrencesColumn:
+            return tr("How often the op ran, over all cores");
+        case AverageColumn:
+            return tr("Total time ÷ occurrences");
+        case FlopsUtilizationColumn:
+            return tr("Achieved FLOP/s ÷ the device peak (xprof formula)");
+        case HbmUtilizationColumn:
+            return tr("Achieved HBM bandwidth ÷ the device peak");
+        case WastedColumn:
+            return tr("Time share × (1 − max(FLOPS util, HBM util)): time not spent near a roofline");
+        case FlopsColumn:
+            return tr("FLOPs over all occurrences (device-normalized)");
+        case BytesColumn:
+            return tr("Bytes accessed over all occurrences");
+        }
+    } else if (role == Qt::TextAlignmentRole) {
+        return QVariant::fromValue(
+            section == NameColumn ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+} // namespace tpuscope::qt

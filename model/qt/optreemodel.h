@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysis/opbreakdown.h"
+#include "core/profile.h"
+
+#include <QAbstractItemModel>
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace tpuscope::qt {
+
+/// The op breakdown as a two-level tree: category → op or program → op (switchable).
+///
+/// Built once from computeOpBreakdown rows; every display string is formatted when the data
+/// arrives (heaptrack's qtStrings idea), so data() only indexes vectors. Sorting goes through the
+/// numeric SortRole, never through display text. Fusions that take a noticeable share of the time
+/// at low FLOPS utilization are "flagged": they get their own colours and a tooltip with the reason.
+class OpTreeModel : public QAbstractItemModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NameColumn,
+        TimeFractionColumn,
+        TotalTimeColumn,
+        OccurrencesColumn,
+        AverageColumn,
+        FlopsUtilizationColumn,
+        HbmUtilizationColumn,
+        WastedColumn,
+        FlopsColumn,
+        BytesColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole, // double (qlonglong for occurrences, QString for names)
+        OpIdRole, // quint32; model::kNone on group rows
+        FlaggedRole, // bool: low-utilization fusion
+        InTopTimeRole, // bool: among the ops that make up the top 90 % of time
+        BarFractionRole, // double 0..1 for bar-drawing columns (time %, utilizations)
+        FilterTextRole, // QString matched by the filter box: name, category and program
+    };
+    enum class Grouping { Category, Program };
+
+    /// Default flag threshold (issue 3): FLOPS utilization below 25 %.
+    static constexpr double kDefaultLowUtilizationThreshold = 0.25;
+    /// Fusions below this share of the time are never flagged: fixing them would not pay.
+    static constexpr double kFlagMinTimeFraction = 0.01;
+    /// The "top of time" toggle keeps ops until this share of time is covered.
+    static constexpr double kTopTimeFraction = 0.9;
+
+    explicit OpTreeModel(QObject* parent = nullptr);
+    ~OpTreeModel() override;
+
+    /// Shows a profile. `breakdown` must be computeOpBreakdown(*profile) with GroupBy::Op; it is
+    /// computed here when null (the session computes it off the GUI thread).
+    void setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown = {});
+    void clear();
+    model::ProfilePtr profile() const { return m_profile; }
+
+    void setGrouping(Grouping grouping);
+    Grouping grouping() const { return m_grouping; }
+
+    void setLowUtilizationThreshold(double fraction);
+    double lowUtilizationThreshold() const { return m_threshold; }
+
+    /// Index (column 0) of the row showing `op`, or invalid when the op has no row.
+    QModelIndex indexForOp(model::OpId op) const;
+    int opRowCount() const { return static_cast<int>(m_ops.size()); }
+    int flaggedCount() const;
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Item
+    {
+        model::OpId op = model::kNone;
+        int group = -1; // for ops: index into m_groups
+        QString name;
+        QString program;
+        QString category;
+        QString filterText;
+        qint64 occurrences = 0;
+        double totalTimePs = 0;
+        double timeFraction = 0;
+        double averagePs = 0;
+        double flopsUtilization = 0;
+        double hbmUtilization = 0;
+        bool hbmFromBreakdown = false;
+        double wastedFraction = 0;
+        double flops = 0;
+        double bytes = 0;
+        double hbmBytes = 0;
+        bool fusion = false;
+        bool flagged = false;
+        bool inTopTime = false;
+        std::array<QString, ColumnCount> text;
+    };
+    struct Group
+    {
+        Item item;
+        std::vector<int> children; // indices into m_ops
+    };
+
+    void rebuildGroups();
+    void updateFlags();
+    bool shouldFlag(const Item& item) const;
+    QString flagReason(const Item& item) const;
+    QString toolTip(const Item& item, bool isGroup) const;
+    const Item* itemAt(const QModelIndex& index) const;
+    static void formatItem(Item& item);
+
+    model::ProfilePtr m_profile;
+    std::shared_ptr<const model::OpBreakdown> m_breakdown;
+    Grouping m_grouping = Grouping::Category;
+    double m_threshold = kDefaultLowUtilizationThreshold;
+    std::vector<Item> m_ops;
+    std::vector<Group> m_groups;
+    std::vector<int> m_opRow; // per OpId: index into m_ops, -1 when not shown
+    std::vector<int> m_rowInGroup; // per m_ops entry: its row under its group
+};
+
+} // namespace tpuscope::qt

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tracesession.h"
+
+#include <QMetaObject>
+
+#include <atomic>
+#include <chrono>
+
+namespace tpuscope::qt {
+
+struct TraceSession::Result
+{
+    model::LoadResult load;
+    std::shared_ptr<const model::OpBreakdown> breakdown;
+    double seconds = 0;
+    bool canceled = false;
+};
+
+TraceSession::TraceSession(QObject* parent)
+    : QObject(parent)
+{
+}
+
+TraceSession::~TraceSession()
+{
+    ++m_generation; // nothing queued from now on is current
+    for (Job& job : m_jobs)
+        job.thread.request_stop();
+    m_jobs.clear(); // joins
+}
+
+void TraceSession::open(const QString& path)
+{
+    const std::string file = path.toStdString();
+    const model::LoadOptions options = m_options;
+    start(path, [file, options](const model::ProgressFn& progress, std::stop_token stop) {
+        return model::loadProfile(file, options, progress, stop);
+    });
+}
+
+void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
+{
+    auto data = std::make_shared<std::string>(bytes.constData(), static_cast<size_t>(bytes.size()));
+    const std::string fileName = name.toStdString();
+    const model::LoadOptions options = m_options;
+    start(name, [data, fileName, options](const model::ProgressFn& progress, std::stop_token stop) {
+        return model::loadProfileFromBytes(std::move(*data), fileName, options, progress, stop);
+    });
+}
+
+void TraceSession::cancel()
+{
+    if (!m_loading)
+        return;
+    m_stop.request_stop();
+    ++m_generation;
+    m_loading = false;
+    emit loadCanceled();
+}
+
+void TraceSession::close()
+{
+    cancel();
+    m_profile.reset();
+    m_breakdown.reset();
+    m_path.clear();
+    m_loadSeconds = 0;
+}
+
+void TraceSession::start(
+    const QString& name, std::function<model::LoadResult(const model::ProgressFn&, std::stop_token)> load)
+{
+    reapFinished();
+    if (m_loading)
+        m_stop.request_stop(); // superseded: its result will carry a stale generation
+    const quint64 generation = ++m_generation;
+    m_stop = std::stop_source();
+    m_loading = true;
+    m_loadingPath = name;
+    emit loadStarted(name);
+
+    auto finished = std::make_shared<std::atomic_bool>(false);
+    // The thread gets the session's stop token rather than its own, so cancel() reaches it;
+    // the destructor stops it through the jthread's token, which we forward too.
+    std::stop_token stop = m_stop.get_token();
+    Job job;
+    job.finished = finished;
+    job.thread = std::jthread([this, generation, stop, load = std::move(load), finished](std::stop_token own) {
+        std::stop_source combined;
+        std::stop_callback forwardSession(stop, [&combined] { combined.request_stop(); });
+        std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
+
+        // Throttle once more on our side: a queued call per 0.5 % or per phase change is plenty.
+        std::string lastPhase;
+        int lastPermille = -10;
+        model::ProgressFn report = [&](std::string_view phase, double fraction) {
+            const int permille = static_cast<int>(fraction * 1000);
+            if (phase == lastPhase && permille - lastPermille < 5)
+                return;
+            lastPhase = phase;
+            lastPermille = permille;
+            const QString phaseText = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, phaseText, fraction] {
+                    if (generation == m_generation)
+                        emit progress(phaseText, fraction);
+                },
+                Qt::QueuedConnection);
+        };
+
+        const auto begin = std::chrono::steady_clock::now();
+        auto result = std::make_shared<Result>();
+        result->load = load(report, combined.get_token());
+        if (result->load.ok() && !combined.stop_requested()) {
+            report("Analysing ops", 0.99);
+            result->breakdown
+                = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*result->load.profile));
+        }
+        result->canceled = combined.stop_requested();
+        result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        QMetaObject::invokeMethod(
+            this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
+        finished->store(true);
+    });
+    m_jobs.push_back(std::move(job));
+}
+
+void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
+{
+    reapFinished();
+    if (generation != m_generation)
+        return; // superseded or cancelled
+    m_loading = false;
+    if (result->canceled) {
+        emit loadCanceled();
+        return;
+    }
+    if (!result->load.ok()) {
+        QString message = QString::fromStdString(result->load.error);
+        if (message.isEmpty())
+            message = tr("The file could not be read.");
+        emit loadFailed(m_loadingPath, message);
+        return;
+    }
+    m_profile = std::move(result->load.profile);
+    m_breakdown = std::move(result->breakdown);
+    m_path = m_loadingPath;
+    m_loadSeconds = result->seconds;
+    emit loaded();
+}
+
+void TraceSession::reapFinished()
+{
+    std::erase_if(m_jobs, [](Job& job) { return job.finished->load(); }); // joins threads that are done
+}
+
+} // namespace tpuscope::qt

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+#include "screenshot.h"
+#include "startpage.h"
+
+#include "detailspanel.h"
+#include "optableview.h"
+#include "qt/optreemodel.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+#include "timelineview.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+using tpuscope::app::MainWindow;
+using tpuscope::qt::OpTreeModel;
+using tpuscope::qt::TraceSession;
+namespace model = tpuscope::model;
+
+namespace {
+
+QString samplePath()
+{
+    return QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_v6e_inference.xplane.pb");
+}
+
+/// Each test gets its own settings file, so the user's layout is never read or written.
+class MainWindowTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        if (!QFile::exists(samplePath()))
+            GTEST_SKIP() << "sample missing: " << samplePath().toStdString();
+        ASSERT_TRUE(m_dir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets"));
+    }
+
+    QString writeFile(const QString& name, const QByteArray& bytes)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile file(path);
+        EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+        return path;
+    }
+
+    QTemporaryDir m_dir;
+};
+
+bool waitForLoaded(MainWindow& window, const QString& path)
+{
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    window.openFile(path);
+    return loaded.wait(60000);
+}
+
+} // namespace
+
+TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
+{
+    MainWindow window(MainWindow::Options {false});
+    QSignalSpy started(window.session(), &TraceSession::loadStarted);
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    QSignalSpy progress(window.session(), &TraceSession::progress);
+    window.openFile(samplePath());
+    // open() returns at once; the profile arrives later through the event loop.
+    EXPECT_EQ(started.count(), 1);
+    EXPECT_TRUE(window.session()->isLoading());
+    EXPECT_FALSE(window.session()->profile());
+    ASSERT_TRUE(loaded.wait(60000));
+    ASSERT_TRUE(window.session()->profile());
+    EXPECT_GE(progress.count(), 1); // phases reach the start page
+    EXPECT_FALSE(window.session()->isLoading());
+    EXPECT_TRUE(window.isShowingProfile());
+    EXPECT_GT(window.opTable()->model()->opRowCount(), 5);
+    EXPECT_EQ(window.timeline()->profile(), window.session()->profile());
+    EXPECT_TRUE(window.messageText().isEmpty());
+}
+
+TEST_F(MainWindowTest, TableSelectionReachesTheOtherViews)
+{
+    MainWindow window(MainWindow::Options {false});
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    QTreeView* view = window.opTable()->view();
+    const QModelIndex group = view->model()->index(0, 0);
+    const QModelIndex row = view->model()->index(0, 0, group);
+    ASSERT_TRUE(row.isValid());
+    const auto op = row.data(OpTreeModel::OpIdRole).toUInt();
+    ASSERT_NE(op, model::kNone);
+
+    view->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    EXPECT_EQ(window.selection()->selectedOp(), op);
+    EXPECT_EQ(window.timeline()->highlightedOp(), op);
+    EXPECT_EQ(window.detailsPanel()->currentOp(), op);
+
+    // And back: an event picked on the timeline selects its op's row.
+    const model::ProfilePtr profile = window.session()->profile();
+    model::TrackId track = model::kNone;
+    quint32 index = 0;
+    for (model::TrackId t = 0; t < profile->tracks.size() && track == model::kNone; ++t) {
+        const model::Track& candidate = profile->tracks[t];
+        if (candidate.kind != model::TrackKind::XlaOps)
+            continue;
+        for (quint32 i = 0; i < candidate.size(); ++i) {
+            if (candidate.op[i] != op && window.opTable()->model()->indexForOp(candidate.op[i]).isValid()) {
+                track = t;
+                index = i;
+                break;
+            }
+        }
+    }
+    ASSERT_NE(track, model::kNone);
+    const model::OpId eventOp = profile->tracks[track].op[index];
+    emit window.timeline()->eventSelected(track, index);
+    EXPECT_EQ(window.selection()->selectedOp(), eventOp);
+    EXPECT_EQ(window.selection()->selectedTrack(), track);
+    EXPECT_EQ(window.detailsPanel()->currentOp(), eventOp);
+    const QModelIndex current = window.opTable()->proxy()->mapToSource(view->currentIndex());
+    EXPECT_EQ(current.siblingAtColumn(0), window.opTable()->model()->indexForOp(eventOp));
+}
+
+TEST_F(MainWindowTest, BadFileShowsAnInlineError)
+{
+    const QString bad
+        = writeFile(QStringLiteral("broken.xplane.pb"), QByteArrayLiteral("\x0a\xff\xff\xff\xff garbage"));
+    MainWindow window(MainWindow::Options {false});
+    window.show();
+    QSignalSpy failed(window.session(), &TraceSession::loadFailed);
+    window.openFile(bad);
+    ASSERT_TRUE(failed.wait(30000));
+    EXPECT_FALSE(window.isShowingProfile());
+    EXPECT_TRUE(window.startPage()->isErrorVisible());
+    EXPECT_TRUE(window.startPage()->errorText().contains(QStringLiteral("broken.xplane.pb")))
+        << window.startPage()->errorText().toStdString();
+
+    // With a profile on screen, a failure goes to the message bar and the profile stays.
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    window.openFile(m_dir.filePath(QStringLiteral("does-not-exist.pb")));
+    ASSERT_TRUE(failed.wait(30000));
+    EXPECT_TRUE(window.isShowingProfile());
+    EXPECT_TRUE(window.messageText().contains(QStringLiteral("does-not-exist.pb")))
+        << window.messageText().toStdString();
+    EXPECT_TRUE(window.session()->profile());
+}
+
+TEST_F(MainWindowTest, NewerLoadSupersedesOlderOne)
+{
+    const QString bad = writeFile(QStringLiteral("broken.json"), QByteArrayLiteral("{\"traceEvents\": [ {"));
+    TraceSession session;
+    QSignalSpy loaded(&session, &TraceSession::loaded);
+    QSignalSpy failed(&session, &TraceSession::loadFailed);
+    QSignalSpy canceled(&session, &TraceSession::loadCanceled);
+    session.open(samplePath());
+    session.open(bad); // the sample's result, whenever it comes, must be dropped
+    ASSERT_TRUE(failed.wait(30000));
+    QSignalSpy(&session, &TraceSession::loaded).wait(1000);
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_FALSE(session.profile());
+
+    session.open(samplePath());
+    session.cancel();
+    EXPECT_EQ(canceled.count(), 1);
+    QSignalSpy(&session, &TraceSession::loaded).wait(1500);
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_FALSE(session.isLoading());
+}
+
+TEST_F(MainWindowTest, CorruptSettingsFallBackToDefaults)
+{
+    {
+        QSettings settings;
+        settings.setValue(QStringLiteral("mainWindow/state"), QByteArrayLiteral("\x01\x02garbage"));
+        settings.setValue(QStringLiteral("mainWindow/geometry"), QStringLiteral("nonsense"));
+        settings.setValue(QStringLiteral("mainWindow/splitter"), 42);
+        settings.setValue(QStringLiteral("opTable/state"), QByteArrayLiteral("\xff\xff"));
+        settings.setValue(QStringLiteral("lowUtilizationThreshold"), QStringLiteral("lots"));
+        settings.setValue(QStringLiteral("recentFiles"), 7);
+    }
+    {
+        MainWindow window;
+        EXPECT_DOUBLE_EQ(window.lowUtilizationThreshold(), 0.25);
+        window.setLowUtilizationThreshold(0.4);
+        window.show();
+        ASSERT_TRUE(waitForLoaded(window, samplePath()));
+        window.close(); // saves
+    }
+    MainWindow again;
+    EXPECT_DOUBLE_EQ(again.lowUtilizationThreshold(), 0.4);
+    EXPECT_DOUBLE_EQ(again.opTable()->model()->lowUtilizationThreshold(), 0.4);
+    EXPECT_EQ(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0),
+        QFileInfo(samplePath()).absoluteFilePath());
+}
+
+TEST(Screenshot, ParsesSizes)
+{
+    QSize size;
+    EXPECT_TRUE(tpuscope::app::parseScreenshotSize(QStringLiteral("1600x1000"), &size));
+    EXPECT_EQ(size, QSize(1600, 1000));
+    EXPECT_FALSE(tpuscope::app::parseScreenshotSize(QStringLiteral("1600"), &size));
+    EXPECT_FALSE(tpuscope::app::parseScreenshotSize(QStringLiteral("0x10"), &size));
+    EXPECT_FALSE(tpuscope::app::parseScreenshotSize(QStringLiteral("-5x100"), &size));
+    EXPECT_TRUE(tpuscope::app::isKnownScreenshotView(QStringLiteral("fusion:fusion.3")));
+    EXPECT_FALSE(tpuscope::app::isKnownScreenshotView(QStringLiteral("fusion:")));
+    EXPECT_FALSE(tpuscope::app::isKnownScreenshotView(QStringLiteral("flamegraph")));
+}
+
+TEST_F(MainWindowTest, ScreenshotCommandWritesAPng)
+{
+    const QString gui = QStringLiteral(TPUSCOPE_GUI_PATH);
+    if (!QFile::exists(gui))
+        GTEST_SKIP() << "tpuscope binary missing";
+    auto run = [&](const QStringList& args, QString* errors) {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        process.setProcessEnvironment(env);
+        process.start(gui, args);
+        EXPECT_TRUE(process.waitForFinished(120000));
+        *errors = QString::fromLocal8Bit(process.readAllStandardError());
+        return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    };
+
+    for (const QString& view : {QStringLiteral("ops"), QStringLiteral("window")}) {
+        const QString out = m_dir.filePath(view + QStringLiteral(".png"));
+        QString errors;
+        ASSERT_EQ(run({samplePath(), QStringLiteral("--screenshot"), out, QStringLiteral("--view"), view,
+                          QStringLiteral("--size"), QStringLiteral("900x640")},
+                      &errors),
+            0)
+            << errors.toStdString();
+        const QImage image(out);
+        ASSERT_FALSE(image.isNull()) << view.toStdString();
+        EXPECT_EQ(image.size(), QSize(900, 640));
+        // Not a blank canvas: a real table has many distinct colours (text, bars, flags).
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                colours.insert(image.pixel(x, y));
+        EXPECT_GT(colours.size(), 20) << view.toStdString();
+    }
+
+    QString errors;
+    EXPECT_NE(run({m_dir.filePath(QStringLiteral("missing.pb")), QStringLiteral("--screenshot"),
+                      m_dir.filePath(QStringLiteral("x.png"))},
+                  &errors),
+        0);
+    EXPECT_TRUE(errors.contains(QStringLiteral("missing.pb"))) << errors.toStdString();
+    EXPECT_FALSE(QFile::exists(m_dir.filePath(QStringLiteral("x.png"))));
+}

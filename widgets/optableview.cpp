@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "optableview.h"
+
+#include "costbardelegate.h"
+#include "qt/selectionstate.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDataStream>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIODevice>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace tpuscope::widgets {
+
+using qt::OpTreeModel;
+
+namespace {
+constexpr quint32 kStateMagic = 0x4f505456; // "OPTV"
+constexpr quint32 kStateVersion = 1;
+constexpr int kFilterDelayMs = 300;
+constexpr int kMinNameWidth = 220;
+} // namespace
+
+OpFilterProxyModel::OpFilterProxyModel(QObject* parent)
+    : QSortFilterProxyModel(parent)
+{
+    setRecursiveFilteringEnabled(true);
+    setDynamicSortFilter(true);
+    setFilterRole(OpTreeModel::FilterTextRole);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+    setSortRole(OpTreeModel::SortRole);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void OpFilterProxyModel::setTopTimeOnly(bool enabled)
+{
+    if (enabled == m_topTimeOnly)
+        return;
+    m_topTimeOnly = enabled;
+    invalidateFilter();
+}
+
+bool OpFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    // Group rows never match on their own: recursive filtering shows them when a child matches.
+    // An op row's filter text includes its category and program, so typing a group's name still
+    // brings up the whole group.
+    if (!sourceParent.isValid())
+        return false;
+    if (m_topTimeOnly) {
+        const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+        if (!index.data(OpTreeModel::InTopTimeRole).toBool())
+            return false;
+    }
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+OpTableView::OpTableView(QWidget* parent)
+    : QWidget(parent)
+    , m_model(new OpTreeModel(this))
+    , m_proxy(new OpFilterProxyModel(this))
+{
+    m_proxy->setSourceModel(m_model);
+
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(tr("Filter by op, category or program…"));
+    m_filter->setClearButtonEnabled(true);
+
+    m_grouping = new QComboBox(this);
+    m_grouping->addItem(tr("By category"), static_cast<int>(OpTreeModel::Grouping::Category));
+    m_grouping->addItem(tr("By program"), static_cast<int>(OpTreeModel::Grouping::Program));
+    m_grouping->setToolTip(tr("Group the ops by HLO category or by XLA program"));
+
+    m_topOnly = new QCheckBox(tr("Top 90% of time"), this);
+    m_topOnly->setToolTip(tr("Show only the ops that together account for 90% of the op time"));
+
+    m_count = new QLabel(this);
+    m_count->setTextFormat(Qt::PlainText);
+    // The count is a hint; it must not set the table's minimum width (an explicit minimum
+    // overrides the text width).
+    m_count->setMinimumWidth(60);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 4, 4, 2);
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(m_grouping);
+    bar->addWidget(m_topOnly);
+    bar->addWidget(m_count);
+
+    m_view = new QTreeView(this);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setUniformRowHeights(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setAllColumnsShowFocus(true);
+    m_view->setTextElideMode(Qt::ElideMiddle); // op names differ at the end (fusion.12 vs fusion.13)
+    m_view->sortByColumn(OpTreeModel::TimeFractionColumn, Qt::DescendingOrder);
+    m_view->setItemDelegateForColumn(OpTreeModel::TimeFractionColumn,
+        new CostBarDelegate(OpTreeModel::BarFractionRole, CostBarDelegate::Scheme::Cost, m_view));
+    for (int column : {OpTreeModel::FlopsUtilizationColumn, OpTreeModel::HbmUtilizationColumn}) {
+        m_view->setItemDelegateForColumn(
+            column, new CostBarDelegate(OpTreeModel::BarFractionRole, CostBarDelegate::Scheme::Utilization, m_view));
+    }
+
+    QHeaderView* header = m_view->header();
+    header->setStretchLastSection(false);
+    header->setSectionsMovable(true);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    // Names take whatever the numbers leave; they are the part worth reading in full.
+    header->setSectionResizeMode(OpTreeModel::NameColumn, QHeaderView::Stretch);
+    header->setMinimumSectionSize(48);
+    header->setDefaultSectionSize(90);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QHeaderView::customContextMenuRequested, this, [this, header](const QPoint& pos) {
+        QMenu menu(this);
+        for (int column = 1; column < OpTreeModel::ColumnCount; ++column) {
+            QAction* action = menu.addAction(m_model->headerData(column, Qt::Horizontal).toString());
+            action->setCheckable(true);
+            action->setChecked(!header->isSectionHidden(column));
+            connect(action, &QAction::toggled, header,
+                [header, column](bool on) { header->setSectionHidden(column, !on); });
+        }
+        menu.exec(header->mapToGlobal(pos));
+    });
+
+    connect(header, &QHeaderView::sectionResized, this, [this](int logical) {
+        if (logical != OpTreeModel::NameColumn)
+            fitNameColumn();
+    });
+    m_view->viewport()->installEventFilter(this);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    m_filterTimer = new QTimer(this);
+    m_filterTimer->setSingleShot(true);
+    m_filterTimer->setInterval(kFilterDelayMs);
+    connect(m_filterTimer, &QTimer::timeout, this, &OpTableView::applyFilter);
+    connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
+    connect(m_filter, &QLineEdit::returnPressed, this, &OpTableView::applyFilter);
+
+    connect(m_grouping, &QComboBox::currentIndexChanged, this,
+        [this](int) { setGrouping(static_cast<OpTreeModel::Grouping>(m_grouping->currentData().toInt())); });
+    connect(m_topOnly, &QCheckBox::toggled, this, &OpTableView::setTopTimeOnly);
+
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex& current) { onCurrentChanged(current); });
+    connect(m_view, &QTreeView::doubleClicked, this, &OpTableView::onActivated);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_view->expandAll();
+        updateCountLabel();
+    });
+    updateCountLabel();
+}
+
+OpTableView::~OpTableView() = default;
+
+void OpTableView::setSelectionState(qt::SelectionState* selection)
+{
+    if (m_selection)
+        disconnect(m_selection, nullptr, this, nullptr);
+    m_selection = selection;
+    if (!m_selection)
+        return;
+    connect(m_selection, &qt::SelectionState::selectedOpChanged, this, [this](model::OpId op) {
+        if (op == model::kNone) {
+            const QSignalBlocker blocker(m_view->selectionModel());
+            m_view->selectionModel()->clearSelection();
+            return;
+        }
+        selectOp(op);
+    });
+    connect(m_selection, &qt::SelectionState::highlightedOpsChanged, this, &OpTableView::selectOps);
+}
+
+void OpTableView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
+{
+    const bool first = m_model->opRowCount() == 0;
+    m_model->setProfile(std::move(profile), std::move(breakdown));
+    if (first && !m_headerRestored)
+        resizeColumnsToData();
+}
+
+void OpTableView::setLowUtilizationThreshold(double fraction)
+{
+    m_model->setLowUtilizationThreshold(fraction);
+    updateCountLabel();
+}
+
+void OpTableView::setGrouping(OpTreeModel::Grouping grouping)
+{
+    const model::OpId current = opAt(m_view->currentIndex());
+    const int comboIndex = m_grouping->findData(static_cast<int>(grouping));
+    if (comboIndex >= 0 && comboIndex != m_grouping->currentIndex()) {
+        const QSignalBlocker blocker(m_grouping);
+        m_grouping->setCurrentIndex(comboIndex);
+    }
+    m_model->setGrouping(grouping);
+    if (current != model::kNone)
+        selectOp(current);
+}
+
+void OpTableView::setTopTimeOnly(bool enabled)
+{
+    if (m_topOnly->isChecked() != enabled) {
+        const QSignalBlocker blocker(m_topOnly);
+        m_topOnly->setChecked(enabled);
+    }
+    m_proxy->setTopTimeOnly(enabled);
+    m_view->expandAll();
+    updateCountLabel();
+}
+
+void OpTableView::setFilterText(const QString& text)
+{
+    if (m_filter->text() != text) {
+        const QSignalBlocker blocker(m_filter);
+        m_filter->setText(text);
+    }
+    applyFilter();
+}
+
+void OpTableView::applyFilter()
+{
+    m_filterTimer->stop();
+    m_proxy->setFilterFixedString(m_filter->text().trimmed());
+    m_view->expandAll();
+    updateCountLabel();
+}
+
+void OpTableView::updateCountLabel()
+{
+    int shown = 0;
+    for (int g = 0; g < m_proxy->rowCount(); ++g)
+        shown += m_proxy->rowCount(m_proxy->index(g, 0));
+    const int total = m_model->opRowCount();
+    QString text = shown == total ? (total == 1 ? tr("1 op") : tr("%1 ops").arg(total))
+                                  : tr("%1 of %2 ops").arg(shown).arg(total);
+    const int flagged = m_model->flaggedCount();
+    if (flagged > 0)
+        text += QStringLiteral(" · ")
+            + (flagged == 1 ? tr("1 low-utilization fusion") : tr("%1 low-utilization fusions").arg(flagged));
+    m_count->setText(text);
+    m_count->setToolTip(text);
+}
+
+void OpTableView::resizeColumnsToData()
+{
+    // Numbers get their width plus some air; the stretched name column takes the rest.
+    QHeaderView* header = m_view->header();
+    for (int column = 1; column < OpTreeModel::ColumnCount; ++column) {
+        m_view->resizeColumnToContents(column);
+        header->resizeSection(column, std::max(header->sectionSize(column) + 8, 60));
+    }
+    fitNameColumn();
+}
+
+void OpTableView::fitNameColumn()
+{
+    // The name column stretches into the room the numbers leave, but never below a readable
+    // width: when the room is smaller it stops stretching and the view scrolls sideways.
+    QHeaderView* header = m_view->header();
+    int others = 0;
+    for (int column = 0; column < header->count(); ++column) {
+        if (column != OpTreeModel::NameColumn && !header->isSectionHidden(column))
+            others += header->sectionSize(column);
+    }
+    const bool stretch = m_view->viewport()->width() - others >= kMinNameWidth;
+    const bool stretching = header->sectionResizeMode(OpTreeModel::NameColumn) == QHeaderView::Stretch;
+    if (stretch && !stretching) {
+        header->setSectionResizeMode(OpTreeModel::NameColumn, QHeaderView::Stretch);
+    } else if (!stretch && stretching) {
+        header->setSectionResizeMode(OpTreeModel::NameColumn, QHeaderView::Interactive);
+        header->resizeSection(OpTreeModel::NameColumn, kMinNameWidth);
+    }
+}
+
+bool OpTableView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitNameColumn();
+    return QWidget::eventFilter(watched, event);
+}
+
+model::OpId OpTableView::opAt(const QModelIndex& proxyIndex) const
+{
+    if (!proxyIndex.isValid())
+        return model::kNone;
+    return proxyIndex.data(OpTreeModel::OpIdRole).toUInt();
+}
+
+void OpTableView::onCurrentChanged(const QModelIndex& current)
+{
+    if (m_syncing)
+        return;
+    const model::OpId op = opAt(current);
+    if (op == model::kNone)
+        return;
+    m_syncing = true;
+    if (m_selection)
+        m_selection->setSelectedOp(op);
+    m_syncing = false;
+    emit opSelected(op);
+}
+
+void OpTableView::onActivated(const QModelIndex& index)
+{
+    const model::OpId op = opAt(index);
+    if (op != model::kNone)
+        emit opActivated(op);
+}
+
+bool OpTableView::selectOp(model::OpId op)
+{
+    if (m_syncing)
+        return false;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->indexForOp(op));
+    if (!index.isValid())
+        return false;
+    if (opAt(m_view->currentIndex()) == op && m_view->selectionModel()->isSelected(m_view->currentIndex()))
+        return true;
+    m_syncing = true;
+    m_view->expand(index.parent());
+    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->scrollTo(index);
+    m_syncing = false;
+    return true;
+}
+
+void OpTableView::selectOps(const QList<quint32>& ops)
+{
+    QItemSelection selection;
+    QModelIndex first;
+    for (quint32 op : ops) {
+        const QModelIndex index = m_proxy->mapFromSource(m_model->indexForOp(op));
+        if (!index.isValid())
+            continue;
+        if (!first.isValid())
+            first = index;
+        m_view->expand(index.parent());
+        selection.select(index, index.siblingAtColumn(OpTreeModel::ColumnCount - 1));
+    }
+    if (!first.isValid())
+        return;
+    m_syncing = true;
+    m_view->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->scrollTo(first);
+    m_syncing = false;
+}
+
+QByteArray OpTableView::saveState() const
+{
+    QByteArray data;
+    QDataStream stream(&data, QIODevice::WriteOnly);
+    stream << kStateMagic << kStateVersion << m_view->header()->saveState() << static_cast<qint32>(m_model->grouping())
+           << m_proxy->topTimeOnly();
+    return data;
+}
+
+bool OpTableView::restoreState(const QByteArray& state)
+{
+    QDataStream stream(state);
+    quint32 magic = 0;
+    quint32 version = 0;
+    QByteArray headerState;
+    qint32 grouping = 0;
+    bool topOnly = false;
+    stream >> magic >> version >> headerState >> grouping >> topOnly;
+    if (stream.status() != QDataStream::Ok || magic != kStateMagic || version != kStateVersion)
+        return false;
+    if (grouping != static_cast<qint32>(OpTreeModel::Grouping::Category)
+        && grouping != static_cast<qint32>(OpTreeModel::Grouping::Program))
+        return false;
+    QHeaderView* header = m_view->header();
+    const QByteArray fallback = header->saveState();
+    if (!header->restoreState(headerState) || header->count() != OpTreeModel::ColumnCount) {
+        header->restoreState(fallback);
+        return false;
+    }
+    // A state in which the name column vanished is worse than the default.
+    if (header->isSectionHidden(OpTreeModel::NameColumn)) {
+        header->restoreState(fallback);
+        return false;
+    }
+    setGrouping(static_cast<OpTreeModel::Grouping>(grouping));
+    setTopTimeOnly(topOnly);
+    m_headerRestored = true;
+    fitNameColumn();
+    return true;
+}
+
+} // namespace tpuscope::widgets

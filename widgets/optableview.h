@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+#include "qt/optreemodel.h"
+
+#include <QList>
+#include <QSortFilterProxyModel>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTimer;
+class QTreeView;
+
+namespace tpuscope::qt {
+class SelectionState;
+}
+
+namespace tpuscope::widgets {
+
+/// Filters the op tree: op rows match the filter text (name, category or program) and, when
+/// asked, belong to the top share of the time. Group rows only show through their children
+/// (recursive filtering), so an empty group never stays on screen.
+class OpFilterProxyModel : public QSortFilterProxyModel
+{
+    Q_OBJECT
+public:
+    explicit OpFilterProxyModel(QObject* parent = nullptr);
+
+    void setTopTimeOnly(bool enabled);
+    bool topTimeOnly() const { return m_topTimeOnly; }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    bool m_topTimeOnly = false;
+};
+
+/// The op-breakdown table: a tree view over OpTreeModel with a debounced filter box, a
+/// category/program switch, a "top 90 % of time" toggle and utilization bars. Keeps the
+/// shared SelectionState in step with its current row.
+class OpTableView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OpTableView(QWidget* parent = nullptr);
+    ~OpTableView() override;
+
+    void setSelectionState(qt::SelectionState* selection);
+    void setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown = {});
+    void setLowUtilizationThreshold(double fraction);
+    void setGrouping(qt::OpTreeModel::Grouping grouping);
+    void setTopTimeOnly(bool enabled);
+    /// Applies a filter at once (the filter box waits 300 ms after the last key press).
+    void setFilterText(const QString& text);
+
+    /// Makes `op` the current row (expanding its group); false when it has no row.
+    bool selectOp(model::OpId op);
+    /// Selects the rows of several ops at once (e.g. an advice item's evidence).
+    void selectOps(const QList<quint32>& ops);
+
+    qt::OpTreeModel* model() const { return m_model; }
+    OpFilterProxyModel* proxy() const { return m_proxy; }
+    QTreeView* view() const { return m_view; }
+    QLineEdit* filterEdit() const { return m_filter; }
+
+    /// Header layout, sort column, grouping and toggles; restoreState ignores unusable data.
+    QByteArray saveState() const;
+    bool restoreState(const QByteArray& state);
+
+signals:
+    void opSelected(tpuscope::model::OpId op);
+    /// Double-click or Enter on an op row.
+    void opActivated(tpuscope::model::OpId op);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void fitNameColumn();
+    void onCurrentChanged(const QModelIndex& current);
+    void onActivated(const QModelIndex& index);
+    void applyFilter();
+    void updateCountLabel();
+    void resizeColumnsToData();
+    model::OpId opAt(const QModelIndex& proxyIndex) const;
+
+    qt::OpTreeModel* m_model = nullptr;
+    OpFilterProxyModel* m_proxy = nullptr;
+    QTreeView* m_view = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QComboBox* m_grouping = nullptr;
+    QCheckBox* m_topOnly = nullptr;
+    QLabel* m_count = nullptr;
+    QTimer* m_filterTimer = nullptr;
+    qt::SelectionState* m_selection = nullptr;
+    bool m_syncing = false;
+    bool m_headerRestored = false;
+};
+
+} // namespace tpuscope::widgets
