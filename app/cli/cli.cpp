@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/summary.h"
 #include "loader/loader.h"
 #include "report/report.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace tpuscope::cli {
@@ -171,6 +173,25 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
     return 0;
 }
 
+int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli thresholds: --format must be table, csv, tsv, json or md\n";
+        return 2;
+    }
+    Table table;
+    table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
+    table.rightAligned = {false, false, true, false, false};
+    for (const auto& t : adviceThresholds()) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%g", t.value);
+        table.rows.push_back({t.rule, t.name, value, t.meaning, t.source});
+    }
+    out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
+    return 0;
+}
+
 } // namespace
 
 int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
@@ -179,6 +200,8 @@ int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
         return runSummary(args, out, err);
     if (args.command == "ops")
         return runOps(args, out, err);
+    if (args.command == "thresholds")
+        return runThresholds(args, out, err);
     if (int rc = runExtraCommand(args, out, err); rc != kUnknownCommand)
         return rc;
     err << "tpuscope-cli: unknown command '" << args.command << "' (try --help)\n";
