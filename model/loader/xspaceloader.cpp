@@ -215,7 +215,7 @@ struct LineHeader
     std::string_view name;
     std::string_view displayName;
     int64_t timestampNs = 0;
-    std::vector<std::string_view> eventBlobs;
+    size_t eventCount = 0; // events are decoded in a second pass, straight from the line bytes
 };
 
 struct PlaneSpans
@@ -344,7 +344,7 @@ public:
         for (const auto& plane : planes)
             for (std::string_view line : plane.lines) {
                 LineHeader header = scanLineHeader(line);
-                if (header.eventBlobs.empty())
+                if (header.eventCount == 0)
                     continue;
                 origin = haveOrigin ? std::min(origin, header.timestampNs) : header.timestampNs;
                 haveOrigin = true;
@@ -399,7 +399,10 @@ private:
             case 1: header.id = r.i64(); break;
             case 2: header.name = r.bytes(); break;
             case 3: header.timestampNs = r.i64(); break;
-            case 4: header.eventBlobs.push_back(r.bytes()); break;
+            case 4:
+                r.skip();
+                ++header.eventCount;
+                break;
             case 10: header.displayId = r.i64(); break;
             case 11: header.displayName = r.bytes(); break;
             default: r.skip(); break;
@@ -545,12 +548,17 @@ private:
             const bool xlaOpLine = kind == TrackKind::XlaOps && planeKind == PlaneKind::TpuCore;
             const TimePs lineStartPs = (header.timestampNs - m_originNs) * 1000;
             Track& track = profile.tracks[trackId];
-            track.start.reserve(header.eventBlobs.size());
-            track.duration.reserve(header.eventBlobs.size());
-            track.op.reserve(header.eventBlobs.size());
+            track.start.reserve(header.eventCount);
+            track.duration.reserve(header.eventCount);
+            track.op.reserve(header.eventCount);
 
-            for (std::string_view eventBlob : header.eventBlobs) {
-                Reader r(eventBlob, m_bytes.data());
+            Reader line(lineBlob, m_bytes.data());
+            while (line.next()) {
+                if (line.field() != 4 || line.type() != wire::Len) {
+                    line.skip();
+                    continue;
+                }
+                Reader r = line.sub();
                 int64_t metadataId = 0, offsetPs = 0, durationPs = 0, occurrences = 0;
                 bool aggregated = false;
                 int64_t deviceOffset = -1, deviceDuration = -1;
