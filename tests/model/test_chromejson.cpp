@@ -3,6 +3,8 @@
 #include "core/devicepeaks.h"
 #include "loader/loader.h"
 
+#include "testutil.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -159,40 +161,10 @@ TEST(ChromeJson, RealSampleGoldenOpTable)
 {
     if (!std::filesystem::exists(kSample))
         GTEST_SKIP() << "sample missing: " << kSample;
-    const std::string golden = std::string(TPUSCOPE_TEST_DATA_DIR) + "/vllm_ops.golden.csv";
-    std::ifstream goldenFile(golden);
-    ASSERT_TRUE(goldenFile) << "missing " << golden;
-    std::stringstream expected;
-    expected << goldenFile.rdbuf();
-
-    const std::string command
-        = std::string(TPUSCOPE_CLI_PATH) + " ops '" + kSample + "' --format csv --device v5e --top 40 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string actual;
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        actual.append(buffer, n);
-    const int status = pclose(pipe);
-    EXPECT_EQ(status, 0) << actual;
-    if (actual != expected.str()) {
-        // Leave the output next to the build tree for `diff` / updating the golden file.
-        const std::string actualPath = std::filesystem::absolute("vllm_ops.golden.csv.actual").string();
-        std::ofstream(actualPath) << actual;
-        std::istringstream a(actual), e(expected.str());
-        std::string la, le;
-        int line = 0, shown = 0;
-        std::string diff;
-        while ((std::getline(e, le) ? 1 : 0) | (std::getline(a, la) ? 1 : 0)) {
-            ++line;
-            if (la != le && shown++ < 10)
-                diff += "line " + std::to_string(line) + ":\n- " + le + "\n+ " + la + "\n";
-            la.clear();
-            le.clear();
-        }
-        ADD_FAILURE() << "op table differs from " << golden << " (actual written to " << actualPath << ")\n" << diff;
-    }
+    const auto result = tpuscope::test::runCommand(std::string(TPUSCOPE_CLI_PATH) + " ops '" + kSample
+                                                   + "' --format csv --device v5e --top 40");
+    EXPECT_EQ(result.exitCode, 0) << result.output;
+    EXPECT_TRUE(tpuscope::test::matchesGolden("vllm_ops.golden.csv", result.output));
 }
 
 // ---- hand-made documents --------------------------------------------------------------

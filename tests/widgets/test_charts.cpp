@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rooflinechart.h"
+#include "timeaxisticker.h"
+#include "utilizationchart.h"
+
+#include "analysis/utilization.h"
+#include "core/profile.h"
+#include "loader/loader.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+#include <gtest/gtest.h>
+
+using namespace tpuscope::model;
+using tpuscope::widgets::RooflineChart;
+using tpuscope::widgets::TimeAxisTicker;
+using tpuscope::widgets::UtilizationChart;
+
+namespace tpuscope_test {
+ProfilePtr makeFusionProfile(); // test_details.cpp
+OpId opNamed(const Profile& p, const std::string& name);
+} // namespace tpuscope_test
+
+using namespace tpuscope_test;
+
+namespace {
+
+ProfilePtr loadSample()
+{
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
+    if (!QFile::exists(QString::fromStdString(path)))
+        return {};
+    auto result = loadProfile(path);
+    EXPECT_TRUE(result.ok()) << result.error;
+    return result.profile;
+}
+
+void saveShot(QWidget& w, const char* name)
+{
+    const QByteArray dir = qgetenv("TPUSCOPE_SHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    w.show();
+    QCoreApplication::processEvents();
+    w.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + QString::fromLatin1(name));
+}
+
+} // namespace
+
+TEST(TimeAxisTicker, Labels)
+{
+    EXPECT_EQ(TimeAxisTicker::formatTime(20e12, 98e12, 20e12), QStringLiteral("20 s"));
+    EXPECT_EQ(TimeAxisTicker::formatTime(2.5e9, 10e9, 2.5e9), QStringLiteral("2.5 ms"));
+    EXPECT_EQ(TimeAxisTicker::formatTime(1.2e9, 2e9, 0.2e9), QStringLiteral("1.2 ms"));
+    EXPECT_EQ(TimeAxisTicker::formatTime(500e3, 800e3, 100e3), QStringLiteral("500 ns"));
+    EXPECT_EQ(TimeAxisTicker::formatTime(300, 800, 100), QStringLiteral("300 ps"));
+    EXPECT_EQ(TimeAxisTicker::formatTime(0, 2e6, 5e5), QStringLiteral("0.0 µs"));
+}
+
+TEST(UtilizationChart, FollowsProfileCoreAndRange)
+{
+    auto profile = makeFusionProfile();
+    UtilizationChart chart;
+    chart.resize(800, 300);
+    chart.setProfile(profile);
+    chart.flush();
+    EXPECT_EQ(chart.pointCount(), 1000);
+    // The conv op runs 4096 FLOP in 400 ps on both cores = 10.24 TFLOP/s of 100 → 10.24 % peak
+    // somewhere; the averaged line never goes above it.
+    double maxValue = 0;
+    for (int i = 0; i < chart.pointCount(); ++i)
+        maxValue = std::max(maxValue, chart.flopsValueAt(i));
+    EXPECT_NEAR(maxValue, 10.24, 0.2);
+
+    // setVisibleRange comes from the timeline: it moves the axis but does not echo back.
+    QSignalSpy spy(&chart, &UtilizationChart::rangeChanged);
+    chart.setVisibleRange(1000, 2000);
+    QTest::qWait(80);
+    EXPECT_EQ(spy.count(), 0);
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().lower, 1000);
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().upper, 2000);
+
+    // A drag/zoom on the chart's own axis is reported (debounced) to the timeline.
+    chart.plot()->xAxis->setRange(3000, 5000);
+    ASSERT_TRUE(spy.wait(500));
+    EXPECT_EQ(spy.last().at(0).value<TimePs>(), 3000);
+    EXPECT_EQ(spy.last().at(1).value<TimePs>(), 5000);
+    // Dragging past the end is clamped to the profile span.
+    chart.plot()->xAxis->setRange(profile->spanEnd - 500, profile->spanEnd + 1500);
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().upper, static_cast<double>(profile->spanEnd));
+
+    chart.setCore(1);
+    EXPECT_EQ(chart.core(), 1);
+    chart.flush();
+    EXPECT_GT(chart.pointCount(), 0);
+    chart.setCore(-1);
+    EXPECT_EQ(chart.core(), -1);
+
+    chart.setProfile(nullptr);
+    EXPECT_EQ(chart.pointCount(), 0);
+}
+
+TEST(RooflineChart, PointsAndClickSelects)
+{
+    auto profile = makeFusionProfile();
+    RooflineChart chart;
+    chart.resize(700, 450);
+    chart.setProfile(profile);
+    chart.show();
+    chart.plot()->replot(); // lays out the axes so pixel positions are valid
+    const auto& r = chart.roofline();
+    EXPECT_EQ(r.points.size(), 3u);
+    EXPECT_DOUBLE_EQ(r.ridge, 100);
+
+    const OpId conv = opNamed(*profile, "fusion.3");
+    QPointF pos;
+    ASSERT_TRUE(chart.pointPosition(conv, &pos));
+    EXPECT_EQ(chart.opAt(pos), conv);
+    EXPECT_EQ(chart.opAt(pos + QPointF(40, 40)), kNone);
+
+    QSignalSpy spy(&chart, &RooflineChart::opSelected);
+    QTest::mouseClick(chart.plot(), Qt::LeftButton, {}, pos.toPoint());
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy.at(0).at(0).value<OpId>(), conv);
+    EXPECT_EQ(chart.selectedOp(), conv);
+    // A click on empty space selects nothing.
+    QTest::mouseClick(chart.plot(), Qt::LeftButton, {}, (pos + QPointF(60, 60)).toPoint());
+    EXPECT_EQ(spy.count(), 1);
+
+    chart.setSelectedOp(opNamed(*profile, "fusion.1"));
+    EXPECT_EQ(chart.selectedOp(), opNamed(*profile, "fusion.1"));
+    chart.setProfile(nullptr);
+    EXPECT_TRUE(chart.roofline().points.empty());
+}
+
+TEST(Charts, RealSample)
+{
+    auto profile = loadSample();
+    if (!profile)
+        GTEST_SKIP() << "sample not found";
+    UtilizationChart util;
+    util.resize(1000, 300);
+    util.setProfile(profile);
+    util.flush();
+    EXPECT_EQ(util.pointCount(), 1000);
+    RooflineChart roof;
+    roof.resize(800, 500);
+    roof.setProfile(profile);
+    EXPECT_FALSE(roof.roofline().points.empty());
+    saveShot(util, "details_util_sample.png");
+    saveShot(roof, "details_roofline_sample.png");
+    // Zoomed into one step on core 0.
+    util.setCore(0);
+    util.setVisibleRange(profile->spanBegin + (profile->spanEnd - profile->spanBegin) / 2,
+        profile->spanBegin + (profile->spanEnd - profile->spanBegin) / 2 + 2'000'000'000'000LL);
+    util.flush();
+    saveShot(util, "details_util_sample_zoom.png");
+
+    auto fusion = makeFusionProfile();
+    UtilizationChart util2;
+    util2.resize(1000, 300);
+    util2.setProfile(fusion);
+    util2.flush();
+    saveShot(util2, "details_util_fusion.png");
+    RooflineChart roof2;
+    roof2.resize(800, 500);
+    roof2.setProfile(fusion);
+    roof2.setSelectedOp(opNamed(*fusion, "fusion.3"));
+    saveShot(roof2, "details_roofline_fusion.png");
+}
+
+TEST(UtilizationChart, LargeProfileComputesInBackground)
+{
+    // Above the inline threshold (200k events) the buckets come from a worker thread.
+    ProfileBuilder b;
+    OpInfo info;
+    info.name = b.intern("fusion.0");
+    info.flops = 5e4; // 50 TFLOP/s over 1000 ps
+    info.bytesAccessed = 100;
+    const OpId op = b.addOp(info);
+    PlaneId plane = b.addPlane("/device:TPU:0");
+    b.profile().planes[plane].peakTflops = 100;
+    b.profile().planes[plane].peakHbmGbps = 1000;
+    TrackId track = b.addTrack(plane, "XLA Ops", TrackKind::XlaOps);
+    for (TimePs i = 0; i < 300000; ++i)
+        b.addEvent(track, i * 2000, 1000, op);
+    auto profile = b.finish();
+
+    auto chart = std::make_unique<UtilizationChart>();
+    chart->resize(800, 300);
+    chart->setProfile(profile);
+    // Not there yet when setProfile returns, but arrives through the event loop.
+    EXPECT_TRUE(QTest::qWaitFor([&] { return chart->pointCount() == 1000; }, 5000));
+    // Busy half of the time at 50 % of peak → 25 % average in every bucket.
+    EXPECT_NEAR(chart->flopsValueAt(500), 25, 0.5);
+
+    // A newer request supersedes an older one; deleting the chart with a job in flight is safe.
+    chart->setVisibleRange(0, 1'000'000);
+    chart->setCore(0);
+    chart.reset();
+    QCoreApplication::processEvents();
+}
