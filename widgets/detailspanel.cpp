@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "detailspanel.h"
+
+#include "analysis/layout.h"
+#include "analysis/utilization.h"
+#include "report/report.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace tpuscope::widgets {
+
+using namespace tpuscope::model;
+namespace L = tpuscope::model::layout;
+
+namespace {
+
+constexpr int kMaxTupleElements = 8;
+constexpr int kInstructionIdRole = Qt::UserRole + 1;
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+QString qs(const char* s)
+{
+    return QString::fromUtf8(s);
+}
+QString esc(const QString& s)
+{
+    return s.toHtmlEscaped();
+}
+
+/// FORMATS.md §4.3 flameColor: red (0) → yellow (0.5) → green (1) after the curve.
+QColor flameColor(double f, double brightness, const std::function<double(double)>& curve)
+{
+    if (std::isnan(f))
+        return QColor::fromRgbF(brightness, brightness, brightness);
+    const double g = std::clamp(curve(std::clamp(f, 0.0, 1.0)), 0.0, 1.0);
+    if (g < 0.5)
+        return QColor::fromRgbF(brightness, 2 * g * brightness, 0);
+    return QColor::fromRgbF(2 * (1 - g) * brightness, brightness, 0);
+}
+
+/// A colour drawn at `opacity` over the palette's base, as the xprof cards do; keeps text readable
+/// in light and dark palettes.
+QColor over(const QColor& c, double opacity, const QPalette& pal)
+{
+    const QColor base = pal.color(QPalette::Base);
+    auto mix = [&](double a, double b) { return a * (1 - opacity) + b * opacity; };
+    return QColor::fromRgbF(mix(base.redF(), c.redF()), mix(base.greenF(), c.greenF()), mix(base.blueF(), c.blueF()));
+}
+
+double harshCurve(double x)
+{
+    return 1 - std::sqrt(1 - x);
+}
+
+QColor paddingColor(double efficiency, const QPalette& pal)
+{
+    return over(flameColor(efficiency, 1.0, harshCurve), 0.35, pal);
+}
+QColor flopsUtilColor(double u, const QPalette& pal)
+{
+    return over(flameColor(std::min(u, 1.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
+}
+QColor hbmUtilColor(double u, const QPalette& pal)
+{
+    return over(flameColor(std::max(1 - u, 0.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
+}
+
+QString efficiencyText(double e)
+{
+    const double v = e * 100;
+    if (v >= 99.995)
+        return QStringLiteral("100%");
+    return QString::number(v, 'f', v < 10 ? 2 : 1) + QLatin1Char('%');
+}
+
+QString pct(double fraction)
+{
+    return qs(formatPercent(fraction, fraction < 0.1 ? 2 : 1));
+}
+
+/// Builds the same content as HTML (for the browser) and Markdown (for the clipboard).
+class Doc
+{
+public:
+    explicit Doc(const QPalette& pal)
+        : m_pal(pal)
+    {
+    }
+
+    void heading(const QString& text)
+    {
+        flushKv();
+        m_html += QStringLiteral("<h4 style=\"margin-top:10px; margin-bottom:3px;\">%1</h4>").arg(esc(text));
+        m_md += QStringLiteral("### %1\n\n").arg(text);
+    }
+    /// `html` replaces the escaped value in the HTML output (links, chips).
+    void kv(const QString& key, const QString& value, const QString& html = {})
+    {
+        m_kv.push_back({key, value, html.isEmpty() ? esc(value) : html});
+    }
+    void para(const QString& text, const QString& html = {})
+    {
+        flushKv();
+        m_html += QStringLiteral("<p style=\"margin-top:3px; margin-bottom:3px;\">%1</p>")
+                      .arg(html.isEmpty() ? esc(text) : html);
+        m_md += text + QStringLiteral("\n\n");
+    }
+    void code(const QString& text)
+    {
+        flushKv();
+        QColor bg = m_pal.color(QPalette::AlternateBase);
+        m_html += QStringLiteral("<table width=\"100%\" cellpadding=\"5\" cellspacing=\"0\" bgcolor=\"%1\"><tr><td>"
+                                 "<pre style=\"white-space:pre-wrap; margin:0;\">%2</pre></td></tr></table>")
+                      .arg(bg.name(), esc(text));
+        m_md += QStringLiteral("```\n%1\n```\n\n").arg(text);
+    }
+    struct Cell
+    {
+        Cell(QString t = {}, QColor bg = {}, QString h = {})
+            : text(std::move(t))
+            , background(bg)
+            , html(std::move(h))
+        {
+        }
+        QString text;
+        QColor background; // invalid = none
+        QString html;
+        bool bold = false;
+    };
+    void table(const QStringList& header, const QList<QList<Cell>>& rows, const QList<bool>& rightAligned = {})
+    {
+        flushKv();
+        const QColor headBg = m_pal.color(QPalette::AlternateBase);
+        m_html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\" style=\"border-collapse:collapse;\">");
+        m_html += QStringLiteral("<tr>");
+        for (int c = 0; c < header.size(); ++c)
+            m_html += QStringLiteral("<th align=\"%1\" bgcolor=\"%2\">%3</th>")
+                          .arg(c < rightAligned.size() && rightAligned[c] ? QStringLiteral("right")
+                                                                          : QStringLiteral("left"),
+                              headBg.name(), esc(header[c]));
+        m_html += QStringLiteral("</tr>");
+        for (const auto& row : rows) {
+            m_html += QStringLiteral("<tr>");
+            for (int c = 0; c < row.size(); ++c) {
+                const Cell& cell = row[c];
+                QString content = cell.html.isEmpty() ? esc(cell.text) : cell.html;
+                if (cell.bold)
+                    content = QStringLiteral("<b>%1</b>").arg(content);
+                m_html
+                    += QStringLiteral("<td align=\"%1\"%2>%3</td>")
+                           .arg(c < rightAligned.size() && rightAligned[c] ? QStringLiteral("right")
+                                                                           : QStringLiteral("left"),
+                               cell.background.isValid() ? QStringLiteral(" bgcolor=\"%1\"").arg(cell.background.name())
+                                                         : QString(),
+                               content);
+            }
+            m_html += QStringLiteral("</tr>");
+        }
+        m_html += QStringLiteral("</table>");
+        m_md += QStringLiteral("| ") + header.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|");
+        for (int c = 0; c < header.size(); ++c)
+            m_md += c < rightAligned.size() && rightAligned[c] ? QStringLiteral("---:|") : QStringLiteral("---|");
+        m_md += QLatin1Char('\n');
+        for (const auto& row : rows) {
+            QStringList cells;
+            for (const Cell& cell : row)
+                cells << QString(cell.text).replace(QLatin1Char('|'), QStringLiteral("\\|"));
+            m_md += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        }
+        m_md += QLatin1Char('\n');
+    }
+    void rawHtml(const QString& html)
+    {
+        flushKv();
+        m_html += html;
+    }
+    void rawMarkdown(const QString& md)
+    {
+        flushKv();
+        m_md += md;
+    }
+
+    QString html()
+    {
+        flushKv();
+        return m_html;
+    }
+    QString markdown()
+    {
+        flushKv();
+        return m_md;
+    }
+
+private:
+    struct Kv
+    {
+        QString key, value, html;
+    };
+    void flushKv()
+    {
+        if (m_kv.isEmpty())
+            return;
+        const QColor keyColor = m_pal.color(QPalette::PlaceholderText);
+        m_html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+        for (const Kv& kv : m_kv)
+            m_html += QStringLiteral("<tr><td style=\"color:%1; padding-right:12px;\">%2</td><td>%3</td></tr>")
+                          .arg(keyColor.name(), esc(kv.key), kv.html);
+        m_html += QStringLiteral("</table>");
+        for (const Kv& kv : m_kv)
+            m_md += QStringLiteral("- **%1:** %2\n").arg(kv.key, kv.value);
+        m_md += QLatin1Char('\n');
+        m_kv.clear();
+    }
+
+    QPalette m_pal;
+    QString m_html, m_md;
+    QList<Kv> m_kv;
+};
+
+QString chip(const QString& text, const QColor& background)
+{
+    return QStringLiteral("<span style=\"background-color:%1;\">&nbsp;%2&nbsp;</span>")
+        .arg(background.name(), esc(text));
+}
+
+/// HLO-text-like line for an instruction: "%name = shape opcode(%a, %b), kind=kLoop, calls=%comp".
+QString instructionText(const hlo::Module* module, const hlo::Instruction& in)
+{
+    QStringList operands;
+    for (int64_t id : in.operandIds) {
+        const hlo::Instruction* op = module ? module->instructionById(id) : nullptr;
+        operands << (op ? QStringLiteral("%") + qs(op->name) : QStringLiteral("#%1").arg(id));
+    }
+    QString text
+        = QStringLiteral("%%1 = %2 %3(%4)")
+              .arg(qs(in.name), qs(hlo::shapeToString(in.shape)), qs(in.opcode), operands.join(QStringLiteral(", ")));
+    if (in.opcode == "parameter")
+        text = QStringLiteral("%%1 = %2 parameter(%3)")
+                   .arg(qs(in.name), qs(hlo::shapeToString(in.shape)))
+                   .arg(in.parameterNumber);
+    if (!in.fusionKind.empty())
+        text += QStringLiteral(", kind=") + qs(in.fusionKind);
+    for (int64_t id : in.calledComputationIds) {
+        const hlo::Computation* c = module ? module->computation(id) : nullptr;
+        if (c)
+            text
+                += (in.opcode == "fusion" ? QStringLiteral(", calls=%") : QStringLiteral(", to_apply=%")) + qs(c->name);
+    }
+    if (!in.customCallTarget.empty())
+        text += QStringLiteral(", custom_call_target=\"%1\"").arg(qs(in.customCallTarget));
+    return text;
+}
+
+bool isComputeOpcode(const std::string& opcode)
+{
+    return opcode == "convolution" || opcode == "dot";
+}
+
+/// Output shape section: shape text, combined padding efficiency and the per-dimension table.
+void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
+    const std::vector<L::DimSemantics>& semantics, const QString& label)
+{
+    if (shape.isTuple()) {
+        doc.para(QStringLiteral("%1: tuple of %2 elements").arg(label).arg(shape.tupleShapes.size()));
+        int index = 0;
+        for (const hlo::Shape& element : shape.tupleShapes) {
+            if (index == kMaxTupleElements) {
+                doc.para(QStringLiteral("… %1 more elements").arg(shape.tupleShapes.size() - kMaxTupleElements));
+                break;
+            }
+            addShapeSection(doc, pal, element, {}, QStringLiteral("Element %1").arg(index++));
+        }
+        return;
+    }
+    const QString shapeText = qs(hlo::shapeToString(shape));
+    doc.para(QStringLiteral("%1: %2").arg(label, shapeText),
+        QStringLiteral("%1: <code>%2</code>").arg(esc(label), esc(shapeText)));
+    const L::PaddingInfo info = L::computePadding(shape, semantics);
+    if (!info.valid) {
+        doc.para(QStringLiteral("Padding: %1")
+                     .arg(info.error.empty() ? QStringLiteral("unknown (no layout)") : qs(info.error)));
+        if (info.dims.empty())
+            return;
+    } else {
+        const QString used = qs(info.usedOfTileText());
+        const QString eff = efficiencyText(info.efficiency);
+        const QString sentence = used.isEmpty() ? QStringLiteral("no tiling, %1 of the buffer used").arg(eff)
+                                                : QStringLiteral("%1 = %2").arg(used, eff);
+        doc.para(QStringLiteral("Padding efficiency: ") + sentence,
+            QStringLiteral("Padding efficiency: %1").arg(chip(sentence, paddingColor(info.efficiency, pal))));
+        QString memory = QStringLiteral("Memory: %1 used of %2 padded")
+                             .arg(qs(formatBytes(static_cast<double>(info.logicalBytes))),
+                                 qs(formatBytes(static_cast<double>(info.paddedBytes))));
+        if (!info.tileText.empty())
+            memory += QStringLiteral(", tile %1").arg(qs(info.tileText));
+        memory += QStringLiteral(", memory space S(%1)%2")
+                      .arg(info.memorySpace)
+                      .arg(info.memorySpace == 0      ? QStringLiteral(" HBM")
+                              : info.memorySpace == 1 ? QStringLiteral(" VMEM")
+                              : info.memorySpace == 5 ? QStringLiteral(" host")
+                                                      : QString());
+        doc.para(memory);
+    }
+    QList<QList<Doc::Cell>> rows;
+    for (const L::DimPadding& d : info.dims) {
+        const double e = d.padded > 0 ? static_cast<double>(d.size) / static_cast<double>(d.padded) : 1.0;
+        QString hint;
+        if (d.tile > 0) {
+            const int64_t k = (d.size + d.tile - 1) / d.tile;
+            hint = d.size % d.tile == 0 ? QStringLiteral("exact fit") : QStringLiteral("pad to %1").arg(k * d.tile);
+            if (k != 1)
+                hint += QStringLiteral(": %1 × %2").arg(k).arg(d.tile);
+        } else {
+            hint = d.padded != d.size ? QStringLiteral("padded by an inner tile") : QStringLiteral("not tiled");
+        }
+        rows.append(QList<Doc::Cell> {{QString::number(d.logicalDim)},
+            {d.semantics == L::DimSemantics::Unknown ? QStringLiteral("–") : qs(L::semanticsName(d.semantics))},
+            {QString::number(d.size)}, {QString::number(d.padded)},
+            {d.tile > 0 ? QString::number(d.tile) : QStringLiteral("–")},
+            {efficiencyText(e), info.valid ? paddingColor(e, pal) : QColor()}, {hint}});
+    }
+    doc.table({QStringLiteral("Dim"), QStringLiteral("Semantics"), QStringLiteral("Size"), QStringLiteral("Padded"),
+                  QStringLiteral("Tile"), QStringLiteral("Used"), QStringLiteral("Layout hint")},
+        rows, {true, false, true, true, true, true, false});
+    doc.rawHtml(
+        QStringLiteral("<p style=\"margin-top:2px;\"><small>Rows in physical order, most-minor first.</small></p>"));
+}
+
+/// Children get a palette change after their parent re-renders, so links take the panel's colour
+/// explicitly.
+void applyLinkColor(QTextBrowser* browser, const QPalette& pal)
+{
+    browser->document()->setDefaultStyleSheet(
+        QStringLiteral("a { color: %1; text-decoration: none; }").arg(pal.color(QPalette::Link).name()));
+}
+
+/// Programs are named like the breakdown names them.
+std::string programKey(const Profile& profile, const OpInfo& op)
+{
+    std::string program;
+    if (op.program != kNone)
+        program = profile.programs[op.program].name;
+    else if (op.hasProgramId)
+        program = "program " + std::to_string(op.programId);
+    return program + '\x1f' + profile.str(op.name);
+}
+
+} // namespace
+
+DetailsPanel::DetailsPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+
+    auto* header = new QHBoxLayout;
+    auto* titles = new QVBoxLayout;
+    titles->setSpacing(0);
+    m_title = new QLabel(this);
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
+    m_title->setFont(titleFont);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_subtitle = new QLabel(this);
+    m_subtitle->setForegroundRole(QPalette::PlaceholderText);
+    titles->addWidget(m_title);
+    titles->addWidget(m_subtitle);
+    header->addLayout(titles, 1);
+    m_copyButton = new QToolButton(this);
+    m_copyButton->setText(tr("Copy"));
+    m_copyButton->setIcon(QIcon::fromTheme(QStringLiteral("edit-copy")));
+    m_copyButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_copyButton->setToolTip(tr("Copy this drill-down as Markdown"));
+    m_copyButton->setAutoRaise(true);
+    connect(m_copyButton, &QToolButton::clicked, this, &DetailsPanel::copyMarkdown);
+    header->addWidget(m_copyButton, 0, Qt::AlignTop);
+    layout->addLayout(header);
+
+    m_splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter->setChildrenCollapsible(false);
+    m_browser = new QTextBrowser(m_splitter);
+    m_browser->setOpenLinks(false);
+    m_browser->setFrameShape(QFrame::NoFrame);
+    connect(m_browser, &QTextBrowser::anchorClicked, this, &DetailsPanel::onAnchor);
+
+    m_fusedBox = new QWidget(m_splitter);
+    auto* fusedLayout = new QVBoxLayout(m_fusedBox);
+    fusedLayout->setContentsMargins(0, 0, 0, 0);
+    fusedLayout->setSpacing(2);
+    m_fusedLabel = new QLabel(m_fusedBox);
+    QFont boldFont = m_fusedLabel->font();
+    boldFont.setBold(true);
+    m_fusedLabel->setFont(boldFont);
+    fusedLayout->addWidget(m_fusedLabel);
+    auto* fusedSplitter = new QSplitter(Qt::Vertical, m_fusedBox);
+    m_fusedSplitter = fusedSplitter;
+    fusedSplitter->setChildrenCollapsible(false);
+    m_fusedTree = new QTreeWidget(fusedSplitter);
+    m_fusedTree->setColumnCount(4);
+    m_fusedTree->setHeaderLabels({tr("Instruction"), tr("Opcode"), tr("Shape"), tr("Padding")});
+    m_fusedTree->setRootIsDecorated(false);
+    m_fusedTree->setUniformRowHeights(true);
+    m_fusedTree->setAlternatingRowColors(true);
+    m_fusedTree->header()->setStretchLastSection(false);
+    m_fusedTree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_fusedTree->header()->setSectionResizeMode(2, QHeaderView::Stretch);
+    m_fusedTree->setTextElideMode(Qt::ElideMiddle);
+    connect(m_fusedTree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        const hlo::Instruction* in = nullptr;
+        if (item && m_profile && m_op != kNone)
+            if (const hlo::Module* module = m_profile->hloFor(m_profile->ops[m_op]))
+                in = module->instructionById(item->data(0, kInstructionIdRole).toLongLong());
+        renderInstruction(in);
+    });
+    m_instructionBrowser = new QTextBrowser(fusedSplitter);
+    m_instructionBrowser->setOpenLinks(false);
+    connect(m_instructionBrowser, &QTextBrowser::anchorClicked, this, &DetailsPanel::onAnchor);
+    fusedSplitter->setStretchFactor(0, 3);
+    fusedSplitter->setStretchFactor(1, 2);
+    fusedLayout->addWidget(fusedSplitter, 1);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    layout->addWidget(m_splitter, 1);
+    connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSizedSplitter = true; });
+
+    render();
+}
+
+DetailsPanel::~DetailsPanel() = default;
+
+void DetailsPanel::setProfile(ProfilePtr profile)
+{
+    m_profile = std::move(profile);
+    m_op = kNone;
+    m_indexed = false;
+    m_breakdown = {};
+    m_rowOfOp.clear();
+    m_opByProgramName.clear();
+    m_opsByName.clear();
+    render();
+}
+
+void DetailsPanel::ensureIndex()
+{
+    if (m_indexed || !m_profile)
+        return;
+    m_indexed = true;
+    m_breakdown = computeOpBreakdown(*m_profile);
+    std::unordered_map<std::string, int> rowByKey;
+    for (size_t r = 0; r < m_breakdown.rows.size(); ++r)
+        rowByKey.emplace(m_breakdown.rows[r].program + '\x1f' + m_breakdown.rows[r].name, static_cast<int>(r));
+    m_rowOfOp.assign(m_profile->ops.size(), -1);
+    for (OpId id = 0; id < m_profile->ops.size(); ++id) {
+        const OpInfo& op = m_profile->ops[id];
+        const std::string key = programKey(*m_profile, op);
+        if (auto it = rowByKey.find(key); it != rowByKey.end())
+            m_rowOfOp[id] = it->second;
+        m_opByProgramName.emplace(key, id);
+        m_opsByName[m_profile->str(op.name)].push_back(id);
+    }
+}
+
+void DetailsPanel::showOp(OpId op)
+{
+    if (!m_profile || op >= m_profile->ops.size())
+        op = kNone;
+    m_op = op;
+    render();
+}
+
+bool DetailsPanel::showOpByName(const QString& name)
+{
+    if (!m_profile)
+        return false;
+    ensureIndex();
+    const auto it = m_opsByName.find(name.toStdString());
+    if (it == m_opsByName.end() || it->second.empty())
+        return false;
+    OpId best = it->second.front();
+    double bestTime = -1;
+    for (OpId id : it->second) {
+        const int row = m_rowOfOp[id];
+        const double t = row >= 0 ? m_breakdown.rows[row].totalTimePs : 0;
+        if (t > bestTime) {
+            bestTime = t;
+            best = id;
+        }
+    }
+    showOp(best);
+    return true;
+}
+
+OpId DetailsPanel::opForInstruction(const std::string& name) const
+{
+    if (!m_profile || m_op == kNone)
+        return kNone;
+    OpInfo probe = m_profile->ops[m_op];
+    std::string program;
+    if (probe.program != kNone)
+        program = m_profile->programs[probe.program].name;
+    else if (probe.hasProgramId)
+        program = "program " + std::to_string(probe.programId);
+    const auto it = m_opByProgramName.find(program + '\x1f' + name);
+    return it == m_opByProgramName.end() ? kNone : it->second;
+}
+
+QString DetailsPanel::markdown() const
+{
+    if (m_instructionMarkdown.isEmpty())
+        return m_markdown;
+    return m_markdown + m_instructionMarkdown;
+}
+
+void DetailsPanel::render()
+{
+    const QPalette pal = palette();
+    m_instructionMarkdown.clear();
+    if (!m_profile || m_op == kNone) {
+        m_title->setText(tr("No op selected"));
+        m_subtitle->setText(
+            m_profile ? tr("Select an op in the table, the timeline or the roofline.") : tr("No profile loaded."));
+        m_browser->clear();
+        m_markdown.clear();
+        m_fusedBox->hide();
+        m_copyButton->setEnabled(false);
+        return;
+    }
+    ensureIndex();
+    m_copyButton->setEnabled(true);
+    const Profile& p = *m_profile;
+    const OpInfo& op = p.ops[m_op];
+    const hlo::Module* module = p.hloFor(op);
+    const hlo::Instruction* in = p.instructionFor(op);
+    const OpRow* row = m_rowOfOp[m_op] >= 0 ? &m_breakdown.rows[m_rowOfOp[m_op]] : nullptr;
+    const QString name = qs(p.str(op.name));
+    const QString category = qs(p.str(op.category));
+    QString program;
+    if (op.program != kNone)
+        program = qs(p.programs[op.program].name);
+    else if (op.hasProgramId)
+        program = QStringLiteral("program %1").arg(op.programId);
+
+    m_title->setText(name);
+    m_title->setToolTip(name);
+    QStringList sub;
+    if (!category.isEmpty())
+        sub << category;
+    if (!program.isEmpty())
+        sub << program;
+    m_subtitle->setText(sub.join(QStringLiteral(" · ")));
+
+    Doc doc(pal);
+    doc.rawMarkdown(QStringLiteral("## %1\n\n").arg(name));
+
+    // Metrics.
+    doc.heading(tr("Performance"));
+    if (row) {
+        const double avg = row->occurrences ? row->totalTimePs / static_cast<double>(row->occurrences) : 0;
+        doc.kv(tr("Occurrences"), QString::number(row->occurrences));
+        doc.kv(tr("Total time"),
+            QStringLiteral("%1 (%2 of op time)").arg(qs(formatDurationPs(row->totalTimePs)), pct(row->timeFraction)));
+        doc.kv(tr("Average time"), qs(formatDurationPs(avg)));
+        if (row->selfTimePs + 0.5 < row->totalTimePs)
+            doc.kv(tr("Self time"), qs(formatDurationPs(row->selfTimePs)));
+        doc.kv(tr("FLOPs"),
+            QStringLiteral("%1 total, %2 per occurrence").arg(qs(formatCount(row->flops)), qs(formatCount(op.flops))));
+        doc.kv(tr("Bytes accessed"),
+            QStringLiteral("%1 total, %2 per occurrence")
+                .arg(qs(formatBytes(row->bytesAccessed)), qs(formatBytes(op.bytesAccessed))));
+        if (row->hbmFromBreakdown)
+            doc.kv(tr("HBM bytes"), qs(formatBytes(row->hbmBytes)));
+        const bool peaks = p.device.peakTflopsPerCore > 0 && p.device.peakHbmGbpsPerCore > 0;
+        if (peaks) {
+            const QString fu = pct(row->flopsUtilization);
+            const QString hu = pct(row->hbmUtilization);
+            doc.kv(tr("FLOPS utilization"), fu, chip(fu, flopsUtilColor(row->flopsUtilization, pal)));
+            doc.kv(tr("HBM bandwidth utilization"), hu, chip(hu, hbmUtilColor(row->hbmUtilization, pal)));
+            doc.kv(tr("Bound by"), qs(boundBy(row->flopsUtilization, row->hbmUtilization)));
+            doc.kv(tr("Wasted time"), pct(row->wastedFraction) + tr(" of op time"));
+        } else {
+            doc.kv(tr("Utilization"), tr("unknown (no device peaks)"));
+        }
+        if (row->bytesAccessed > 0) {
+            QString ai = QStringLiteral("%1 FLOP/byte").arg(row->arithmeticIntensity, 0, 'g', 3);
+            const double ridge = ridgePoint(p.device.peakTflopsPerCore, p.device.peakHbmGbpsPerCore);
+            if (ridge > 0)
+                ai += tr(" (ridge point %1: %2)")
+                          .arg(ridge, 0, 'f', 0)
+                          .arg(row->arithmeticIntensity < ridge ? tr("memory side") : tr("compute side"));
+            doc.kv(tr("Arithmetic intensity"), ai);
+        }
+    } else {
+        doc.kv(tr("Occurrences"), tr("none on the TPU `XLA Ops` lines"));
+        doc.kv(tr("FLOPs per occurrence"), qs(formatCount(op.flops)));
+        doc.kv(tr("Bytes per occurrence"), qs(formatBytes(op.bytesAccessed)));
+    }
+
+    // Provenance.
+    const QString tfOp = qs(p.str(op.tfOp));
+    QString source = qs(p.str(op.source));
+    if (source.isEmpty() && in && !in->sourceFile.empty())
+        source = qs(in->sourceFile) + (in->sourceLine ? QStringLiteral(":%1").arg(in->sourceLine) : QString());
+    const QString frameworkOp = !tfOp.isEmpty() ? tfOp : (in ? qs(in->opName) : QString());
+    doc.heading(tr("Provenance"));
+    doc.kv(tr("Category"), category.isEmpty() ? tr("unknown") : category);
+    doc.kv(tr("Program"), program.isEmpty() ? tr("unknown") : program);
+    doc.kv(tr("Framework op"), frameworkOp.isEmpty() ? tr("not recorded") : frameworkOp);
+    doc.kv(tr("Source"), source.isEmpty() ? tr("not recorded") : source);
+    if (op.deduplicatedName && !p.str(op.deduplicatedName).empty())
+        doc.kv(tr("Deduplicated as"), qs(p.str(op.deduplicatedName)));
+
+    // HLO text.
+    const QString longName = qs(p.str(op.longName));
+    const QString hloText = !longName.isEmpty() ? longName : (in ? instructionText(module, *in) : QString());
+    doc.heading(tr("HLO"));
+    if (!hloText.isEmpty())
+        doc.code(hloText);
+    else
+        doc.para(tr("This file carries no HLO text for this op."));
+
+    // Output shape: the HLO instruction, else the recorded shape, else the HLO text's result shape.
+    doc.heading(tr("Output shape and padding"));
+    std::optional<hlo::Shape> shape;
+    std::vector<L::DimSemantics> semantics;
+    if (in && (in->shape.hasLayout || in->shape.isTuple())) {
+        shape = in->shape;
+        semantics = L::inferOutputSemantics(*module, *in);
+    }
+    if (!shape && op.shapeWithLayout) {
+        auto parsed = L::parseShape(p.str(op.shapeWithLayout));
+        if (parsed.ok())
+            shape = parsed.shape;
+    }
+    if (!shape && !longName.isEmpty()) {
+        auto parsed = L::parseInstructionResultShape(p.str(op.longName));
+        if (parsed.ok())
+            shape = parsed.shape;
+    }
+    if (!shape && in) {
+        shape = in->shape;
+        semantics = L::inferOutputSemantics(*module, *in);
+    }
+    if (shape && semantics.empty() && !shape->isTuple() && shape->hasLayout) {
+        // op_profile.json layout hints are most-minor first: label the dims whose sizes agree.
+        if (auto hint = p.layoutHints.find(m_op); hint != p.layoutHints.end()) {
+            const auto& m2m = shape->layout.minorToMajor;
+            semantics.assign(shape->dimensions.size(), L::DimSemantics::Unknown);
+            for (size_t i = 0; i < std::min(m2m.size(), hint->second.size()); ++i) {
+                const int64_t dim = m2m[i];
+                if (dim < 0 || static_cast<size_t>(dim) >= semantics.size()
+                    || shape->dimensions[dim] != hint->second[i].size)
+                    continue;
+                const std::string& name = hint->second[i].semantics;
+                semantics[dim] = name == "batch" ? L::DimSemantics::Batch
+                    : name == "feature"          ? L::DimSemantics::Feature
+                    : name == "spatial"          ? L::DimSemantics::Spatial
+                                                 : L::DimSemantics::Unknown;
+            }
+        }
+    }
+    if (shape) {
+        addShapeSection(doc, pal, *shape, semantics, tr("Shape"));
+    } else if (auto hint = p.layoutHints.find(m_op); hint != p.layoutHints.end() && !hint->second.empty()) {
+        // op_profile.json records per-dimension alignments instead of a layout.
+        QList<QList<Doc::Cell>> rows;
+        double used = 1, padded = 1;
+        QStringList usedText, paddedText;
+        for (const auto& d : hint->second) {
+            const int64_t pad = d.alignment > 0 ? (d.size + d.alignment - 1) / d.alignment * d.alignment : d.size;
+            const double e = pad > 0 ? static_cast<double>(d.size) / static_cast<double>(pad) : 1.0;
+            if (d.alignment > 0) {
+                used *= static_cast<double>(d.size);
+                padded *= static_cast<double>(pad);
+                usedText << QString::number(d.size);
+                paddedText << QString::number(pad);
+            }
+            rows.append(QList<Doc::Cell> {{qs(d.semantics)}, {QString::number(d.size)}, {QString::number(pad)},
+                {d.alignment > 0 ? QString::number(d.alignment) : QStringLiteral("–")},
+                {efficiencyText(e), paddingColor(e, pal)}});
+        }
+        const double e = padded > 0 ? used / padded : 1;
+        const QString sentence = usedText.isEmpty()
+            ? efficiencyText(e)
+            : QStringLiteral("%1 of %2 used = %3")
+                  .arg(usedText.join(QStringLiteral("·")), paddedText.join(QStringLiteral("·")), efficiencyText(e));
+        doc.para(tr("Padding efficiency (from the profile's layout analysis): ") + sentence,
+            tr("Padding efficiency (from the profile's layout analysis): ") + chip(sentence, paddingColor(e, pal)));
+        doc.table({tr("Semantics"), tr("Size"), tr("Padded"), tr("Alignment"), tr("Used")}, rows,
+            {false, true, true, true, true});
+    } else {
+        doc.para(tr("The file records no shape or layout for this op."));
+    }
+
+    // Operands of the op in its program: the producers, links when they are profiled ops.
+    if (in && module && !in->operandIds.empty()) {
+        doc.heading(tr("Operands"));
+        QList<QList<Doc::Cell>> rows;
+        for (size_t i = 0; i < in->operandIds.size(); ++i) {
+            const hlo::Instruction* operand = module->instructionById(in->operandIds[i]);
+            if (!operand)
+                continue;
+            const OpId target = opForInstruction(operand->name);
+            const QString operandName = qs(operand->name);
+            rows.append(QList<Doc::Cell> {{QString::number(i)},
+                {operandName, {},
+                    target != kNone && target != m_op
+                        ? QStringLiteral("<a href=\"op:%1\">%2</a>").arg(target).arg(esc(operandName))
+                        : QString()},
+                {qs(operand->opcode)}, {qs(hlo::shapeToString(operand->shape))}});
+        }
+        doc.table({tr("#"), tr("Operand"), tr("Opcode"), tr("Shape")}, rows, {true, false, false, false});
+    }
+
+    // Fusion: the fused computation summary (the instructions are in the tree below).
+    const hlo::Computation* fused = nullptr;
+    if (in && module && in->opcode == "fusion" && !in->calledComputationIds.empty())
+        fused = module->computation(in->calledComputationIds.front());
+    if (fused) {
+        doc.heading(tr("Fused computation"));
+        doc.kv(tr("Computation"), qs(fused->name));
+        doc.kv(tr("Fusion kind"), in->fusionKind.empty() ? tr("unknown") : qs(in->fusionKind));
+        doc.kv(tr("Instructions"), QString::number(fused->instructions.size()));
+        if (const hlo::Instruction* root = fused->root())
+            doc.kv(tr("Root"), QStringLiteral("%1 (%2)").arg(qs(root->name), qs(root->opcode)));
+        if (const hlo::Instruction* core = L::findComputeCore(*module, *in))
+            doc.kv(tr("Compute core"), QStringLiteral("%1 (%2)").arg(qs(core->name), qs(core->opcode)));
+        QList<QList<Doc::Cell>> rows;
+        for (const hlo::Instruction& fi : fused->instructions) {
+            QString eff = QStringLiteral("–");
+            if (!fi.shape.isTuple()) {
+                const auto info = L::computePadding(fi.shape, L::inferOutputSemantics(*module, fi));
+                if (info.valid)
+                    eff = efficiencyText(info.efficiency);
+            }
+            rows.append(
+                QList<Doc::Cell> {{qs(fi.name) + (fi.id == fused->rootId ? QStringLiteral(" (ROOT)") : QString())},
+                    {qs(fi.opcode)}, {qs(hlo::shapeToString(fi.shape))}, {eff}});
+        }
+        // The tree shows these interactively; the Markdown copy gets them as a table.
+        Doc md(pal);
+        md.table({tr("Instruction"), tr("Opcode"), tr("Shape"), tr("Padding")}, rows, {false, false, false, true});
+        doc.rawMarkdown(QStringLiteral("### Fused instructions\n\n") + md.markdown());
+    }
+
+    applyLinkColor(m_browser, pal);
+    m_browser->setHtml(doc.html());
+    m_markdown = doc.markdown();
+    m_fusedBox->setVisible(fused != nullptr);
+    if (fused)
+        fillFusedTree();
+}
+
+void DetailsPanel::fillFusedTree()
+{
+    const QPalette pal = palette();
+    const OpInfo& op = m_profile->ops[m_op];
+    const hlo::Module* module = m_profile->hloFor(op);
+    const hlo::Instruction* in = m_profile->instructionFor(op);
+    const hlo::Computation* fused = module->computation(in->calledComputationIds.front());
+    const hlo::Instruction* core = L::findComputeCore(*module, *in);
+
+    const QSignalBlocker blocker(m_fusedTree);
+    m_fusedTree->clear();
+    QFont bold = m_fusedTree->font();
+    bold.setBold(true);
+    QTreeWidgetItem* select = nullptr;
+    std::function<void(const hlo::Computation*, QTreeWidgetItem*, int)> addComputation;
+    addComputation = [&](const hlo::Computation* computation, QTreeWidgetItem* parent, int depth) {
+        for (const hlo::Instruction& fi : computation->instructions) {
+            auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_fusedTree);
+            QString label = qs(fi.name);
+            QStringList marks;
+            if (fi.id == computation->rootId)
+                marks << tr("ROOT");
+            if (core && &fi == core)
+                marks << tr("compute");
+            if (!marks.isEmpty())
+                label += QStringLiteral("  [%1]").arg(marks.join(QStringLiteral(", ")));
+            item->setText(0, label);
+            item->setText(1, qs(fi.opcode));
+            item->setText(2, qs(hlo::shapeToString(fi.shape)));
+            item->setToolTip(0, instructionText(module, fi));
+            item->setToolTip(2, item->text(2));
+            item->setData(0, kInstructionIdRole, QVariant::fromValue<qlonglong>(fi.id));
+            if (!fi.shape.isTuple()) {
+                const auto info = L::computePadding(fi.shape, L::inferOutputSemantics(*module, fi));
+                if (info.valid) {
+                    item->setText(3, efficiencyText(info.efficiency));
+                    item->setBackground(3, paddingColor(info.efficiency, pal));
+                    item->setToolTip(3, qs(info.usedOfTileText()));
+                    item->setTextAlignment(3, Qt::AlignRight | Qt::AlignVCenter);
+                }
+            }
+            if (!marks.isEmpty() || isComputeOpcode(fi.opcode)) {
+                for (int c = 0; c < 4; ++c)
+                    item->setFont(c, bold);
+            }
+            if (core && &fi == core)
+                select = item;
+            else if (!select && fi.id == computation->rootId && depth == 0)
+                select = item;
+            // Nested fusions expand in place.
+            if (fi.opcode == "fusion" && depth < 4)
+                for (int64_t id : fi.calledComputationIds)
+                    if (const hlo::Computation* nested = module->computation(id))
+                        addComputation(nested, item, depth + 1);
+        }
+    };
+    addComputation(fused, nullptr, 0);
+    m_fusedTree->setRootIsDecorated(m_fusedTree->topLevelItemCount() && [&] {
+        for (int i = 0; i < m_fusedTree->topLevelItemCount(); ++i)
+            if (m_fusedTree->topLevelItem(i)->childCount())
+                return true;
+        return false;
+    }());
+    m_fusedTree->expandAll();
+    m_fusedTree->resizeColumnToContents(0);
+    m_fusedTree->resizeColumnToContents(1);
+    m_fusedTree->resizeColumnToContents(3);
+    m_fusedTree->setColumnWidth(0, std::min(m_fusedTree->columnWidth(0), 260));
+    m_fusedLabel->setText(tr("Fused instructions (%1) of %2").arg(fused->instructions.size()).arg(qs(fused->name)));
+    // Small fusions: the tree is only as tall as its rows, the instruction details get the rest.
+    int rows = 0;
+    for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it)
+        ++rows;
+    const int rowHeight = std::max(m_fusedTree->fontMetrics().height() + 4, m_fusedTree->sizeHintForRow(0));
+    const int treeHeight
+        = m_fusedTree->header()->sizeHint().height() + rows * rowHeight + 2 * m_fusedTree->frameWidth() + 4;
+    m_fusedTree->setMaximumHeight(rows <= 12 ? treeHeight : QWIDGETSIZE_MAX);
+    applySplitterSizes();
+    m_fusedTree->setCurrentItem(select);
+    const hlo::Instruction* shown
+        = select ? module->instructionById(select->data(0, kInstructionIdRole).toLongLong()) : nullptr;
+    renderInstruction(shown);
+}
+
+bool DetailsPanel::selectFusedInstruction(const QString& name)
+{
+    const auto items = m_fusedTree->findItems(name, Qt::MatchStartsWith | Qt::MatchRecursive, 0);
+    for (QTreeWidgetItem* item : items) {
+        const QString text = item->text(0);
+        if (text == name || text.startsWith(name + QLatin1Char(' '))) {
+            m_fusedTree->setCurrentItem(item);
+            return true;
+        }
+    }
+    return false;
+}
+
+void DetailsPanel::renderInstruction(const hlo::Instruction* fi)
+{
+    m_instructionMarkdown.clear();
+    if (!fi || !m_profile || m_op == kNone) {
+        m_instructionBrowser->setHtml(tr("<p>Select a fused instruction to see its shape and padding.</p>"));
+        return;
+    }
+    const QPalette pal = palette();
+    const OpInfo& op = m_profile->ops[m_op];
+    const hlo::Module* module = m_profile->hloFor(op);
+    const hlo::Instruction* fusion = m_profile->instructionFor(op);
+    Doc doc(pal);
+    doc.rawHtml(
+        QStringLiteral("<p style=\"margin-top:0;\"><b>%1</b> · %2</p>").arg(esc(qs(fi->name)), esc(qs(fi->opcode))));
+    doc.rawMarkdown(QStringLiteral("### Fused instruction %1\n\n").arg(qs(fi->name)));
+    doc.code(instructionText(module, *fi));
+    if (fi->hasConvolutionDimensions) {
+        const auto& c = fi->convolution;
+        auto list = [](const std::vector<int64_t>& v) {
+            QStringList s;
+            for (int64_t d : v)
+                s << QString::number(d);
+            return s.join(QLatin1Char(','));
+        };
+        doc.kv(tr("Convolution dims"),
+            QStringLiteral("input b%1 f%2 s[%3], kernel i%4 o%5 s[%6], output b%7 f%8 s[%9]")
+                .arg(c.inputBatch)
+                .arg(c.inputFeature)
+                .arg(list(c.inputSpatial))
+                .arg(c.kernelInputFeature)
+                .arg(c.kernelOutputFeature)
+                .arg(list(c.kernelSpatial))
+                .arg(c.outputBatch)
+                .arg(c.outputFeature)
+                .arg(list(c.outputSpatial)));
+    }
+    if (!fi->opName.empty())
+        doc.kv(tr("Framework op"), qs(fi->opName));
+    if (!fi->sourceFile.empty())
+        doc.kv(tr("Source"),
+            qs(fi->sourceFile) + (fi->sourceLine ? QStringLiteral(":%1").arg(fi->sourceLine) : QString()));
+    addShapeSection(doc, pal, fi->shape, L::inferOutputSemantics(*module, *fi), tr("Shape"));
+
+    // Operands: inside the fusion they link to the fused instruction; parameters lead to the fusion's
+    // operand, which is a profiled op when it was itself an XLA op.
+    QList<QList<Doc::Cell>> rows;
+    auto addRow = [&](const QString& index, const hlo::Instruction* target, const QString& via) {
+        const OpId targetOp = target ? opForInstruction(target->name) : kNone;
+        QString html;
+        const QString name = target ? qs(target->name) : QStringLiteral("?");
+        if (targetOp != kNone && targetOp != m_op)
+            html = QStringLiteral("<a href=\"op:%1\">%2</a> <small>(profiled op)</small>").arg(targetOp).arg(esc(name));
+        else if (target && target != fusion)
+            html = QStringLiteral("<a href=\"instr:%1\">%2</a>").arg(target->id).arg(esc(name));
+        rows.append(QList<Doc::Cell> {{index}, {name + via, {}, html + esc(via)},
+            {target ? qs(target->opcode) : QString()}, {target ? qs(hlo::shapeToString(target->shape)) : QString()}});
+    };
+    for (size_t i = 0; i < fi->operandIds.size(); ++i)
+        addRow(QString::number(i), module->instructionById(fi->operandIds[i]), {});
+    if (fi->opcode == "parameter" && fusion && fi->parameterNumber >= 0
+        && static_cast<size_t>(fi->parameterNumber) < fusion->operandIds.size()) {
+        addRow(tr("fusion operand %1").arg(fi->parameterNumber),
+            module->instructionById(fusion->operandIds[fi->parameterNumber]), {});
+    }
+    if (!rows.isEmpty()) {
+        doc.heading(fi->opcode == "parameter" ? tr("Bound to") : tr("Operands"));
+        doc.table({tr("#"), tr("Operand"), tr("Opcode"), tr("Shape")}, rows, {true, false, false, false});
+    }
+    applyLinkColor(m_instructionBrowser, pal);
+    m_instructionBrowser->setHtml(doc.html());
+    m_instructionMarkdown = doc.markdown();
+}
+
+void DetailsPanel::onAnchor(const QUrl& url)
+{
+    const QString scheme = url.scheme();
+    bool ok = false;
+    const qlonglong id = url.path().toLongLong(&ok);
+    if (!ok)
+        return;
+    if (scheme == QLatin1String("op") && m_profile && id >= 0 && static_cast<size_t>(id) < m_profile->ops.size()) {
+        emit opActivated(static_cast<OpId>(id));
+    } else if (scheme == QLatin1String("instr")) {
+        for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it) {
+            if ((*it)->data(0, kInstructionIdRole).toLongLong() == id) {
+                m_fusedTree->setCurrentItem(*it);
+                m_fusedTree->scrollToItem(*it);
+                return;
+            }
+        }
+    }
+}
+
+void DetailsPanel::copyMarkdown()
+{
+    if (QClipboard* clipboard = QApplication::clipboard())
+        clipboard->setText(markdown());
+}
+
+void DetailsPanel::applySplitterSizes()
+{
+    // The op details matter most; the user's own split wins once they drag the handle.
+    if (m_userSizedSplitter || m_splitter->height() <= 0)
+        return;
+    const int h = m_splitter->height();
+    m_splitter->setSizes({h * 11 / 20, h * 9 / 20});
+}
+
+void DetailsPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    applySplitterSizes();
+}
+
+void DetailsPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        const QString current = m_fusedTree->currentItem() ? m_fusedTree->currentItem()->text(0) : QString();
+        render(); // colours are baked into the HTML
+        if (!current.isEmpty())
+            selectFusedInstruction(current.section(QStringLiteral("  ["), 0, 0));
+    }
+    QWidget::changeEvent(event);
+}
+
+} // namespace tpuscope::widgets

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "timeaxisticker.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tpuscope::widgets {
+
+TimeAxisTicker::TimeAxisTicker()
+{
+    setTickStepStrategy(tssReadability);
+    setTickCount(6);
+}
+
+void TimeAxisTicker::unitFor(double magnitudePs, double* divisor, QString* suffix)
+{
+    const double m = std::abs(magnitudePs);
+    if (m >= 1e12) {
+        *divisor = 1e12;
+        *suffix = QStringLiteral("s");
+    } else if (m >= 1e9) {
+        *divisor = 1e9;
+        *suffix = QStringLiteral("ms");
+    } else if (m >= 1e6) {
+        *divisor = 1e6;
+        *suffix = QStringLiteral("µs");
+    } else if (m >= 1e3) {
+        *divisor = 1e3;
+        *suffix = QStringLiteral("ns");
+    } else {
+        *divisor = 1;
+        *suffix = QStringLiteral("ps");
+    }
+}
+
+QString TimeAxisTicker::formatTime(double ps, double magnitudePs, double resolutionPs)
+{
+    double divisor = 1;
+    QString suffix;
+    unitFor(magnitudePs, &divisor, &suffix);
+    int decimals = 0;
+    if (resolutionPs > 0) {
+        const double step = resolutionPs / divisor;
+        // Enough decimals to tell neighbouring ticks apart (a 2.5 step needs one).
+        decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(step) - 1e-9)), 0, 9);
+        const double scaled = step * std::pow(10.0, decimals);
+        if (std::abs(scaled - std::round(scaled)) > 1e-6 * scaled && decimals < 9)
+            ++decimals;
+    }
+    double value = ps / divisor;
+    if (std::abs(value) < 0.5 * std::pow(10.0, -decimals))
+        value = 0; // no "-0"
+    return QString::number(value, 'f', decimals) + QLatin1Char(' ') + suffix;
+}
+
+QVector<QString> TimeAxisTicker::createLabelVector(const QVector<double>& ticks, const QLocale&, QChar, int)
+{
+    QVector<QString> labels;
+    labels.reserve(ticks.size());
+    if (ticks.isEmpty())
+        return labels;
+    double magnitude = 0;
+    for (double t : ticks)
+        magnitude = std::max(magnitude, std::abs(t));
+    const double step = ticks.size() > 1 ? std::abs(ticks[1] - ticks[0]) : 0;
+    if (magnitude == 0)
+        magnitude = step;
+    for (double t : ticks)
+        labels.append(formatTime(t, magnitude, step));
+    return labels;
+}
+
+} // namespace tpuscope::widgets

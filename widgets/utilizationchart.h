@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPGraph;
+class QLabel;
+class QThreadPool;
+class QTimer;
+
+namespace tpuscope::model {
+struct UtilizationSeries;
+}
+
+namespace tpuscope::widgets {
+
+/// FLOPS and HBM-bandwidth utilization over time (average per bucket as a line, the per-bucket peak
+/// as a light band above it). The x range follows the timeline; dragging or wheel-zooming the chart
+/// moves the timeline through rangeChanged. Buckets are recomputed for the visible range (debounced).
+class UtilizationChart : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit UtilizationChart(QWidget* parent = nullptr);
+    ~UtilizationChart() override;
+
+    void setProfile(tpuscope::model::ProfilePtr profile);
+    /// Syncs the x range with the timeline; does not emit rangeChanged.
+    void setVisibleRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    void setCore(int core); // ordinal of Profile::tpuCorePlanes(); -1 = all
+
+    // For tests and the screenshot tool.
+    QCustomPlot* plot() const { return m_plot; }
+    int core() const { return m_core; }
+    /// Recomputes now instead of after the debounce delay.
+    void flush();
+    /// Number of points of the FLOPS line currently shown.
+    int pointCount() const;
+    /// Value shown at a bucket index (percent of peak, or absolute when the peak is unknown).
+    double flopsValueAt(int index) const;
+
+signals:
+    void rangeChanged(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void onXRangeChanged();
+    void recompute(bool synchronous = false);
+    void applySeries(const tpuscope::model::UtilizationSeries& series);
+    void applyPalette();
+    void rebuildCoreCombo();
+    void updateHover(const QPoint& pos);
+
+    tpuscope::model::ProfilePtr m_profile;
+    QCustomPlot* m_plot = nullptr;
+    QComboBox* m_coreCombo = nullptr;
+    QCheckBox* m_peaksBox = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_legend = nullptr;
+    QLabel* m_implausibleLabel = nullptr;
+    QCPGraph* m_flops = nullptr;
+    QCPGraph* m_flopsPeak = nullptr;
+    QCPGraph* m_hbm = nullptr;
+    QCPGraph* m_hbmPeak = nullptr;
+    QTimer* m_recomputeTimer = nullptr;
+    QThreadPool* m_pool = nullptr;
+    int m_generation = 0;
+    QTimer* m_emitTimer = nullptr;
+    int m_core = -1;
+    bool m_settingRange = false;
+    bool m_percent = true; // peaks known: both series in % of peak on one axis
+    double m_computedBegin = 0, m_computedEnd = 0;
+};
+
+} // namespace tpuscope::widgets
