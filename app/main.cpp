@@ -109,7 +109,7 @@ int main(int argc, char** argv)
         if (files.isEmpty() && !demo)
             return fail(QStringLiteral("--screenshot needs a FILE or --demo"), 2);
 
-        MainWindow window(MainWindow::Options {false});
+        MainWindow window(MainWindow::Options {false, false});
         if (!device.isEmpty())
             window.setDeviceOverride(device);
         const QString source = demo ? QStringLiteral("the demo profile") : files.first();

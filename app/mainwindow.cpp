@@ -7,6 +7,7 @@
 #include "detailspanel.h"
 #include "optableview.h"
 #include "qt/selectionstate.h"
+#include "loader/logdir.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
 #include "rooflinechart.h"
@@ -25,6 +26,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -353,10 +355,34 @@ void MainWindow::selectEvent(model::TrackId track, quint32 index)
 
 void MainWindow::openFile(const QString& path)
 {
-    if (path.isEmpty())
+    const QString target = pickRun(path);
+    if (target.isEmpty())
         return;
     hideMessage();
-    m_session->open(path);
+    m_session->open(target);
+}
+
+QString MainWindow::pickRun(const QString& path)
+{
+    // A TensorBoard log dir may hold many runs: newest first, and the user picks one.
+    if (!m_options.askForRun || !QFileInfo(path).isDir())
+        return path;
+    const std::vector<model::ProfileRun> runs = model::findRuns(path.toStdString());
+    if (runs.size() < 2)
+        return path;
+    QStringList labels;
+    for (const auto& run : runs) {
+        const int hosts = static_cast<int>(run.hosts.size());
+        labels << (hosts == 1 ? tr("%1  (1 host)") : tr("%1  (%2 hosts)").arg(QStringLiteral("%1")).arg(hosts))
+                      .arg(QString::fromStdString(run.label.empty() ? run.name : run.label));
+    }
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(this, tr("Open Profile Run"),
+        tr("%1 holds %2 profile runs, newest first:").arg(QFileInfo(path).fileName()).arg(runs.size()), labels, 0,
+        false, &ok);
+    if (!ok)
+        return {};
+    return QString::fromStdString(runs[static_cast<size_t>(labels.indexOf(chosen))].path);
 }
 
 bool MainWindow::hasDemo()

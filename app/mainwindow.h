@@ -46,6 +46,9 @@ public:
         /// Read and write layout, recent files and settings in QSettings. Screenshots turn this off
         /// so that they do not depend on (or change) the user's layout.
         bool persistSettings = true;
+        /// Ask which run to open when a log directory holds several (off for screenshots and
+        /// tests, which take the newest).
+        bool askForRun = true;
     };
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -53,6 +56,8 @@ public:
     ~MainWindow() override;
 
     void openFile(const QString& path);
+    /// For a log dir with several runs, the run the user picks (empty when cancelled); else `path`.
+    QString pickRun(const QString& path);
     /// Opens the profile bundled as the resource ":/demo.xplane.pb"; false (with a visible message)
     /// when this build has none.
     bool openDemo();

@@ -81,6 +81,13 @@ bool parseArguments(int argc, char** argv, Arguments& args)
                 args.error = "--max-decompressed-mb needs a number";
                 return false;
             }
+        } else if (a == "--redact") {
+            const char* v = value("--redact");
+            if (!v)
+                return false;
+            args.redact = v;
+        } else if (a == "--text") {
+            args.text = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
             args.error = "unknown option " + a;
             return false;

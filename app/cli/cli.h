@@ -19,6 +19,8 @@ struct Arguments
     int core = -1;
     size_t top = 0;
     uint64_t maxDecompressedMb = 0;
+    std::string redact; // share: paths,names,hash
+    bool text = false;  // share: write the pasteable text form
     bool help = false;
     std::string error;
 };

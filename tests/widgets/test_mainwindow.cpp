@@ -73,7 +73,7 @@ bool waitForLoaded(MainWindow& window, const QString& path)
 
 TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
 {
-    MainWindow window(MainWindow::Options {false});
+    MainWindow window(MainWindow::Options {false, false});
     QSignalSpy started(window.session(), &TraceSession::loadStarted);
     QSignalSpy loaded(window.session(), &TraceSession::loaded);
     QSignalSpy progress(window.session(), &TraceSession::progress);
@@ -94,7 +94,7 @@ TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
 
 TEST_F(MainWindowTest, TableSelectionReachesTheOtherViews)
 {
-    MainWindow window(MainWindow::Options {false});
+    MainWindow window(MainWindow::Options {false, false});
     ASSERT_TRUE(waitForLoaded(window, samplePath()));
     QTreeView* view = window.opTable()->view();
     const QModelIndex group = view->model()->index(0, 0);
@@ -138,7 +138,7 @@ TEST_F(MainWindowTest, BadFileShowsAnInlineError)
 {
     const QString bad
         = writeFile(QStringLiteral("broken.xplane.pb"), QByteArrayLiteral("\x0a\xff\xff\xff\xff garbage"));
-    MainWindow window(MainWindow::Options {false});
+    MainWindow window(MainWindow::Options {false, false});
     window.show();
     QSignalSpy failed(window.session(), &TraceSession::loadFailed);
     window.openFile(bad);

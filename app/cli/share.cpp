@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli share / open-text / diff / card: sharing a diagnosis without the trace.
+#include "cli.h"
+
+#include "analysis/diff.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/summary.h"
+#include "core/jsondom.h"
+#include "loader/loader.h"
+#include "report/report.h"
+#include "share/sharefile.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#ifdef TPUSCOPE_CLI_CARD
+#include "sharecard.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QString>
+#endif
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+namespace {
+
+LoadOptions loadOptionsOf(const Arguments& args)
+{
+    LoadOptions options;
+    options.deviceOverride = args.device;
+    options.maxDecompressedBytes = args.maxDecompressedMb << 20;
+    return options;
+}
+
+bool load(const Arguments& args, const std::string& path, std::ostream& err, ProfilePtr& profile)
+{
+    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
+        err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
+        return false;
+    }
+    LoadResult result = loadProfile(path, loadOptionsOf(args));
+    if (!result.ok()) {
+        err << "tpuscope-cli: " << result.error << "\n";
+        return false;
+    }
+    profile = result.profile;
+    return true;
+}
+
+/// The output must not be one of the inputs: writing a share file over its profile loses the profile.
+bool isSameFile(const std::string& a, const std::string& b)
+{
+    std::error_code ec;
+    if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
+        return std::filesystem::equivalent(a, b, ec);
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+std::string kib(size_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f KB", static_cast<double>(bytes) / 1024.0);
+    return buffer;
+}
+
+int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.empty()) {
+        err << "tpuscope-cli share: missing FILE\n";
+        return 2;
+    }
+    if (args.output.empty() && !args.text) {
+        err << "tpuscope-cli share: give -o OUT.tpuscope (or --text to print the pasteable text form)\n";
+        return 2;
+    }
+    ShareOptions options;
+    std::string error;
+    if (!parseShareRedaction(args.redact, options.redaction, error)) {
+        err << "tpuscope-cli share: " << error << "\n";
+        return 2;
+    }
+    if (args.top > 0)
+        options.maxOps = args.top;
+    const std::string& input = args.positional.front();
+    if (!args.output.empty() && isSameFile(input, args.output)) {
+        err << "tpuscope-cli share: the output " << args.output << " is the input file; choose another name\n";
+        return 2;
+    }
+    ProfilePtr profile;
+    if (!load(args, input, err, profile))
+        return 1;
+    const ShareResult share = buildShareFile(*profile, options);
+    if (!share.ok()) {
+        err << "tpuscope-cli share: " << share.error << "\n";
+        return 1;
+    }
+    const std::string payload = args.text ? shareFileToText(share.bytes) : share.bytes;
+    if (args.output.empty()) {
+        out << payload;
+    } else if (!writeFileAtomically(args.output, payload, error)) {
+        err << "tpuscope-cli share: " << error << "\n";
+        return 1;
+    }
+    const ShareStats& s = share.stats;
+    char line[320];
+    std::snprintf(line, sizeof line,
+        "%s: %s (%s JSON%s), top %zu of %zu ops covering %.1f %% of op time, %zu HLO instructions from %zu "
+        "programs\n",
+        args.output.empty() ? "share" : args.output.c_str(), kib(s.fileBytes).c_str(), kib(s.jsonBytes).c_str(),
+        args.text ? (", " + kib(payload.size()) + " as text").c_str() : "", s.keptOps, s.totalOps,
+        100.0 * s.keptTimeFraction, s.hloInstructions, s.programsWithHlo);
+    err << line;
+    return 0;
+}
+
+int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.empty()) {
+        err << "tpuscope-cli open-text: missing FILE (or - for standard input)\n";
+        return 2;
+    }
+    const std::string& input = args.positional.front();
+    std::string text;
+    if (input == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+        std::ifstream in(input, std::ios::binary);
+        if (!in) {
+            err << "tpuscope-cli open-text: cannot open " << input << "\n";
+            return 1;
+        }
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::string bytes, error;
+    if (!shareFileFromText(text, bytes, error)) {
+        err << "tpuscope-cli open-text: " << (input == "-" ? "standard input" : input) << ": " << error << "\n";
+        return 1;
+    }
+    if (!args.output.empty()) {
+        if (input != "-" && isSameFile(input, args.output)) {
+            err << "tpuscope-cli open-text: the output " << args.output << " is the input file\n";
+            return 2;
+        }
+        if (!writeFileAtomically(args.output, bytes, error)) {
+            err << "tpuscope-cli open-text: " << error << "\n";
+            return 1;
+        }
+        err << args.output << ": " << kib(bytes.size()) << "\n";
+        return 0;
+    }
+    LoadResult result = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsOf(args));
+    if (!result.ok()) {
+        err << "tpuscope-cli open-text: " << result.error << "\n";
+        return 1;
+    }
+    const bool json = args.format == "json";
+    if (!args.format.empty() && args.format != "text" && !json) {
+        err << "tpuscope-cli open-text: --format must be text or json\n";
+        return 2;
+    }
+    out << summaryReport(*result.profile, computeSummary(*result.profile), json);
+    if (!json)
+        out << "\n" << opsReport(*result.profile, computeOpBreakdown(*result.profile), TableFormat::Text, args.top ? args.top : 10);
+    return 0;
+}
+
+int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.size() != 2) {
+        err << "tpuscope-cli diff: needs two files: diff A B\n";
+        return 2;
+    }
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli diff: --format must be table, csv, tsv, json or md\n";
+        return 2;
+    }
+    ProfilePtr a, b;
+    if (!load(args, args.positional[0], err, a) || !load(args, args.positional[1], err, b))
+        return 1;
+    for (const ProfilePtr& p : {a, b})
+        if (!p->hasTpuOps()) {
+            err << "tpuscope-cli diff: " << p->load.path << ": " << computeSummary(*p).message << "\n";
+            return 1;
+        }
+    out << diffReport(computeDiff(*a, *b), format, args.top);
+    return 0;
+}
+
+int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+#ifdef TPUSCOPE_CLI_CARD
+    if (args.positional.empty() || args.output.empty()) {
+        err << "tpuscope-cli card: usage: card FILE -o card.png\n";
+        return 2;
+    }
+    if (isSameFile(args.positional.front(), args.output)) {
+        err << "tpuscope-cli card: the output " << args.output << " is the input file\n";
+        return 2;
+    }
+    ProfilePtr profile;
+    if (!load(args, args.positional.front(), err, profile))
+        return 1;
+    // Works on a server: no display needed.
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    int argc = 1;
+    char name[] = "tpuscope-cli";
+    char* argv[] = {name, nullptr};
+    QGuiApplication app(argc, argv);
+    widgets::ShareCardOptions options;
+    if (args.top > 0)
+        options.topOps = args.top;
+    const QImage image = widgets::renderShareCard(*profile, options);
+    if (image.isNull()) {
+        err << "tpuscope-cli card: could not render the card\n";
+        return 1;
+    }
+    const std::string tmp = args.output + ".part.png";
+    if (!image.save(QString::fromStdString(tmp), "PNG")) {
+        err << "tpuscope-cli card: cannot write " << args.output << "\n";
+        return 1;
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, args.output, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        err << "tpuscope-cli card: cannot write " << args.output << ": " << ec.message() << "\n";
+        return 1;
+    }
+    err << args.output << ": " << image.width() << "x" << image.height() << " PNG\n";
+    (void)out;
+    return 0;
+#else
+    (void)args;
+    (void)out;
+    err << "tpuscope-cli card: this build has no GUI libraries (configure with TPUSCOPE_BUILD_GUI=ON)\n";
+    return 1;
+#endif
+}
+
+} // namespace
+
+int runShareCommand(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.command == "share")
+        return runShare(args, out, err);
+    if (args.command == "open-text")
+        return runOpenText(args, out, err);
+    if (args.command == "diff")
+        return runDiff(args, out, err);
+    if (args.command == "card")
+        return runCard(args, out, err);
+    return kUnknownCommand;
+}
+
+} // namespace tpuscope::cli
