@@ -155,7 +155,8 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         err << args.output << ": " << kib(bytes.size()) << "\n";
         return 0;
     }
-    LoadResult result = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsOf(args));
+    LoadResult result
+        = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsOf(args));
     if (!result.ok()) {
         err << "tpuscope-cli open-text: " << result.error << "\n";
         return 1;
@@ -167,7 +168,9 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     out << summaryReport(*result.profile, computeSummary(*result.profile), json);
     if (!json)
-        out << "\n" << opsReport(*result.profile, computeOpBreakdown(*result.profile), TableFormat::Text, args.top ? args.top : 10);
+        out << "\n"
+            << opsReport(
+                   *result.profile, computeOpBreakdown(*result.profile), TableFormat::Text, args.top ? args.top : 10);
     return 0;
 }
 

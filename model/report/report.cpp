@@ -387,6 +387,10 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         for (const auto& w : profile.load.warnings)
             json.value(w);
         json.endArray();
+        json.key("limitations").beginArray();
+        for (const auto& l : profile.load.limitations)
+            json.value(l);
+        json.endArray();
         json.endObject();
         const ImportStats& st = profile.stats;
         json.key("import_stats").beginObject();
@@ -414,12 +418,18 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         out += "Peak per core:   " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s, "
             + printf1("%.4g", d.peakHbmGbpsPerCore) + " GB/s HBM (" + d.peakNote + ")\n";
     }
-    out += "Profile span:    " + formatDurationPs(static_cast<double>(s.spanPs)) + "\n";
+    if (s.spanPs > 0)
+        out += "Profile span:    " + formatDurationPs(static_cast<double>(s.spanPs)) + "\n";
+    else
+        out += "Profile span:    - (no timeline in this file)\n";
     if (!s.hasTpuOps) {
         out += "\n" + s.message + "\n";
     } else {
         out += "Total op time:   " + formatDurationPs(s.totalOpTimePs) + " over " + std::to_string(d.cores)
-            + " cores (busy " + formatPercent(s.busyFraction) + " of span × cores)\n";
+            + (d.cores == 1 ? " core" : " cores");
+        if (s.spanPs > 0)
+            out += " (busy " + formatPercent(s.busyFraction) + " of span × cores)";
+        out += "\n";
         out += "FLOPS util:      " + formatPercent(s.flopsUtilization) + "\n";
         out += "HBM BW util:     " + formatPercent(s.hbmUtilization) + "\n";
         if (s.steps.count)
@@ -442,6 +452,8 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         + " read in " + printf1("%.3f", profile.load.seconds) + " s\n";
     for (const auto& w : profile.load.warnings)
         out += "Warning:         " + w + "\n";
+    for (const auto& l : profile.load.limitations)
+        out += "Format limit:    " + l + "\n";
     const ImportStats& st = profile.stats;
     if (st.negativeDurations || st.unknownMetadataIds || st.partialOverlaps || st.malformedEvents
         || st.hloDecodeFailures || st.unmatchedBegins || st.unmatchedEnds)

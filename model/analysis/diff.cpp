@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diff.h"
+
+#include "../report/jsonwriter.h"
+#include "opbreakdown.h"
+#include "summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+namespace tpuscope::model {
+
+const char* diffStatusName(DiffStatus status)
+{
+    switch (status) {
+    case DiffStatus::Both:
+        return "both";
+    case DiffStatus::New:
+        return "new";
+    case DiffStatus::Removed:
+        return "removed";
+    }
+    return "both";
+}
+
+namespace {
+
+struct Side
+{
+    OpBreakdown breakdown;
+    StepStats steps;
+    double divisor = 1; // steps when comparing per step
+};
+
+DiffSide sideOf(const OpRow& row, double divisor)
+{
+    DiffSide s;
+    s.op = row.op;
+    s.program = row.program;
+    s.occurrences = row.occurrences;
+    s.timePs = row.totalTimePs / divisor;
+    s.timeFraction = row.timeFraction;
+    s.flopsUtilization = row.flopsUtilization;
+    s.hbmUtilization = row.hbmUtilization;
+    return s;
+}
+
+DiffProfileSide profileSide(const Profile& p, const Side& s)
+{
+    DiffProfileSide out;
+    out.device = p.device.type;
+    out.cores = p.device.cores;
+    out.steps = s.steps.count;
+    out.stepPs = s.steps.averagePs;
+    out.totalOpTimePs = s.breakdown.totalTimePs / s.divisor;
+    out.flopsUtilization = s.breakdown.flopsUtilization;
+    out.hbmUtilization = s.breakdown.hbmUtilization;
+    out.ops = s.breakdown.rows.size();
+    return out;
+}
+
+std::string signedPercent(double fraction)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%+.1f pp", 100.0 * fraction);
+    return buffer;
+}
+
+std::string signedDuration(double ps)
+{
+    if (ps == 0)
+        return "0";
+    return (ps > 0 ? "+" : "-") + formatDurationPs(std::fabs(ps));
+}
+
+std::string relative(double a, double b)
+{
+    if (a <= 0)
+        return b > 0 ? "new" : "";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%+.1f%%", 100.0 * (b - a) / a);
+    return buffer;
+}
+
+} // namespace
+
+ProfileDiff computeDiff(const Profile& a, const Profile& b)
+{
+    Side sa {computeOpBreakdown(a), computeStepStats(a)};
+    Side sb {computeOpBreakdown(b), computeStepStats(b)};
+    ProfileDiff diff;
+    diff.perStep = sa.steps.count > 0 && sb.steps.count > 0;
+    if (diff.perStep) {
+        sa.divisor = static_cast<double>(sa.steps.count);
+        sb.divisor = static_cast<double>(sb.steps.count);
+    }
+    diff.a = profileSide(a, sa);
+    diff.b = profileSide(b, sb);
+
+    // Exact (program, name) first; then the op name alone among what is left, when it is unique
+    // on both sides (the same name in two programs cannot be told apart).
+    const auto& rowsA = sa.breakdown.rows;
+    const auto& rowsB = sb.breakdown.rows;
+    std::vector<int> matchOfA(rowsA.size(), -1);
+    std::vector<bool> usedB(rowsB.size(), false);
+    std::unordered_map<std::string, size_t> byKey;
+    for (size_t j = 0; j < rowsB.size(); ++j)
+        byKey.emplace(rowsB[j].program + '\x1f' + rowsB[j].name, j);
+    for (size_t i = 0; i < rowsA.size(); ++i)
+        if (auto it = byKey.find(rowsA[i].program + '\x1f' + rowsA[i].name); it != byKey.end()) {
+            matchOfA[i] = static_cast<int>(it->second);
+            usedB[it->second] = true;
+        }
+    std::unordered_map<std::string, int> nameCountA, nameCountB;
+    std::unordered_map<std::string, size_t> nameToB;
+    for (size_t i = 0; i < rowsA.size(); ++i)
+        if (matchOfA[i] < 0)
+            ++nameCountA[rowsA[i].name];
+    for (size_t j = 0; j < rowsB.size(); ++j)
+        if (!usedB[j]) {
+            ++nameCountB[rowsB[j].name];
+            nameToB[rowsB[j].name] = j;
+        }
+    std::vector<bool> byName(rowsA.size(), false);
+    for (size_t i = 0; i < rowsA.size(); ++i) {
+        if (matchOfA[i] >= 0)
+            continue;
+        const std::string& n = rowsA[i].name;
+        if (nameCountA[n] == 1 && nameCountB[n] == 1) {
+            const size_t j = nameToB[n];
+            matchOfA[i] = static_cast<int>(j);
+            usedB[j] = true;
+            byName[i] = true;
+        }
+    }
+
+    for (size_t i = 0; i < rowsA.size(); ++i) {
+        DiffRow row;
+        row.name = rowsA[i].name;
+        row.category = rowsA[i].category;
+        row.a = sideOf(rowsA[i], sa.divisor);
+        if (matchOfA[i] >= 0) {
+            row.b = sideOf(rowsB[static_cast<size_t>(matchOfA[i])], sb.divisor);
+            row.matchedByNameOnly = byName[i];
+            ++diff.matched;
+            diff.matchedByName += byName[i] ? 1 : 0;
+        } else {
+            row.status = DiffStatus::Removed;
+            ++diff.removed;
+        }
+        diff.rows.push_back(std::move(row));
+    }
+    for (size_t j = 0; j < rowsB.size(); ++j) {
+        if (usedB[j])
+            continue;
+        DiffRow row;
+        row.name = rowsB[j].name;
+        row.category = rowsB[j].category;
+        row.status = DiffStatus::New;
+        row.b = sideOf(rowsB[j], sb.divisor);
+        ++diff.added;
+        diff.rows.push_back(std::move(row));
+    }
+    std::stable_sort(diff.rows.begin(), diff.rows.end(), [](const DiffRow& x, const DiffRow& y) {
+        const double dx = std::fabs(x.timeDeltaPs()), dy = std::fabs(y.timeDeltaPs());
+        if (dx != dy)
+            return dx > dy;
+        return x.name < y.name;
+    });
+    return diff;
+}
+
+std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
+{
+    const size_t n = top ? std::min(top, diff.rows.size()) : diff.rows.size();
+    if (format == TableFormat::Json) {
+        JsonWriter w;
+        w.beginObject();
+        w.field("per_step", diff.perStep);
+        auto side = [&](const char* key, const DiffProfileSide& s) {
+            w.key(key).beginObject();
+            w.field("device", s.device).field("cores", s.cores).field("steps", s.steps).field("step_ps", s.stepPs);
+            w.field("total_op_time_ps", s.totalOpTimePs).field("flops_utilization", s.flopsUtilization);
+            w.field("hbm_utilization", s.hbmUtilization).field("ops", static_cast<uint64_t>(s.ops));
+            w.endObject();
+        };
+        side("a", diff.a);
+        side("b", diff.b);
+        w.key("delta").beginObject();
+        w.field("step_ps", diff.b.stepPs - diff.a.stepPs);
+        w.field("total_op_time_ps", diff.b.totalOpTimePs - diff.a.totalOpTimePs);
+        w.field("flops_utilization", diff.b.flopsUtilization - diff.a.flopsUtilization);
+        w.field("hbm_utilization", diff.b.hbmUtilization - diff.a.hbmUtilization);
+        w.endObject();
+        w.field("matched", static_cast<uint64_t>(diff.matched))
+            .field("matched_by_name", static_cast<uint64_t>(diff.matchedByName));
+        w.field("new", static_cast<uint64_t>(diff.added)).field("removed", static_cast<uint64_t>(diff.removed));
+        w.key("ops").beginArray();
+        for (size_t i = 0; i < n; ++i) {
+            const DiffRow& r = diff.rows[i];
+            w.beginObject();
+            w.field("name", r.name).field("category", r.category).field("status", diffStatusName(r.status));
+            w.field("matched_by_name_only", r.matchedByNameOnly);
+            auto opSide = [&](const char* key, const DiffSide& s, bool present) {
+                w.key(key);
+                if (!present) {
+                    w.null();
+                    return;
+                }
+                w.beginObject();
+                w.field("program", s.program).field("occurrences", s.occurrences).field("time_ps", s.timePs);
+                w.field("time_fraction", s.timeFraction).field("flops_utilization", s.flopsUtilization);
+                w.field("hbm_utilization", s.hbmUtilization);
+                w.endObject();
+            };
+            opSide("a", r.a, r.status != DiffStatus::New);
+            opSide("b", r.b, r.status != DiffStatus::Removed);
+            w.field("time_delta_ps", r.timeDeltaPs()).field("time_fraction_delta", r.fractionDelta());
+            w.field("flops_utilization_delta", r.b.flopsUtilization - r.a.flopsUtilization);
+            w.field("occurrences_delta", r.b.occurrences - r.a.occurrences);
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+        return w.str() + "\n";
+    }
+
+    const std::string unit = diff.perStep ? "/step" : "";
+    std::string out;
+    // Summary lines (a comment-free preamble; Markdown gets a small table of its own).
+    Table summary;
+    summary.header = {"", "A", "B", "Change"};
+    summary.rightAligned = {false, true, true, true};
+    auto stepText = [](const DiffProfileSide& s) {
+        return s.stepPs > 0 ? formatDurationPs(s.stepPs) + " (" + std::to_string(s.steps) + " steps)" : "n/a";
+    };
+    summary.rows.push_back(
+        {"Device", diff.a.device.empty() ? "unknown" : diff.a.device + " x" + std::to_string(diff.a.cores),
+            diff.b.device.empty() ? "unknown" : diff.b.device + " x" + std::to_string(diff.b.cores), ""});
+    summary.rows.push_back({"Step time", stepText(diff.a), stepText(diff.b),
+        diff.a.stepPs > 0 && diff.b.stepPs > 0
+            ? signedDuration(diff.b.stepPs - diff.a.stepPs) + " (" + relative(diff.a.stepPs, diff.b.stepPs) + ")"
+            : ""});
+    summary.rows.push_back(
+        {"Op time" + unit, formatDurationPs(diff.a.totalOpTimePs), formatDurationPs(diff.b.totalOpTimePs),
+            signedDuration(diff.b.totalOpTimePs - diff.a.totalOpTimePs) + " ("
+                + relative(diff.a.totalOpTimePs, diff.b.totalOpTimePs) + ")"});
+    summary.rows.push_back({"FLOPS utilization", formatPercent(diff.a.flopsUtilization),
+        formatPercent(diff.b.flopsUtilization), signedPercent(diff.b.flopsUtilization - diff.a.flopsUtilization)});
+    summary.rows.push_back({"HBM utilization", formatPercent(diff.a.hbmUtilization),
+        formatPercent(diff.b.hbmUtilization), signedPercent(diff.b.hbmUtilization - diff.a.hbmUtilization)});
+    summary.rows.push_back({"Ops", std::to_string(diff.a.ops), std::to_string(diff.b.ops),
+        std::to_string(diff.matched) + " matched (" + std::to_string(diff.matchedByName) + " by name only), "
+            + std::to_string(diff.added) + " new, " + std::to_string(diff.removed) + " removed"});
+
+    Table ops;
+    ops.header = {"Op", "Category", "Status", "Time A" + unit, "Time B" + unit, "Time change", "Share A", "Share B",
+        "FLOPS util A", "FLOPS util B", "Occurrences A", "Occurrences B"};
+    ops.rightAligned = {false, false, false, true, true, true, true, true, true, true, true, true};
+    for (size_t i = 0; i < n; ++i) {
+        const DiffRow& r = diff.rows[i];
+        const bool hasA = r.status != DiffStatus::New, hasB = r.status != DiffStatus::Removed;
+        std::string status
+            = r.status == DiffStatus::Both ? (r.matchedByNameOnly ? "matched by name" : "") : diffStatusName(r.status);
+        ops.rows.push_back({r.name, r.category, status, hasA ? formatDurationPs(r.a.timePs) : "-",
+            hasB ? formatDurationPs(r.b.timePs) : "-",
+            signedDuration(r.timeDeltaPs()) + (hasA && hasB ? " (" + relative(r.a.timePs, r.b.timePs) + ")" : ""),
+            hasA ? formatPercent(r.a.timeFraction) : "-", hasB ? formatPercent(r.b.timeFraction) : "-",
+            hasA ? formatPercent(r.a.flopsUtilization) : "-", hasB ? formatPercent(r.b.flopsUtilization) : "-",
+            hasA ? std::to_string(r.a.occurrences) : "-", hasB ? std::to_string(r.b.occurrences) : "-"});
+    }
+    if (format == TableFormat::Markdown) {
+        out += "## tpuscope diff\n\n" + renderTable(summary, format) + "\n"
+            + (diff.perStep ? "Op times are per step (each profile divided by its own step count).\n\n"
+                            : "Op times are totals over each profile (step counts unknown).\n\n")
+            + renderTable(ops, format);
+        return out;
+    }
+    if (format == TableFormat::Csv || format == TableFormat::Tsv)
+        return renderTable(ops, format);
+    out += renderTable(summary, format) + "\n" + renderTable(ops, format);
+    return out;
+}
+
+} // namespace tpuscope::model

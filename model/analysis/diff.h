@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Before/after comparison of two profiles: ops matched by (program, name), falling back to the name
+// alone because program ids change between compilations of the same model.
+
+#include "../core/profile.h"
+#include "../report/report.h"
+
+#include <string>
+#include <vector>
+
+namespace tpuscope::model {
+
+enum class DiffStatus : uint8_t { Both, New, Removed };
+const char* diffStatusName(DiffStatus status);
+
+struct DiffSide
+{
+    OpId op = kNone;
+    std::string program;
+    int64_t occurrences = 0;
+    double timePs = 0; // total (over cores), or per step when DiffSummary::perStep
+    double timeFraction = 0; // of that profile's op time
+    double flopsUtilization = 0;
+    double hbmUtilization = 0;
+};
+
+struct DiffRow
+{
+    std::string name;
+    std::string category;
+    DiffStatus status = DiffStatus::Both;
+    bool matchedByNameOnly = false; // the programs differ (e.g. recompiled): matched on the op name
+    DiffSide a, b;
+    double timeDeltaPs() const { return b.timePs - a.timePs; }
+    double fractionDelta() const { return b.timeFraction - a.timeFraction; }
+};
+
+struct DiffProfileSide
+{
+    std::string device;
+    int cores = 0;
+    int64_t steps = 0;
+    double stepPs = 0; // average step time (0 = unknown)
+    double totalOpTimePs = 0; // total op time over all cores (per step when perStep)
+    double flopsUtilization = 0;
+    double hbmUtilization = 0;
+    size_t ops = 0;
+};
+
+struct ProfileDiff
+{
+    /// Both profiles have steps: op times are per step, so runs of different length compare.
+    bool perStep = false;
+    DiffProfileSide a, b;
+    std::vector<DiffRow> rows; // by |time delta|, largest first
+    size_t matched = 0, added = 0, removed = 0, matchedByName = 0;
+};
+
+ProfileDiff computeDiff(const Profile& a, const Profile& b);
+
+/// Table (text/csv/tsv/md) or JSON; `top` limits the op rows (0 = all).
+std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top = 0);
+
+} // namespace tpuscope::model

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "testutil.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/summary.h"
+#include "loader/loader.h"
+#include "report/report.h"
+#include "share/sharefile.h"
+#include "synth/synth.h"
+
+#include <cmath>
+#include <set>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+
+namespace {
+
+ProfilePtr demoProfile()
+{
+    static ProfilePtr profile = [] {
+        std::string bytes, error;
+        EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
+        LoadResult loaded = loadProfileFromBytes(bytes, "demo.xplane.pb");
+        EXPECT_TRUE(loaded.ok()) << loaded.error;
+        return loaded.profile;
+    }();
+    return profile;
+}
+
+ProfilePtr loadShare(const std::string& bytes)
+{
+    LoadResult loaded = loadProfileFromBytes(bytes, "shared.tpuscope");
+    EXPECT_TRUE(loaded.ok()) << loaded.error;
+    return loaded.profile;
+}
+
+bool near(double a, double b)
+{
+    return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+/// Every op row of the loaded share that is a real op equals the original's row with the same
+/// (program, name); the kept rows come first in the same order.
+void expectSameTopOps(const Profile& original, const Profile& shared, size_t kept)
+{
+    const OpBreakdown a = computeOpBreakdown(original);
+    const OpBreakdown b = computeOpBreakdown(shared);
+    ASSERT_GE(b.rows.size(), kept);
+    EXPECT_TRUE(near(a.totalTimePs, b.totalTimePs));
+    EXPECT_TRUE(near(a.flopsUtilization, b.flopsUtilization));
+    EXPECT_TRUE(near(a.hbmUtilization, b.hbmUtilization));
+    for (size_t i = 0; i < kept; ++i) {
+        const OpRow& x = a.rows[i];
+        const OpRow& y = b.rows[i];
+        SCOPED_TRACE(x.name);
+        EXPECT_EQ(x.name, y.name);
+        EXPECT_EQ(x.program, y.program);
+        EXPECT_EQ(x.category, y.category);
+        EXPECT_EQ(x.occurrences, y.occurrences);
+        EXPECT_TRUE(near(x.totalTimePs, y.totalTimePs));
+        EXPECT_TRUE(near(x.timeFraction, y.timeFraction));
+        EXPECT_TRUE(near(x.flops, y.flops));
+        EXPECT_TRUE(near(x.hbmBytes, y.hbmBytes));
+        EXPECT_TRUE(near(x.flopsUtilization, y.flopsUtilization));
+        EXPECT_TRUE(near(x.hbmUtilization, y.hbmUtilization));
+    }
+}
+
+void expectSameAdvice(const Profile& original, const Profile& shared, bool sameNames = true)
+{
+    const AdviceReport a = computeAdvice(original);
+    const AdviceReport b = computeAdvice(shared);
+    ASSERT_EQ(a.advice.size(), b.advice.size());
+    for (size_t i = 0; i < a.advice.size(); ++i) {
+        SCOPED_TRACE(a.advice[i].title);
+        EXPECT_EQ(a.advice[i].rule, b.advice[i].rule);
+        EXPECT_EQ(a.advice[i].severity, b.advice[i].severity);
+        EXPECT_TRUE(near(a.advice[i].gainPs, b.advice[i].gainPs));
+        if (sameNames) {
+            EXPECT_EQ(a.advice[i].title, b.advice[i].title);
+            EXPECT_EQ(a.advice[i].opNames, b.advice[i].opNames);
+        }
+        ASSERT_EQ(a.advice[i].numbers.fields.size(), b.advice[i].numbers.fields.size());
+        for (size_t f = 0; f < a.advice[i].numbers.fields.size(); ++f) {
+            const auto& [key, x] = a.advice[i].numbers.fields[f];
+            const auto& y = b.advice[i].numbers.fields[f].second;
+            EXPECT_EQ(key, b.advice[i].numbers.fields[f].first);
+            if (x.kind == AdviceValue::Kind::Number) {
+                EXPECT_TRUE(near(x.number, y.number)) << key << ": " << x.number << " vs " << y.number;
+            } else if (x.kind == AdviceValue::Kind::Text && sameNames) {
+                EXPECT_EQ(x.text, y.text) << key;
+            }
+        }
+    }
+    EXPECT_EQ(a.batch.perCoreBatch, b.batch.perCoreBatch);
+    EXPECT_EQ(a.steps, b.steps);
+    EXPECT_TRUE(near(a.stepPs, b.stepPs));
+}
+
+} // namespace
+
+TEST(ShareFile, DemoRoundTripKeepsTopOpsAdviceAndSummary)
+{
+    ProfilePtr original = demoProfile();
+    const ShareResult share = buildShareFile(*original);
+    ASSERT_TRUE(share.ok()) << share.error;
+    EXPECT_TRUE(share.bytes.starts_with("TPUSCOPE-SHARE 1\n"));
+    EXPECT_LT(share.bytes.size(), 64u * 1024) << "demo share file should stay under 64 KB";
+    EXPECT_GT(share.stats.hloInstructions, 0u);
+    ProfilePtr shared = loadShare(share.bytes);
+    ASSERT_TRUE(shared);
+    EXPECT_EQ(shared->load.format, "tpuscope-share");
+    EXPECT_EQ(shared->device.type, original->device.type);
+    EXPECT_EQ(shared->device.cores, original->device.cores);
+    EXPECT_DOUBLE_EQ(shared->device.peakTflopsPerCore, original->device.peakTflopsPerCore);
+    expectSameTopOps(*original, *shared, share.stats.keptOps);
+    expectSameAdvice(*original, *shared);
+    const ProfileSummary a = computeSummary(*original);
+    const ProfileSummary b = computeSummary(*shared);
+    EXPECT_EQ(a.steps.count, b.steps.count);
+    EXPECT_TRUE(near(a.steps.averagePs, b.steps.averagePs));
+    EXPECT_TRUE(near(a.steps.minPs, b.steps.minPs));
+    EXPECT_TRUE(near(a.steps.maxPs, b.steps.maxPs));
+    EXPECT_EQ(a.spanPs, b.spanPs);
+    // The flagged op's drill-down works from the reduced HLO.
+    const Advice* padding = nullptr;
+    const AdviceReport advice = computeAdvice(*shared);
+    for (const Advice& x : advice.advice)
+        if (x.rule == "padding")
+            padding = &x;
+    ASSERT_TRUE(padding);
+    const OpPadding p = resolveOpPadding(*shared, padding->ops.front());
+    EXPECT_EQ(p.source, ShapeSource::Hlo);
+    OpId originalOp = kNone;
+    for (OpId id = 0; id < original->ops.size(); ++id)
+        if (original->ops[id].isXlaOp && original->str(original->ops[id].name) == p.name)
+            originalOp = id;
+    ASSERT_NE(originalOp, kNone);
+    const OpPadding q = resolveOpPadding(*original, originalOp);
+    EXPECT_EQ(p.computeCore != nullptr, q.computeCore != nullptr);
+    ASSERT_EQ(p.arrays.size(), q.arrays.size());
+    for (size_t i = 0; i < p.arrays.size(); ++i) {
+        EXPECT_EQ(p.arrays[i].role, q.arrays[i].role);
+        EXPECT_EQ(hlo::shapeToString(p.arrays[i].shape), hlo::shapeToString(q.arrays[i].shape));
+        EXPECT_EQ(p.arrays[i].padding.usedOfTileText(), q.arrays[i].padding.usedOfTileText());
+    }
+    // Every op's drill-down (padding, batch) matches for all kept ops.
+    for (const OpRow& row : computeOpBreakdown(*shared).rows) {
+        if (row.name.starts_with("("))
+            continue;
+        OpId o = kNone;
+        for (OpId id = 0; id < original->ops.size(); ++id)
+            if (original->ops[id].isXlaOp && original->str(original->ops[id].name) == row.name)
+                o = id;
+        const OpPadding x = resolveOpPadding(*shared, row.op);
+        const OpPadding y = resolveOpPadding(*original, o);
+        EXPECT_EQ(x.batchSize, y.batchSize) << row.name;
+        EXPECT_EQ(x.arrays.size(), y.arrays.size()) << row.name;
+        EXPECT_EQ(x.source, y.source) << row.name;
+    }
+}
+
+TEST(ShareFile, SamplesRoundTripAndStaySmall)
+{
+    for (const char* name :
+        {"tpu_v6e_inference.xplane.pb", "tpu_vllm_serving.trace.json.gz", "tpu_v5_training.op_profile.json.gz"}) {
+        SCOPED_TRACE(name);
+        if (!haveSample(name))
+            continue;
+        LoadResult loaded = loadProfile(samplePath(name));
+        ASSERT_TRUE(loaded.ok()) << loaded.error;
+        const ShareResult share = buildShareFile(*loaded.profile);
+        ASSERT_TRUE(share.ok()) << share.error;
+        EXPECT_LT(share.bytes.size(), 64u * 1024);
+        ProfilePtr shared = loadShare(share.bytes);
+        ASSERT_TRUE(shared);
+        expectSameTopOps(*loaded.profile, *shared, share.stats.keptOps);
+        expectSameAdvice(*loaded.profile, *shared);
+    }
+}
+
+TEST(ShareFile, KeepsOpsUntil95PercentAndGroupsTheRest)
+{
+    ProfilePtr original = demoProfile();
+    ShareOptions options;
+    options.maxOps = 2;
+    const ShareResult share = buildShareFile(*original, options);
+    ASSERT_TRUE(share.ok());
+    // Ops above 1 % are kept even past maxOps; the rest is grouped but the totals stay.
+    const OpBreakdown a = computeOpBreakdown(*original);
+    size_t above = 0;
+    for (const OpRow& r : a.rows)
+        above += r.timeFraction >= 0.01 ? 1 : 0;
+    EXPECT_EQ(share.stats.keptOps, std::max<size_t>(2, above));
+    ProfilePtr shared = loadShare(share.bytes);
+    expectSameTopOps(*original, *shared, share.stats.keptOps);
+}
+
+TEST(ShareFile, RedactionRemovesPathsFrameworkNamesAndOpNames)
+{
+    ProfilePtr original = demoProfile();
+    // The test must be able to fail: the demo has source paths, framework names and op names.
+    std::set<std::string> sources, tfOps, names;
+    for (const OpInfo& op : original->ops) {
+        if (!original->str(op.source).empty())
+            sources.insert(original->str(op.source));
+        if (!original->str(op.tfOp).empty())
+            tfOps.insert(original->str(op.tfOp));
+        if (op.isXlaOp)
+            names.insert(original->str(op.name));
+    }
+    for (const Program& p : original->programs)
+        if (p.hlo)
+            for (const auto& c : p.hlo->computations)
+                for (const auto& in : c.instructions) {
+                    if (!in.sourceFile.empty())
+                        sources.insert(in.sourceFile);
+                    if (!in.opName.empty())
+                        tfOps.insert(in.opName);
+                }
+    ASSERT_FALSE(sources.empty());
+    ASSERT_FALSE(tfOps.empty());
+    ASSERT_FALSE(names.empty());
+    const ShareResult plain = buildShareFile(*original);
+    EXPECT_NE(plain.json.find(*names.begin()), std::string::npos);
+    EXPECT_NE(plain.json.find(*tfOps.begin()), std::string::npos);
+
+    ShareOptions options;
+    std::string error;
+    ASSERT_TRUE(parseShareRedaction("paths,names,hash", options.redaction, error)) << error;
+    const ShareResult share = buildShareFile(*original, options);
+    ASSERT_TRUE(share.ok());
+    std::string json;
+    ASSERT_TRUE(shareFileJson(share.bytes, json, error)) << error;
+    EXPECT_EQ(json, share.json);
+    for (const std::string& s : sources) {
+        EXPECT_EQ(json.find(s), std::string::npos) << "source path survived: " << s;
+        const std::string file = s.substr(0, s.find(':'));
+        EXPECT_EQ(json.find(file), std::string::npos) << "source file survived: " << file;
+    }
+    for (const std::string& t : tfOps)
+        EXPECT_EQ(json.find("\"" + t), std::string::npos) << "framework op name survived: " << t;
+    EXPECT_EQ(json.find("source_file"), std::string::npos);
+    EXPECT_EQ(json.find("op_name="), std::string::npos);
+    for (const std::string& n : names) {
+        // Whole-token search: "fusion.3" must not appear, "fusion.31" would be another op.
+        for (size_t at = json.find(n); at != std::string::npos; at = json.find(n, at + 1)) {
+            const char before = at ? json[at - 1] : ' ';
+            const char after = at + n.size() < json.size() ? json[at + n.size()] : ' ';
+            const bool token = !(std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.')
+                && !(std::isalnum(static_cast<unsigned char>(after)) || after == '_'
+                    || (after == '.' && at + n.size() + 1 < json.size()
+                        && std::isdigit(static_cast<unsigned char>(json[at + n.size() + 1]))));
+            EXPECT_FALSE(token) << "op name survived: " << n << " near: " << json.substr(at > 40 ? at - 40 : 0, 100);
+        }
+    }
+    // Hashes are stable and consistent: the advice of the loaded file names the hashed op.
+    ProfilePtr shared = loadShare(share.bytes);
+    ASSERT_TRUE(shared);
+    expectSameAdvice(*original, *shared, false);
+    const AdviceReport advice = computeAdvice(*shared);
+    bool foundPadding = false;
+    for (const Advice& a : advice.advice)
+        if (a.rule == "padding" && !foundPadding) {
+            foundPadding = true;
+            EXPECT_EQ(a.opNames.front(), redactedName("fusion.3"));
+            EXPECT_NE(a.title.find(redactedName("fusion.3")), std::string::npos);
+            // The hashed op still has its HLO (fused computation and layout) for the drill-down.
+            const OpPadding p = resolveOpPadding(*shared, a.ops.front());
+            EXPECT_EQ(p.source, ShapeSource::Hlo);
+        }
+    EXPECT_TRUE(foundPadding);
+    EXPECT_EQ(redactedName("fusion.3"), redactedName("fusion.3"));
+    EXPECT_NE(redactedName("fusion.3"), redactedName("fusion.4"));
+}
+
+TEST(ShareFile, RedactionListIsValidated)
+{
+    ShareRedaction r;
+    std::string error;
+    EXPECT_TRUE(parseShareRedaction("", r, error));
+    EXPECT_FALSE(r.any());
+    EXPECT_TRUE(parseShareRedaction("paths, names", r, error));
+    EXPECT_TRUE(r.paths && r.names && !r.hashNames);
+    EXPECT_FALSE(parseShareRedaction("paths,secrets", r, error));
+    EXPECT_NE(error.find("secrets"), std::string::npos);
+}
+
+TEST(ShareFile, TextFormRoundTrips)
+{
+    const ShareResult share = buildShareFile(*demoProfile());
+    ASSERT_TRUE(share.ok());
+    const std::string text = shareFileToText(share.bytes);
+    EXPECT_TRUE(text.starts_with("```tpuscope\n"));
+    EXPECT_TRUE(text.ends_with("\n```\n"));
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        EXPECT_LE(line.size(), 76u);
+    std::string bytes, error;
+    ASSERT_TRUE(shareFileFromText(text, bytes, error)) << error;
+    EXPECT_EQ(bytes, share.bytes);
+    // Pasted inside a post, quoted by the forum.
+    std::string quoted = "Here is my profile:\n\n";
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        quoted += "> " + line + "\r\n";
+    quoted += "\nThanks!\n";
+    ASSERT_TRUE(shareFileFromText(quoted, bytes, error)) << error;
+    EXPECT_EQ(bytes, share.bytes);
+}
+
+TEST(ShareFile, DamagedInputGivesClearErrors)
+{
+    const ShareResult share = buildShareFile(*demoProfile());
+    ASSERT_TRUE(share.ok());
+    // Truncated binary.
+    LoadResult truncated = loadProfileFromBytes(share.bytes.substr(0, share.bytes.size() / 2), "cut.tpuscope");
+    EXPECT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.error.find("share file"), std::string::npos) << truncated.error;
+    // Header only.
+    LoadResult header = loadProfileFromBytes("TPUSCOPE-SHARE 1\n", "empty.tpuscope");
+    EXPECT_FALSE(header.ok());
+    EXPECT_NE(header.error.find("truncated"), std::string::npos) << header.error;
+    // Unknown version.
+    std::string future = share.bytes;
+    future.replace(0, 16, "TPUSCOPE-SHARE 9");
+    LoadResult version = loadProfileFromBytes(future, "future.tpuscope");
+    EXPECT_FALSE(version.ok());
+    EXPECT_NE(version.error.find("version"), std::string::npos) << version.error;
+    // Flipped bytes in the middle of the compressed data.
+    std::string corrupt = share.bytes;
+    for (size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 16; ++i)
+        corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+    LoadResult damaged = loadProfileFromBytes(corrupt, "bad.tpuscope");
+    EXPECT_FALSE(damaged.ok());
+    EXPECT_FALSE(damaged.error.empty());
+
+    const std::string text = shareFileToText(share.bytes);
+    std::string bytes, error;
+    // Text cut off in the middle (no closing fence).
+    EXPECT_FALSE(shareFileFromText(text.substr(0, text.size() / 2), bytes, error));
+    EXPECT_NE(error.find("closing"), std::string::npos) << error;
+    // A line lost in copy-paste.
+    std::string missing = text;
+    const size_t second = missing.find('\n', missing.find('\n') + 1);
+    missing.erase(second + 1, 77);
+    EXPECT_FALSE(shareFileFromText(missing, bytes, error));
+    EXPECT_NE(error.find("damaged"), std::string::npos) << error;
+    // Garbage.
+    EXPECT_FALSE(shareFileFromText("```tpuscope\nnot base64 at all!\n```\n", bytes, error));
+    EXPECT_NE(error.find("invalid character"), std::string::npos) << error;
+    EXPECT_FALSE(shareFileFromText("", bytes, error));
+}
+
+TEST(ShareFile, NothingToShareIsAnError)
+{
+    ProfileBuilder builder;
+    builder.addPlane("/host:CPU");
+    ProfilePtr empty = builder.finish();
+    const ShareResult share = buildShareFile(*empty);
+    EXPECT_FALSE(share.ok());
+    EXPECT_NE(share.error.find("nothing to share"), std::string::npos);
+}
+
+TEST(ShareFile, AtomicWriteReplacesTarget)
+{
+    const std::string dir = tempDir("share_atomic");
+    const std::string path = dir + "/out.tpuscope";
+    writeFile(path, "old");
+    std::string error;
+    ASSERT_TRUE(writeFileAtomically(path, "new contents", error)) << error;
+    EXPECT_EQ(readFile(path), "new contents");
+    EXPECT_FALSE(writeFileAtomically(dir + "/no/such/dir/x", "x", error));
+    EXPECT_FALSE(error.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+
+namespace {
+
+bool cliAvailable()
+{
+    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
+}
+
+std::string demoFile(const std::string& dir)
+{
+    const std::string p = dir + "/demo.xplane.pb";
+    std::string error;
+    EXPECT_TRUE(writeSyntheticXSpace({}, p, error)) << error;
+    return p;
+}
+
+} // namespace
+
+TEST(ShareCli, ShareThenEveryCommandReadsTheShareFile)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_cli");
+    const std::string demo = demoFile(dir);
+    const std::string out = dir + "/demo.tpuscope";
+    CommandResult r = runCommand(cli + " share '" + demo + "' -o '" + out + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("KB"), std::string::npos);
+    EXPECT_TRUE(readFile(out).starts_with("TPUSCOPE-SHARE 1\n"));
+
+    // Same advice JSON (apart from the op ids, which index a different op list).
+    auto stripIds = [](std::string s) {
+        for (size_t at = s.find("\"op_ids\""); at != std::string::npos; at = s.find("\"op_ids\"", at + 1))
+            s.erase(at, s.find(']', at) - at);
+        return s;
+    };
+    const CommandResult a = runCommand(cli + " advise '" + demo + "' --format json");
+    const CommandResult b = runCommand(cli + " advise '" + out + "' --format json");
+    ASSERT_EQ(b.exitCode, 0);
+    EXPECT_EQ(stripIds(a.output), stripIds(b.output));
+    for (const char* command : {"summary", "ops", "fusion"}) {
+        const std::string extra = std::string(command) == "fusion" ? " fusion.3" : "";
+        const CommandResult c = runCommand(cli + " " + command + " '" + out + "'" + extra, true);
+        EXPECT_EQ(c.exitCode, 0) << command << ": " << c.output;
+    }
+    const CommandResult opsA = runCommand(cli + " ops '" + demo + "' --format csv");
+    const CommandResult opsB = runCommand(cli + " ops '" + out + "' --format csv");
+    EXPECT_EQ(opsA.output, opsB.output); // the demo has few ops: all are kept
+
+    // Never over the input.
+    r = runCommand(cli + " share '" + demo + "' -o '" + demo + "'", true);
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("input"), std::string::npos);
+    EXPECT_TRUE(readFile(demo).size() > 1000);
+    r = runCommand(cli + " share '" + demo + "' -o x --redact bogus", true);
+    EXPECT_EQ(r.exitCode, 2);
+}
+
+TEST(ShareCli, TextFormThroughOpenText)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_text");
+    const std::string demo = demoFile(dir);
+    const std::string text = dir + "/demo.txt";
+    CommandResult r = runCommand(cli + " share '" + demo + "' --text --redact paths,names -o '" + text + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(readFile(text).starts_with("```tpuscope\n"));
+    r = runCommand("cat '" + text + "' | " + cli + " open-text -", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("fusion.3"), std::string::npos) << r.output;
+    const std::string bin = dir + "/back.tpuscope";
+    r = runCommand(cli + " open-text '" + text + "' -o '" + bin + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(readFile(bin).starts_with("TPUSCOPE-SHARE 1\n"));
+    // Cut-off text: a clear error, exit code 1.
+    const std::string cut = readFile(text).substr(0, 300);
+    writeFile(dir + "/cut.txt", cut);
+    r = runCommand(cli + " open-text '" + dir + "/cut.txt'", true);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("closing"), std::string::npos) << r.output;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sharecard.h"
+
+#include "loader/loader.h"
+#include "share/sharefile.h"
+#include "synth/synth.h"
+
+#include <gtest/gtest.h>
+
+#include <QColor>
+
+using namespace tpuscope;
+
+namespace {
+
+model::ProfilePtr demo()
+{
+    std::string bytes, error;
+    EXPECT_TRUE(model::syntheticXSpaceBytes({}, bytes, error)) << error;
+    model::LoadResult loaded = model::loadProfileFromBytes(bytes, "demo.xplane.pb");
+    EXPECT_TRUE(loaded.ok()) << loaded.error;
+    return loaded.profile;
+}
+
+/// Share of pixels that are not the background.
+double inkShare(const QImage& image)
+{
+    int64_t ink = 0;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            ink += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
+    return double(ink) / double((image.height() / 2) * (image.width() / 2));
+}
+
+} // namespace
+
+TEST(ShareCard, RendersAtTheRequestedWidthOffscreen)
+{
+    const model::ProfilePtr profile = demo();
+    const QImage card = widgets::renderShareCard(*profile);
+    ASSERT_FALSE(card.isNull());
+    EXPECT_EQ(card.width(), 1200);
+    EXPECT_GT(card.height(), 500);
+    EXPECT_LT(card.height(), 2000);
+    EXPECT_GT(inkShare(card), 0.05);
+    widgets::ShareCardOptions narrow;
+    narrow.width = 800;
+    narrow.topOps = 3;
+    const QImage small = widgets::renderShareCard(*profile, narrow);
+    EXPECT_EQ(small.width(), 800);
+    EXPECT_LT(small.height(), card.height()); // fewer op rows
+}
+
+TEST(ShareCard, SameCardFromTheShareFile)
+{
+    const model::ProfilePtr profile = demo();
+    const model::ShareResult share = model::buildShareFile(*profile);
+    ASSERT_TRUE(share.ok());
+    model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const QImage a = widgets::renderShareCard(*profile);
+    const QImage b = widgets::renderShareCard(*loaded.profile);
+    EXPECT_EQ(a.height(), b.height()); // same rows, padding lines and advice
+}
+
+TEST(ShareCard, FlameColourScale)
+{
+    // FORMATS.md §4.3: red at 0, yellow at 25 % (sqrt = 0.5), green at 100 %, grey for NaN.
+    EXPECT_EQ(widgets::shareCardFlopsColor(0).green(), 0);
+    EXPECT_GT(widgets::shareCardFlopsColor(0).red(), 150);
+    const QColor yellow = widgets::shareCardFlopsColor(0.25);
+    EXPECT_NEAR(yellow.red(), yellow.green(), 2);
+    EXPECT_EQ(widgets::shareCardFlopsColor(1).red(), 0);
+    const QColor grey = widgets::shareCardFlopsColor(std::nan(""));
+    EXPECT_EQ(grey.red(), grey.green());
+}
+
+TEST(ShareCard, EmptyProfileStillRenders)
+{
+    model::ProfileBuilder builder;
+    builder.addPlane("/host:CPU");
+    const model::ProfilePtr empty = builder.finish();
+    const QImage card = widgets::renderShareCard(*empty);
+    EXPECT_EQ(card.width(), 1200);
+    EXPECT_GT(card.height(), 100);
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sharecard.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/padding.h"
+#include "analysis/summary.h"
+#include "report/report.h"
+
+#include <QFont>
+#include <QFontMetrics>
+#include <QLinearGradient>
+#include <QPainter>
+#include <QTextLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tpuscope::widgets {
+
+using namespace tpuscope::model;
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+const QColor kBackground(0xff, 0xff, 0xff);
+const QColor kInk(0x20, 0x24, 0x2a);
+const QColor kMuted(0x6a, 0x73, 0x7d);
+const QColor kRule(0xd8, 0xde, 0xe4);
+const QColor kTimeBar(0x3b, 0x6e, 0xc4);
+const QColor kHeader(0x1f, 0x3a, 0x5f);
+
+QFont font(int pixels, bool bold = false)
+{
+    QFont f(QStringLiteral("DejaVu Sans"));
+    f.setStyleHint(QFont::SansSerif);
+    f.setPixelSize(pixels);
+    f.setBold(bold);
+    return f;
+}
+
+QColor severityColor(Severity s)
+{
+    switch (s) {
+    case Severity::Critical:
+        return QColor(0xc6, 0x28, 0x28);
+    case Severity::Warning:
+        return QColor(0xe0, 0x8a, 0x00);
+    case Severity::Info:
+        break;
+    }
+    return QColor(0x3b, 0x6e, 0xc4);
+}
+
+/// Draws wrapped text in [x, x + width) from y; returns the height used.
+int drawWrapped(QPainter& p, const QString& text, const QFont& f, int x, int y, int width, int maxLines = 3)
+{
+    QTextLayout layout(text, f);
+    layout.beginLayout();
+    const QFontMetrics fm(f);
+    int height = 0, lines = 0;
+    while (true) {
+        QTextLine line = layout.createLine();
+        if (!line.isValid())
+            break;
+        line.setLineWidth(width);
+        line.setPosition(QPointF(0, height));
+        height += fm.lineSpacing();
+        if (++lines >= maxLines)
+            break;
+    }
+    layout.endLayout();
+    p.setFont(f);
+    layout.draw(&p, QPointF(x, y));
+    return height;
+}
+
+void drawBar(QPainter& p, QRect r, double fraction, const QColor& color, const QString& label)
+{
+    p.fillRect(r, QColor(0xee, 0xf1, 0xf4));
+    QRect filled = r;
+    filled.setWidth(std::max(fraction > 0 ? 2 : 0, int(std::lround(r.width() * std::clamp(fraction, 0.0, 1.0)))));
+    p.fillRect(filled, color);
+    p.setPen(kInk);
+    p.setFont(font(15, true));
+    p.drawText(r.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+}
+
+std::string gainText(const Advice& a, int64_t steps)
+{
+    if (a.gainPs <= 0)
+        return {};
+    return "up to " + formatDurationPs(a.gainPs) + (steps > 0 ? "/step" : " per core");
+}
+
+} // namespace
+
+QColor shareCardFlopsColor(double utilization)
+{
+    constexpr double b = 0.7;
+    if (std::isnan(utilization))
+        return QColor::fromRgbF(b, b, b);
+    const double g = std::sqrt(std::clamp(utilization, 0.0, 1.0));
+    if (g < 0.5)
+        return QColor::fromRgbF(b, 2 * g * b, 0);
+    return QColor::fromRgbF(2 * (1 - g) * b, b, 0);
+}
+
+QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
+{
+    const int width = std::max(600, options.width);
+    const int margin = 36;
+    const int inner = width - 2 * margin;
+    QImage image(width, 4000, QImage::Format_ARGB32_Premultiplied);
+    image.fill(kBackground);
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+
+    const OpBreakdown breakdown = computeOpBreakdown(profile);
+    const ProfileSummary summary = computeSummary(profile);
+    const AdviceReport advice = computeAdvice(profile, breakdown);
+    const bool peaksKnown = profile.device.peakTflopsPerCore > 0;
+
+    // Header band: device and the three numbers people ask for first.
+    int y = 0;
+    const int headerHeight = 150;
+    p.fillRect(QRect(0, 0, width, headerHeight), kHeader);
+    p.setPen(Qt::white);
+    p.setFont(font(30, true));
+    QString device = profile.device.type.empty() ? QStringLiteral("Unknown TPU") : q(profile.device.type);
+    device += QStringLiteral(" \u00B7 %1 TensorCore%2")
+                  .arg(profile.device.cores)
+                  .arg(profile.device.cores == 1 ? QString() : QStringLiteral("s"));
+    if (profile.device.hosts > 1)
+        device += QStringLiteral(" \u00B7 %1 hosts").arg(profile.device.hosts);
+    p.drawText(QRect(margin, 18, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, device);
+    QString title = options.title;
+    if (title.isEmpty() && !profile.load.path.empty()) {
+        const auto slash = profile.load.path.find_last_of('/');
+        title = q(slash == std::string::npos ? profile.load.path : profile.load.path.substr(slash + 1));
+    }
+    p.setFont(font(16));
+    p.setPen(QColor(0xc8, 0xd6, 0xea));
+    p.drawText(QRect(margin, 56, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetrics(font(16)).elidedText(title, Qt::ElideMiddle, inner));
+
+    struct Stat
+    {
+        QString label, value;
+    };
+    std::vector<Stat> stats;
+    stats.push_back({QStringLiteral("Step time"),
+        summary.steps.count > 0
+            ? q(formatDurationPs(summary.steps.averagePs)) + QStringLiteral("  (%1 steps)").arg(summary.steps.count)
+            : QStringLiteral("n/a")});
+    stats.push_back({QStringLiteral("FLOPS utilization"),
+        peaksKnown ? q(formatPercent(breakdown.flopsUtilization)) : QStringLiteral("peak unknown")});
+    stats.push_back({QStringLiteral("HBM bandwidth"),
+        profile.device.peakHbmGbpsPerCore > 0 ? q(formatPercent(breakdown.hbmUtilization))
+                                              : QStringLiteral("peak unknown")});
+    stats.push_back({QStringLiteral("TensorCore busy"), q(formatPercent(summary.busyFraction))});
+    const int statWidth = inner / int(stats.size());
+    for (size_t i = 0; i < stats.size(); ++i) {
+        const int x = margin + int(i) * statWidth;
+        p.setPen(QColor(0xa9, 0xbc, 0xd6));
+        p.setFont(font(14));
+        p.drawText(QRect(x, 88, statWidth, 18), Qt::AlignLeft | Qt::AlignVCenter, stats[i].label.toUpper());
+        p.setPen(Qt::white);
+        p.setFont(font(24, true));
+        p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font(24, true)).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
+    }
+    y = headerHeight + 24;
+
+    // Top ops: time share and FLOPS utilization bars.
+    p.setPen(kInk);
+    p.setFont(font(20, true));
+    p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Top ops by time"));
+    y += 34;
+    const int nameWidth = 360, categoryWidth = 190, barGap = 16;
+    const int barWidth = (inner - nameWidth - categoryWidth - 2 * barGap) / 2;
+    const int timeX = margin + nameWidth + categoryWidth + barGap;
+    const int flopsX = timeX + barWidth + barGap;
+    p.setFont(font(14, true));
+    p.setPen(kMuted);
+    p.drawText(QRect(margin, y, nameWidth, 20), Qt::AlignLeft, QStringLiteral("OP"));
+    p.drawText(QRect(margin + nameWidth, y, categoryWidth, 20), Qt::AlignLeft, QStringLiteral("CATEGORY"));
+    p.drawText(QRect(timeX, y, barWidth, 20), Qt::AlignLeft, QStringLiteral("SHARE OF OP TIME"));
+    p.drawText(QRect(flopsX, y, barWidth, 20), Qt::AlignLeft, QStringLiteral("FLOPS UTILIZATION"));
+    y += 24;
+    const size_t rows = std::min(options.topOps, breakdown.rows.size());
+    const double maxFraction = rows ? breakdown.rows.front().timeFraction : 1.0;
+    const int rowHeight = 32;
+    for (size_t i = 0; i < rows; ++i) {
+        const OpRow& row = breakdown.rows[i];
+        if (i % 2 == 0)
+            p.fillRect(QRect(margin - 8, y - 2, inner + 16, rowHeight), QColor(0xf7, 0xf9, 0xfb));
+        p.setPen(kInk);
+        p.setFont(font(16, true));
+        p.drawText(QRect(margin, y, nameWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font(16, true)).elidedText(q(row.name), Qt::ElideMiddle, nameWidth - 10));
+        p.setPen(kMuted);
+        p.setFont(font(15));
+        p.drawText(QRect(margin + nameWidth, y, categoryWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font(15)).elidedText(q(row.category), Qt::ElideRight, categoryWidth - 10));
+        // Time bars are scaled to the largest op so small shares stay visible; the label is exact.
+        QColor timeColor = kTimeBar;
+        timeColor.setAlpha(110);
+        drawBar(p, QRect(timeX, y + 3, barWidth, rowHeight - 10), maxFraction > 0 ? row.timeFraction / maxFraction : 0,
+            timeColor, q(formatPercent(row.timeFraction)));
+        if (row.flops <= 0) {
+            // Copies, collectives, waits: no FLOPs to use, which is not the same as 0 % of them.
+            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), 0, kRule, QStringLiteral("no FLOPs"));
+        } else if (peaksKnown) {
+            QColor c = shareCardFlopsColor(row.flopsUtilization);
+            c.setAlpha(170);
+            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), row.flopsUtilization, c,
+                q(formatPercent(row.flopsUtilization)));
+        } else {
+            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), 0, kRule, QStringLiteral("peak unknown"));
+        }
+        y += rowHeight;
+    }
+    if (breakdown.rows.size() > rows) {
+        double rest = 0;
+        for (size_t i = rows; i < breakdown.rows.size(); ++i)
+            rest += breakdown.rows[i].timeFraction;
+        p.setPen(kMuted);
+        p.setFont(font(14));
+        p.drawText(QRect(margin, y + 2, inner, 20), Qt::AlignLeft | Qt::AlignVCenter,
+            QStringLiteral("+ %1 more ops, %2 of op time")
+                .arg(breakdown.rows.size() - rows)
+                .arg(q(formatPercent(rest))));
+        y += 24;
+    }
+
+    // Colour legend of the FLOPS bars (the xprof flame scale).
+    y += 8;
+    if (peaksKnown) {
+        const QRect legend(flopsX, y, barWidth, 12);
+        for (int x = 0; x < legend.width(); ++x) {
+            QColor c = shareCardFlopsColor(double(x) / std::max(1, legend.width() - 1));
+            c.setAlpha(170);
+            p.fillRect(QRect(legend.x() + x, legend.y(), 1, legend.height()), c);
+        }
+        p.setPen(kMuted);
+        p.setFont(font(13));
+        p.drawText(QRect(flopsX - 260, y - 4, 250, 20), Qt::AlignRight | Qt::AlignVCenter,
+            QStringLiteral("FLOPS colour (xprof scale):"));
+        p.drawText(QRect(flopsX, y + 14, 60, 18), Qt::AlignLeft, QStringLiteral("0%"));
+        p.drawText(QRect(flopsX + barWidth / 4 - 30, y + 14, 60, 18), Qt::AlignHCenter, QStringLiteral("25%"));
+        p.drawText(QRect(flopsX + barWidth - 60, y + 14, 60, 18), Qt::AlignRight, QStringLiteral("100%"));
+        y += 40;
+    } else {
+        p.setPen(kMuted);
+        p.setFont(font(13));
+        p.drawText(QRect(margin, y, inner, 18), Qt::AlignLeft,
+            QStringLiteral("Device peaks unknown: utilizations need --device GEN"));
+        y += 26;
+    }
+
+    // Padding of the flagged ops.
+    std::vector<OpId> flagged;
+    for (const Advice& a : advice.advice)
+        if (a.rule == "padding" || a.rule == "per-core-batch" || a.rule == "low-utilization-fusion")
+            for (OpId op : a.ops)
+                if (std::find(flagged.begin(), flagged.end(), op) == flagged.end())
+                    flagged.push_back(op);
+    std::vector<QString> paddingLines;
+    for (OpId op : flagged) {
+        if (paddingLines.size() >= 4)
+            break;
+        const OpPadding padding = resolveOpPadding(profile, op);
+        const ArrayPadding* worst = padding.worst();
+        if (!worst || worst->padding.efficiency >= 0.999)
+            continue;
+        paddingLines.push_back(QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
+                                   .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))),
+                                       q(hlo::shapeToString(worst->shape)), q(worst->padding.usedOfTileText()),
+                                       q(formatPercent(worst->padding.efficiency))));
+    }
+    if (!paddingLines.empty()) {
+        p.fillRect(QRect(margin, y, inner, 1), kRule);
+        y += 14;
+        p.setPen(kInk);
+        p.setFont(font(20, true));
+        p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter,
+            QStringLiteral("Tile padding of flagged ops"));
+        y += 34;
+        for (const QString& line : paddingLines) {
+            p.setPen(kInk);
+            p.setFont(font(16));
+            p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetrics(font(16)).elidedText(line, Qt::ElideMiddle, inner - 8));
+            y += 26;
+        }
+        y += 8;
+    }
+
+    // Advice: severity, title, the estimated gain.
+    p.fillRect(QRect(margin, y, inner, 1), kRule);
+    y += 14;
+    p.setPen(kInk);
+    p.setFont(font(20, true));
+    p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Advice"));
+    y += 36;
+    if (advice.advice.empty()) {
+        p.setPen(kMuted);
+        p.setFont(font(16));
+        const QString why = advice.notes.empty() ? QStringLiteral("No rule fired.") : q(advice.notes.front());
+        y += drawWrapped(p, why, font(16), margin, y, inner, 2) + 8;
+    }
+    for (size_t i = 0; i < advice.advice.size() && i < options.maxAdvice; ++i) {
+        const Advice& a = advice.advice[i];
+        const QColor color = severityColor(a.severity);
+        const QString chip = q(severityName(a.severity)).toUpper();
+        const QFont chipFont = font(13, true);
+        // One chip width for all severities so the titles line up.
+        const int chipWidth = QFontMetrics(chipFont).horizontalAdvance(QStringLiteral("CRITICAL")) + 16;
+        p.setPen(Qt::NoPen);
+        p.setBrush(color);
+        p.drawRoundedRect(QRect(margin, y + 2, chipWidth, 22), 4, 4);
+        p.setPen(Qt::white);
+        p.setFont(chipFont);
+        p.drawText(QRect(margin, y + 2, chipWidth, 22), Qt::AlignCenter, chip);
+        p.setPen(kInk);
+        const int textX = margin + chipWidth + 12;
+        const int used = drawWrapped(p, q(a.title), font(17, true), textX, y, inner - chipWidth - 12, 2);
+        y += std::max(used, 26);
+        const std::string gain = gainText(a, advice.steps);
+        if (!gain.empty()) {
+            p.setPen(kMuted);
+            y += drawWrapped(
+                p, q(gain + " (upper bound)  \u00B7  rule " + a.rule), font(14), textX, y, inner - chipWidth - 12, 1);
+        }
+        y += 12;
+    }
+    if (advice.advice.size() > options.maxAdvice) {
+        p.setPen(kMuted);
+        p.setFont(font(14));
+        p.drawText(QRect(margin, y, inner, 20), Qt::AlignLeft,
+            QStringLiteral("+ %1 more (tpuscope-cli advise)").arg(advice.advice.size() - options.maxAdvice));
+        y += 24;
+    }
+
+    // Footer.
+    y += 10;
+    p.fillRect(QRect(0, y, width, 40), QColor(0xf0, 0xf3, 0xf6));
+    p.setPen(kHeader);
+    p.setFont(font(16, true));
+    p.drawText(QRect(margin, y, 200, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("tpuscope"));
+    p.setPen(kMuted);
+    p.setFont(font(13));
+    QString source
+        = QStringLiteral("from %1").arg(q(profile.load.format.empty() ? std::string("profile") : profile.load.format));
+    if (!profile.device.peakNote.empty() && peaksKnown)
+        source += QStringLiteral(" \u00B7 peaks %1 TFLOP/s, %2 GB/s per core")
+                      .arg(profile.device.peakTflopsPerCore, 0, 'g', 4)
+                      .arg(profile.device.peakHbmGbpsPerCore, 0, 'g', 4);
+    p.drawText(QRect(margin + 120, y, inner - 120, 40), Qt::AlignRight | Qt::AlignVCenter,
+        QFontMetrics(font(13)).elidedText(source, Qt::ElideLeft, inner - 120));
+    y += 40;
+    p.end();
+    return image.copy(0, 0, width, std::min(y, image.height()));
+}
+
+} // namespace tpuscope::widgets

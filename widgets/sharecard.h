@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The share card: one PNG made for a forum post (~1200 px wide, readable when scaled down) with
+// the device, step time, utilization, top ops (time % and FLOPS % bars), the padding of the
+// flagged ops and the advice with its numbers. QtGui only (QPainter on a QImage): works in the
+// GUI and in tpuscope-cli with the offscreen platform.
+
+#include "core/profile.h"
+
+#include <QImage>
+#include <QString>
+
+namespace tpuscope::widgets {
+
+struct ShareCardOptions
+{
+    int width = 1200;
+    size_t topOps = 8;
+    size_t maxAdvice = 4;
+    QString title; // optional headline (e.g. the model name); empty = the file name
+};
+
+/// Renders the card; the height follows the content. Needs a QGuiApplication.
+QImage renderShareCard(const model::Profile& profile, const ShareCardOptions& options = {});
+
+/// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
+/// of the op table and timeline; NaN gives grey.
+QColor shareCardFlopsColor(double utilization);
+
+} // namespace tpuscope::widgets
