@@ -8,6 +8,8 @@
 #include "optableview.h"
 #include "qt/selectionstate.h"
 #include "loader/logdir.h"
+#include "share/sharefile.h"
+#include "sharecard.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
 #include "rooflinechart.h"
@@ -25,7 +27,9 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QClipboard>
 #include <QHBoxLayout>
+#include <QSaveFile>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
@@ -210,6 +214,24 @@ void MainWindow::createActions()
     QAction* demo = file->addAction(tr("Open D&emo Profile"), this, [this] { openDemo(); });
     demo->setEnabled(hasDemo());
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Open Share Text from &Clipboard"), this, &MainWindow::openShareTextFromClipboard);
+    file->addSeparator();
+    QMenu* share = file->addMenu(tr("&Share"));
+    m_shareMenu = share;
+    share->addAction(tr("Save Share &File…"), this, &MainWindow::saveShareFile);
+    share->addAction(tr("Copy Share &Text (for a forum post)"), this, [this] { copyShareText(); });
+    share->addAction(tr("Share &Card…"), this, &MainWindow::saveShareCard);
+    share->addSeparator();
+    share->addAction(tr("Copy Op Table as &Markdown"), this,
+        [this] { m_opTable->copyAs(model::TableFormat::Markdown); });
+    share->addAction(tr("Copy Op Table as CS&V"), this, [this] { m_opTable->copyAs(model::TableFormat::Csv); });
+    share->addAction(tr("Export Op Table &PNG…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
+        if (!path.isEmpty() && !saveImageAtomically(m_opTable->renderImage(), path))
+            showMessage(tr("Could not write %1").arg(path));
+    });
+    share->setEnabled(false);
     file->addSeparator();
     m_closeAction = file->addAction(tr("&Close"), this, &MainWindow::closeProfile);
     m_closeAction->setShortcut(QKeySequence::Close);
@@ -360,6 +382,96 @@ void MainWindow::openFile(const QString& path)
         return;
     hideMessage();
     m_session->open(target);
+}
+
+bool MainWindow::saveImageAtomically(const QImage& image, const QString& path)
+{
+    QSaveFile file(path); // written to a temporary file and renamed: never half a PNG
+    return file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
+}
+
+void MainWindow::saveShareFile()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return;
+    const QStringList choices{tr("No redaction"), tr("Drop source paths"),
+        tr("Drop source paths and framework op names"), tr("Drop paths and names, hash HLO op names")};
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Save Share File"),
+        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"),
+        choices, 0, false, &ok);
+    if (!ok)
+        return;
+    model::ShareOptions options;
+    const int level = choices.indexOf(choice);
+    options.redaction.paths = level >= 1;
+    options.redaction.names = level >= 2;
+    options.redaction.hashNames = level >= 3;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Share File"), QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).canonicalFilePath() == QFileInfo(QString::fromStdString(profile->load.path)).canonicalFilePath()) {
+        showMessage(tr("Not writing over the profile that is open."));
+        return;
+    }
+    const model::ShareResult result = model::buildShareFile(*profile, options);
+    std::string error = result.error;
+    if (result.ok() && model::writeFileAtomically(path.toStdString(), result.bytes, error))
+        statusBar()->showMessage(tr("Saved %1 (%2 KB, %3 ops)")
+                                     .arg(QFileInfo(path).fileName())
+                                     .arg(double(result.bytes.size()) / 1024.0, 0, 'f', 1)
+                                     .arg(result.stats.keptOps),
+            8000);
+    else
+        showMessage(tr("Could not save the share file: %1").arg(QString::fromStdString(error)));
+}
+
+bool MainWindow::copyShareText()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return false;
+    const model::ShareResult result = model::buildShareFile(*profile);
+    if (!result.ok()) {
+        showMessage(tr("Could not build the share file: %1").arg(QString::fromStdString(result.error)));
+        return false;
+    }
+    QApplication::clipboard()->setText(QString::fromStdString(model::shareFileToText(result.bytes)));
+    statusBar()->showMessage(tr("Share text copied: paste it into a post; others open it with File → Open Share "
+                                "Text from Clipboard"),
+        8000);
+    return true;
+}
+
+void MainWindow::openShareTextFromClipboard()
+{
+    std::string bytes, error;
+    if (!model::shareFileFromText(QApplication::clipboard()->text().toStdString(), bytes, error)) {
+        onLoadFailed(tr("clipboard"), QString::fromStdString(error));
+        return;
+    }
+    hideMessage();
+    m_session->openBytes(QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), QStringLiteral("clipboard.tpuscope"));
+}
+
+void MainWindow::saveShareCard()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return;
+    const QImage card = widgets::renderShareCard(*profile);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Share Card"), QStringLiteral("tpuscope-card.png"), tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    if (!saveImageAtomically(card, path)) {
+        showMessage(tr("Could not write %1").arg(path));
+        return;
+    }
+    QApplication::clipboard()->setImage(card);
+    statusBar()->showMessage(tr("Share card saved and copied to the clipboard"), 8000);
 }
 
 QString MainWindow::pickRun(const QString& path)
@@ -528,6 +640,7 @@ void MainWindow::updateStatusBar()
     for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
         label->setVisible(shown);
     m_closeAction->setEnabled(profile != nullptr);
+    m_shareMenu->setEnabled(profile != nullptr && profile->hasTpuOps());
     if (!profile)
         return;
     const model::DeviceInfo& device = profile->device;

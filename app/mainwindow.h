@@ -10,6 +10,7 @@ class QAction;
 class QComboBox;
 class QDockWidget;
 class QLabel;
+class QImage;
 class QMenu;
 class QSpinBox;
 class QSplitter;
@@ -58,6 +59,13 @@ public:
     void openFile(const QString& path);
     /// For a log dir with several runs, the run the user picks (empty when cancelled); else `path`.
     QString pickRun(const QString& path);
+
+    // Sharing without the trace (File → Share).
+    void saveShareFile();
+    bool copyShareText();
+    void openShareTextFromClipboard();
+    void saveShareCard();
+    static bool saveImageAtomically(const QImage& image, const QString& path);
     /// Opens the profile bundled as the resource ":/demo.xplane.pb"; false (with a visible message)
     /// when this build has none.
     bool openDemo();
@@ -127,6 +135,7 @@ private:
     widgets::TimelineView* m_timeline = nullptr;
     widgets::TimelineSearch* m_search = nullptr;
     widgets::OpTableView* m_opTable = nullptr;
+    QMenu* m_shareMenu = nullptr;
     widgets::DetailsPanel* m_details = nullptr;
     widgets::AdvicePanel* m_advice = nullptr;
     QTabWidget* m_charts = nullptr;

@@ -4,7 +4,10 @@
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QFileDialog>
 #include <QComboBox>
 #include <QDataStream>
 #include <QEvent>
@@ -19,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 
 namespace tpuscope::widgets {
 
@@ -133,6 +137,23 @@ OpTableView::OpTableView(QWidget* parent)
                 [header, column](bool on) { header->setSectionHidden(column, !on); });
         }
         menu.exec(header->mapToGlobal(pos));
+    });
+
+    // Sharing from the table: the rows as shown, as Markdown/CSV/TSV or a PNG.
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        menu.addAction(tr("Copy as &Markdown"), this, [this] { copyAs(model::TableFormat::Markdown); });
+        menu.addAction(tr("Copy as &CSV"), this, [this] { copyAs(model::TableFormat::Csv); });
+        menu.addAction(tr("Copy as &TSV"), this, [this] { copyAs(model::TableFormat::Tsv); });
+        menu.addSeparator();
+        menu.addAction(tr("Export &PNG…"), this, [this] {
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
+            if (!path.isEmpty())
+                renderImage().save(path, "PNG");
+        });
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
 
     connect(header, &QHeaderView::sectionResized, this, [this](int logical) {
@@ -403,6 +424,49 @@ bool OpTableView::restoreState(const QByteArray& state)
     m_headerRestored = true;
     fitNameColumn();
     return true;
+}
+
+QString OpTableView::exportText(model::TableFormat format) const
+{
+    const QHeaderView* header = m_view->header();
+    std::vector<int> columns; // visible columns in their on-screen order
+    for (int visual = 0; visual < header->count(); ++visual) {
+        const int logical = header->logicalIndex(visual);
+        if (!header->isSectionHidden(logical))
+            columns.push_back(logical);
+    }
+    model::Table table;
+    for (int column : columns) {
+        table.header.push_back(m_proxy->headerData(column, Qt::Horizontal).toString().toStdString());
+        table.rightAligned.push_back(column != OpTreeModel::NameColumn);
+    }
+    // Depth-first in the view's order; op rows under a group are marked so the tree survives
+    // as a flat table.
+    std::function<void(const QModelIndex&, int)> walk = [&](const QModelIndex& parent, int depth) {
+        for (int row = 0; row < m_proxy->rowCount(parent); ++row) {
+            std::vector<std::string> cells;
+            for (int column : columns) {
+                QString text = m_proxy->index(row, column, parent).data(Qt::DisplayRole).toString();
+                if (column == OpTreeModel::NameColumn && depth > 0)
+                    text = QStringLiteral("↳ ") + text;
+                cells.push_back(text.toStdString());
+            }
+            table.rows.push_back(std::move(cells));
+            walk(m_proxy->index(row, 0, parent), depth + 1);
+        }
+    };
+    walk({}, 0);
+    return QString::fromStdString(model::renderTable(table, format));
+}
+
+QImage OpTableView::renderImage() const
+{
+    return m_view->grab().toImage();
+}
+
+void OpTableView::copyAs(model::TableFormat format) const
+{
+    QApplication::clipboard()->setText(exportText(format));
 }
 
 } // namespace tpuscope::widgets

@@ -3,6 +3,9 @@
 
 #include "core/profile.h"
 #include "qt/optreemodel.h"
+#include "report/report.h"
+
+#include <QImage>
 
 #include <QList>
 #include <QSortFilterProxyModel>
@@ -67,6 +70,14 @@ public:
     OpFilterProxyModel* proxy() const { return m_proxy; }
     QTreeView* view() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filter; }
+
+    /// The rows as shown (current grouping, sort, filter and visible columns, collapsed groups
+    /// included) as a Markdown table, CSV or TSV, for pasting into a forum post or a spreadsheet.
+    QString exportText(model::TableFormat format) const;
+    /// The table as shown on screen, as an image (for "Export PNG").
+    QImage renderImage() const;
+    /// Copies exportText(format) to the clipboard.
+    void copyAs(model::TableFormat format) const;
 
     /// Header layout, sort column, grouping and toggles; restoreState ignores unusable data.
     QByteArray saveState() const;

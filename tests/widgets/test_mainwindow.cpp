@@ -10,7 +10,10 @@
 #include "qt/tracesession.h"
 #include "timelineview.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QCoreApplication>
+#include <QHeaderView>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -261,4 +264,48 @@ TEST_F(MainWindowTest, ScreenshotCommandWritesAPng)
         0);
     EXPECT_TRUE(errors.contains(QStringLiteral("missing.pb"))) << errors.toStdString();
     EXPECT_FALSE(QFile::exists(m_dir.filePath(QStringLiteral("x.png"))));
+}
+
+TEST_F(MainWindowTest, OpTableExportsAsShownAsMarkdownAndCsv)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    const QString markdown = window.opTable()->exportText(model::TableFormat::Markdown);
+    const QStringList lines = markdown.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    ASSERT_GE(lines.size(), 3);
+    // A Markdown table: header and separator have the same number of cells as every row.
+    const auto cells = [](const QString& line) { return line.count(QLatin1Char('|')) - line.count(QStringLiteral("\\|")); };
+    EXPECT_TRUE(lines[1].startsWith(QStringLiteral("| ---")));
+    for (const QString& line : lines)
+        EXPECT_EQ(cells(line), cells(lines[0])) << line.toStdString();
+    EXPECT_TRUE(markdown.contains(QStringLiteral("↳ copy-done.4")));
+    EXPECT_TRUE(markdown.contains(QStringLiteral("copy-done")));
+
+    // Hidden columns and the filter are respected: the export is the table as shown.
+    window.opTable()->view()->header()->setSectionHidden(OpTreeModel::BytesColumn, true);
+    window.opTable()->setFilterText(QStringLiteral("broadcast_add"));
+    const QString csv = window.opTable()->exportText(model::TableFormat::Csv);
+    EXPECT_FALSE(csv.contains(QStringLiteral("Bytes")));
+    EXPECT_FALSE(csv.contains(QStringLiteral("copy-done.4")));
+    EXPECT_EQ(csv.count(QStringLiteral("broadcast_add_fusion")), 3);
+    EXPECT_FALSE(window.opTable()->renderImage().isNull());
+}
+
+TEST_F(MainWindowTest, ShareTextRoundTripsThroughTheClipboard)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    const double before = window.session()->breakdown()->totalTimePs;
+    ASSERT_TRUE(window.copyShareText());
+    EXPECT_TRUE(QApplication::clipboard()->text().startsWith(QStringLiteral("```tpuscope")));
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    window.openShareTextFromClipboard();
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(window.session()->profile()->load.format, "tpuscope-share");
+    EXPECT_NEAR(window.session()->breakdown()->totalTimePs, before, before * 1e-9);
+
+    QApplication::clipboard()->setText(QStringLiteral("```tpuscope\nnot base64 at all\n```"));
+    window.openShareTextFromClipboard();
+    EXPECT_FALSE(window.messageText().isEmpty()); // damaged text: a visible message, the profile stays
+    EXPECT_TRUE(window.session()->profile());
 }
