@@ -89,12 +89,17 @@ int main(int argc, char** argv)
     const QCommandLineOption sizeOption(QStringLiteral("size"),
         QStringLiteral("Size of the --screenshot image (default: 1600x1000)."), QStringLiteral("WxH"),
         QStringLiteral("1600x1000"));
-    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption});
+    const QCommandLineOption compareOption(QStringLiteral("compare"),
+        QStringLiteral("Compare two profiles: tpuscope --compare BEFORE AFTER (the Compare dock shows the deltas)."));
+    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
     const bool demo = parser.isSet(demoOption);
     const QString device = parser.value(deviceOption);
+    const bool compare = parser.isSet(compareOption);
+    if (compare && files.size() != 2)
+        return fail(QStringLiteral("--compare needs two profiles: BEFORE AFTER"), 2);
 
     if (parser.isSet(screenshotOption)) {
         tpuscope::app::ScreenshotRequest request;
@@ -122,6 +127,18 @@ int main(int argc, char** argv)
         QString error;
         if (!waitForLoad(window, &error))
             return fail(QStringLiteral("cannot open %1: %2").arg(source, error), 1);
+        if (compare) {
+            QEventLoop loop;
+            bool compared = false;
+            QObject::connect(&window, &MainWindow::comparisonReady, &loop, [&](bool ok) {
+                compared = ok;
+                loop.quit();
+            });
+            window.compareWith(files.at(1));
+            loop.exec();
+            if (!compared)
+                return fail(QStringLiteral("cannot compare with %1: %2").arg(files.at(1), window.messageText()), 1);
+        }
         const QString renderError = tpuscope::app::renderScreenshot(window, request);
         if (!renderError.isEmpty())
             return fail(renderError, 3);
@@ -136,6 +153,14 @@ int main(int argc, char** argv)
     first->show();
     if (demo)
         first->openDemo();
+    if (compare) {
+        // Open BEFORE, then compare with AFTER once it is loaded.
+        const QString after = files.at(1);
+        QObject::connect(first->session(), &tpuscope::qt::TraceSession::loaded, first,
+            [first, after] { first->compareWith(after); }, Qt::SingleShotConnection);
+        first->openFile(files.at(0));
+        return app.exec();
+    }
     for (int i = 0; i < files.size(); ++i) {
         MainWindow* window = first;
         if (i > 0 || demo) {

@@ -9,6 +9,7 @@
 #include "qt/selectionstate.h"
 #include "loader/logdir.h"
 #include "share/sharefile.h"
+#include "compareview.h"
 #include "sharecard.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
@@ -28,6 +29,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QClipboard>
+#include <QPointer>
 #include <QHBoxLayout>
 #include <QSaveFile>
 #include <QInputDialog>
@@ -49,6 +51,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <thread>
 #include <cmath>
 
 namespace tpuscope::app {
@@ -201,6 +204,15 @@ void MainWindow::createDocks()
     m_chartsDock->setObjectName(QStringLiteral("chartsDock"));
     m_chartsDock->setWidget(m_charts);
     addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
+
+    m_compare = new widgets::CompareView(this);
+    m_compareDock = new QDockWidget(tr("Compare"), this);
+    m_compareDock->setObjectName(QStringLiteral("compareDock"));
+    m_compareDock->setWidget(m_compare);
+    addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
+    tabifyDockWidget(m_chartsDock, m_compareDock);
+    m_chartsDock->raise();
+    m_compareDock->hide(); // shown when a comparison exists
 }
 
 void MainWindow::createActions()
@@ -232,6 +244,13 @@ void MainWindow::createActions()
             showMessage(tr("Could not write %1").arg(path));
     });
     share->setEnabled(false);
+    m_compareAction = file->addAction(tr("Co&mpare with…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare With (after)"), {},
+            tr("Profiles (*.pb *.pb.gz *.json *.json.gz *.trace *.gz *.tpuscope);;All files (*)"));
+        if (!path.isEmpty())
+            compareWith(path);
+    });
+    m_compareAction->setEnabled(false);
     file->addSeparator();
     m_closeAction = file->addAction(tr("&Close"), this, &MainWindow::closeProfile);
     m_closeAction->setShortcut(QKeySequence::Close);
@@ -474,6 +493,36 @@ void MainWindow::saveShareCard()
     statusBar()->showMessage(tr("Share card saved and copied to the clipboard"), 8000);
 }
 
+void MainWindow::compareWith(const QString& path)
+{
+    const model::ProfilePtr before = m_session->profile();
+    if (!before)
+        return;
+    statusBar()->showMessage(tr("Loading %1 to compare…").arg(QFileInfo(path).fileName()));
+    // Loaded off the GUI thread; the window may be gone or show another profile by then.
+    QPointer<MainWindow> self(this);
+    model::LoadOptions options = m_session->loadOptions();
+    std::thread([self, before, path, options] {
+        model::LoadResult result = model::loadProfile(path.toStdString(), options);
+        QMetaObject::invokeMethod(qApp, [self, before, result] {
+            if (!self || self->m_session->profile() != before)
+                return;
+            if (!result.ok()) {
+                self->showMessage(tr("Cannot compare: %1").arg(QString::fromStdString(result.error)));
+                emit self->comparisonReady(false);
+                return;
+            }
+            self->m_compare->setProfiles(before, result.profile);
+            self->m_compareDock->show();
+            self->m_compareDock->raise();
+            self->statusBar()->showMessage(tr("Compared with %1")
+                                               .arg(QFileInfo(QString::fromStdString(result.profile->load.path)).fileName()),
+                8000);
+            emit self->comparisonReady(true);
+        }, Qt::QueuedConnection);
+    }).detach();
+}
+
 QString MainWindow::pickRun(const QString& path)
 {
     // A TensorBoard log dir may hold many runs: newest first, and the user picks one.
@@ -583,6 +632,8 @@ void MainWindow::closeProfile()
     m_utilization->setProfile(nullptr);
     m_roofline->setProfile(nullptr);
     m_advice->setProfile(nullptr);
+    m_compare->clear();
+    m_compareDock->hide();
     showStartPage();
     m_startPage->showOpen();
     setWindowTitle(tr("tpuscope"));
@@ -641,6 +692,7 @@ void MainWindow::updateStatusBar()
         label->setVisible(shown);
     m_closeAction->setEnabled(profile != nullptr);
     m_shareMenu->setEnabled(profile != nullptr && profile->hasTpuOps());
+    m_compareAction->setEnabled(profile != nullptr && profile->hasTpuOps());
     if (!profile)
         return;
     const model::DeviceInfo& device = profile->device;
@@ -846,6 +898,8 @@ QWidget* MainWindow::viewWidget(const QString& name) const
         return m_utilization;
     if (name == QLatin1String("roofline"))
         return m_roofline;
+    if (name == QLatin1String("compare"))
+        return m_compare;
     return nullptr;
 }
 

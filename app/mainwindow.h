@@ -26,6 +26,7 @@ namespace tpuscope::widgets {
 class AdvicePanel;
 class DetailsPanel;
 class OpTableView;
+class CompareView;
 class RooflineChart;
 class TimelineSearch;
 class TimelineView;
@@ -60,12 +61,22 @@ public:
     /// For a log dir with several runs, the run the user picks (empty when cancelled); else `path`.
     QString pickRun(const QString& path);
 
+    /// Loads `path` off the GUI thread and shows what changed from the open profile (before) to it
+    /// (after) in the Compare dock; comparisonReady(ok) tells when it is done.
+    void compareWith(const QString& path);
+    widgets::CompareView* compareView() const { return m_compare; }
+
     // Sharing without the trace (File → Share).
     void saveShareFile();
     bool copyShareText();
     void openShareTextFromClipboard();
     void saveShareCard();
     static bool saveImageAtomically(const QImage& image, const QString& path);
+
+signals:
+    void comparisonReady(bool ok);
+
+public:
     /// Opens the profile bundled as the resource ":/demo.xplane.pb"; false (with a visible message)
     /// when this build has none.
     bool openDemo();
@@ -136,6 +147,9 @@ private:
     widgets::TimelineSearch* m_search = nullptr;
     widgets::OpTableView* m_opTable = nullptr;
     QMenu* m_shareMenu = nullptr;
+    QAction* m_compareAction = nullptr;
+    widgets::CompareView* m_compare = nullptr;
+    QDockWidget* m_compareDock = nullptr;
     widgets::DetailsPanel* m_details = nullptr;
     widgets::AdvicePanel* m_advice = nullptr;
     QTabWidget* m_charts = nullptr;

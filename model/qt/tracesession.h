@@ -33,6 +33,7 @@ public:
     ~TraceSession() override;
 
     void setLoadOptions(const model::LoadOptions& options) { m_options = options; }
+    const model::LoadOptions& loadOptions() const { return m_options; }
 
     /// Starts loading a file or a TensorBoard log directory; supersedes a running load.
     void open(const QString& path);

@@ -3,6 +3,7 @@
 #include "screenshot.h"
 #include "startpage.h"
 
+#include "compareview.h"
 #include "detailspanel.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
@@ -307,5 +308,32 @@ TEST_F(MainWindowTest, ShareTextRoundTripsThroughTheClipboard)
     QApplication::clipboard()->setText(QStringLiteral("```tpuscope\nnot base64 at all\n```"));
     window.openShareTextFromClipboard();
     EXPECT_FALSE(window.messageText().isEmpty()); // damaged text: a visible message, the profile stays
+    EXPECT_TRUE(window.session()->profile());
+}
+
+TEST_F(MainWindowTest, CompareWithShowsPerOpDeltas)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    // The same profile on both sides: every op matched, nothing moved.
+    QSignalSpy ready(&window, &MainWindow::comparisonReady);
+    window.compareWith(samplePath());
+    ASSERT_TRUE(ready.wait(60000));
+    EXPECT_TRUE(ready.front().front().toBool());
+    const auto diff = window.compareView()->model()->diff();
+    ASSERT_TRUE(diff);
+    EXPECT_EQ(diff->added, 0u);
+    EXPECT_EQ(diff->removed, 0u);
+    EXPECT_EQ(diff->matched, window.session()->breakdown()->rows.size());
+    for (const auto& row : diff->rows)
+        EXPECT_DOUBLE_EQ(row.timeDeltaPs(), 0.0) << row.name;
+    EXPECT_TRUE(window.compareView()->markdown().contains(QStringLiteral("| ---")));
+
+    // A missing file: a visible message, the open profile stays.
+    ready.clear();
+    window.compareWith(m_dir.filePath(QStringLiteral("missing.xplane.pb")));
+    ASSERT_TRUE(ready.wait(60000));
+    EXPECT_FALSE(ready.front().front().toBool());
+    EXPECT_FALSE(window.messageText().isEmpty());
     EXPECT_TRUE(window.session()->profile());
 }

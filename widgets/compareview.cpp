@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "compareview.h"
+
+#include "report/report.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tpuscope::widgets {
+
+namespace {
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString change(double before, double after, bool percentPoints)
+{
+    if (percentPoints)
+        return QStringLiteral("%1 → %2").arg(qs(model::formatPercent(before)), qs(model::formatPercent(after)));
+    QString text = QStringLiteral("%1 → %2").arg(qs(model::formatDurationPs(before)), qs(model::formatDurationPs(after)));
+    if (before > 0)
+        text += QString::asprintf(" (%+.1f%%)", (after - before) / before * 100);
+    return text;
+}
+} // namespace
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent)
+    , m_model(new qt::DiffModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTableView(this))
+    , m_summary(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(qt::DiffModel::SortRole);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->horizontalHeader()->setSectionResizeMode(qt::DiffModel::NameColumn, QHeaderView::Stretch);
+    m_view->sortByColumn(qt::DiffModel::TimeDeltaColumn, Qt::AscendingOrder);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* copy = new QPushButton(tr("Copy as Markdown"), this);
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(markdown()); });
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(copy, 0, Qt::AlignTop);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_view, 1);
+    clear();
+}
+
+void CompareView::clear()
+{
+    m_model->setDiff(nullptr);
+    m_summary->setText(tr("File → Compare with… opens a second profile (e.g. after a fix) and shows what changed."));
+}
+
+void CompareView::setProfiles(model::ProfilePtr before, model::ProfilePtr after)
+{
+    if (!before || !after) {
+        clear();
+        return;
+    }
+    auto diff = std::make_shared<const model::ProfileDiff>(model::computeDiff(*before, *after));
+    m_model->setDiff(diff);
+    m_summary->setText(summaryText());
+    m_view->resizeColumnsToContents();
+}
+
+QString CompareView::summaryText() const
+{
+    const auto diff = m_model->diff();
+    if (!diff)
+        return {};
+    QStringList parts;
+    if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
+        parts << tr("step time %1").arg(change(diff->a.stepPs, diff->b.stepPs, false));
+    parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
+                                     change(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
+    parts << tr("FLOPS util %1").arg(change(diff->a.flopsUtilization, diff->b.flopsUtilization, true));
+    parts << tr("HBM util %1").arg(change(diff->a.hbmUtilization, diff->b.hbmUtilization, true));
+    parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
+    return tr("<b>Before → after:</b> ") + parts.join(QStringLiteral(" · "));
+}
+
+QString CompareView::markdown() const
+{
+    const auto diff = m_model->diff();
+    return diff ? qs(model::diffReport(*diff, model::TableFormat::Markdown)) : QString();
+}
+
+} // namespace tpuscope::widgets

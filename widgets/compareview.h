@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+#include "qt/diffmodel.h"
+
+#include <QWidget>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace tpuscope::widgets {
+
+/// Before/after comparison of two profiles: a summary line (step time, op time and
+/// utilization change) over a sortable table of per-op deltas, new and removed ops marked.
+class CompareView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+
+    void setProfiles(model::ProfilePtr before, model::ProfilePtr after);
+    void clear();
+    bool hasComparison() const { return m_model->diff() != nullptr; }
+    /// The comparison as Markdown (summary and table), for a forum post.
+    QString markdown() const;
+    QString summaryText() const;
+    qt::DiffModel* model() const { return m_model; }
+    QTableView* view() const { return m_view; }
+
+private:
+    qt::DiffModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_view;
+    QLabel* m_summary;
+};
+
+} // namespace tpuscope::widgets
