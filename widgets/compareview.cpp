@@ -2,6 +2,11 @@
 #include "compareview.h"
 
 #include "report/report.h"
+#include "sharecard.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QSaveFile>
 
 #include <QApplication>
 #include <QClipboard>
@@ -54,9 +59,21 @@ CompareView::CompareView(QWidget* parent)
 
     auto* copy = new QPushButton(tr("Copy as Markdown"), this);
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(markdown()); });
+    auto* card = new QPushButton(tr("Save Card…"), this);
+    card->setToolTip(tr("A before/after PNG for a forum post"));
+    connect(card, &QPushButton::clicked, this, [this] {
+        if (!hasComparison())
+            return;
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save Comparison Card"), QStringLiteral("tpuscope-compare.png"), tr("PNG images (*.png)"));
+        QSaveFile file(path);
+        if (!path.isEmpty() && file.open(QIODevice::WriteOnly) && renderCard().save(&file, "PNG"))
+            file.commit();
+    });
     auto* top = new QHBoxLayout;
     top->addWidget(m_summary, 1);
     top->addWidget(copy, 0, Qt::AlignTop);
+    top->addWidget(card, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
@@ -76,6 +93,8 @@ void CompareView::setProfiles(model::ProfilePtr before, model::ProfilePtr after)
         clear();
         return;
     }
+    m_beforeName = QFileInfo(qs(before->load.path)).fileName();
+    m_afterName = QFileInfo(qs(after->load.path)).fileName();
     auto diff = std::make_shared<const model::ProfileDiff>(model::computeDiff(*before, *after));
     m_model->setDiff(diff);
     m_summary->setText(summaryText());
@@ -102,6 +121,12 @@ QString CompareView::markdown() const
 {
     const auto diff = m_model->diff();
     return diff ? qs(model::diffReport(*diff, model::TableFormat::Markdown)) : QString();
+}
+
+QImage CompareView::renderCard() const
+{
+    const auto diff = m_model->diff();
+    return diff ? renderComparisonCard(*diff, m_beforeName, m_afterName) : QImage();
 }
 
 } // namespace tpuscope::widgets

@@ -4,6 +4,7 @@
 #include "core/profile.h"
 #include "qt/diffmodel.h"
 
+#include <QImage>
 #include <QWidget>
 
 class QLabel;
@@ -26,6 +27,8 @@ public:
     /// The comparison as Markdown (summary and table), for a forum post.
     QString markdown() const;
     QString summaryText() const;
+    /// The before/after share card of the comparison (null when there is none).
+    QImage renderCard() const;
     qt::DiffModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
 
@@ -34,6 +37,7 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
     QLabel* m_summary;
+    QString m_beforeName, m_afterName;
 };
 
 } // namespace tpuscope::widgets

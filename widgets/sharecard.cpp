@@ -369,4 +369,112 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
     return image.copy(0, 0, width, std::min(y, image.height()));
 }
 
+QImage renderComparisonCard(
+    const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, const ShareCardOptions& options)
+{
+    const int width = std::max(600, options.width);
+    const int margin = 36;
+    const int inner = width - 2 * margin;
+    const size_t rows = std::min(diff.rows.size(), std::max<size_t>(options.topOps, 1) + 4);
+    const int rowHeight = 30;
+    const int height = 150 + 70 + int(rows) * rowHeight + 90;
+    QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
+    image.fill(kBackground);
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+
+    p.fillRect(QRect(0, 0, width, 150), kHeader);
+    p.setPen(Qt::white);
+    p.setFont(font(28, true));
+    p.drawText(QRect(margin, 16, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Before \u2192 after"));
+    p.setFont(font(16));
+    p.setPen(QColor(0xc8, 0xd6, 0xea));
+    p.drawText(QRect(margin, 54, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetrics(font(16)).elidedText(
+            beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
+    auto change = [](double before, double after, bool percent) {
+        if (percent)
+            return q(formatPercent(before)) + QStringLiteral(" \u2192 ") + q(formatPercent(after));
+        QString text = q(formatDurationPs(before)) + QStringLiteral(" \u2192 ") + q(formatDurationPs(after));
+        if (before > 0)
+            text += QString::asprintf("  (%+.0f%%)", (after - before) / before * 100);
+        return text;
+    };
+    const QString stats[][2] = {
+        {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
+            diff.a.stepPs > 0 && diff.b.stepPs > 0 ? change(diff.a.stepPs, diff.b.stepPs, false)
+                                                   : change(diff.a.totalOpTimePs, diff.b.totalOpTimePs, false)},
+        {QStringLiteral("FLOPS utilization"), change(diff.a.flopsUtilization, diff.b.flopsUtilization, true)},
+        {QStringLiteral("HBM bandwidth"), change(diff.a.hbmUtilization, diff.b.hbmUtilization, true)},
+    };
+    const int statWidth = inner / 3;
+    for (int i = 0; i < 3; ++i) {
+        const int x = margin + i * statWidth;
+        p.setPen(QColor(0xa9, 0xbc, 0xd6));
+        p.setFont(font(14));
+        p.drawText(QRect(x, 88, statWidth, 18), Qt::AlignLeft | Qt::AlignVCenter, stats[i][0].toUpper());
+        p.setPen(Qt::white);
+        p.setFont(font(20, true));
+        p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter, stats[i][1]);
+    }
+
+    int y = 150 + 24;
+    p.setPen(kInk);
+    p.setFont(font(20, true));
+    p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter,
+        diff.perStep ? QStringLiteral("Ops that moved most (time per step)") : QStringLiteral("Ops that moved most"));
+    y += 36;
+    const int nameWidth = inner * 30 / 100, barWidth = inner * 22 / 100, deltaWidth = inner * 12 / 100;
+    double longest = 1;
+    for (size_t i = 0; i < rows; ++i)
+        longest = std::max({longest, diff.rows[i].a.timePs, diff.rows[i].b.timePs});
+    for (size_t i = 0; i < rows; ++i) {
+        const DiffRow& row = diff.rows[i];
+        int x = margin;
+        p.setPen(kInk);
+        p.setFont(font(15, true));
+        QString name = q(row.name);
+        if (row.status == DiffStatus::New)
+            name += QStringLiteral("  (new)");
+        else if (row.status == DiffStatus::Removed)
+            name += QStringLiteral("  (removed)");
+        p.drawText(QRect(x, y, nameWidth - 8, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font(15, true)).elidedText(name, Qt::ElideMiddle, nameWidth - 8));
+        x += nameWidth;
+        drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.a.timePs / longest, kRule.darker(120),
+            row.status == DiffStatus::New ? QString() : q(formatDurationPs(row.a.timePs)));
+        x += barWidth;
+        drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.b.timePs / longest, kTimeBar.lighter(140),
+            row.status == DiffStatus::Removed ? QString() : q(formatDurationPs(row.b.timePs)));
+        x += barWidth;
+        const double delta = row.timeDeltaPs();
+        p.setPen(delta < 0 ? QColor(0x1b, 0x7f, 0x3b) : delta > 0 ? QColor(0xb7, 0x1c, 0x1c) : kMuted);
+        p.setFont(font(15, true));
+        p.drawText(QRect(x, y, deltaWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter,
+            (delta > 0 ? QStringLiteral("+") : QString()) + q(formatDurationPs(delta)));
+        x += deltaWidth + 12;
+        p.setPen(kMuted);
+        p.setFont(font(14));
+        if (row.status == DiffStatus::Both)
+            p.drawText(QRect(x, y, width - margin - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                QStringLiteral("FLOPS ") + change(row.a.flopsUtilization, row.b.flopsUtilization, true));
+        y += rowHeight;
+    }
+    y += 10;
+    p.setPen(kMuted);
+    p.setFont(font(13));
+    p.drawText(QRect(margin, y, inner, 20), Qt::AlignLeft | Qt::AlignVCenter,
+        QStringLiteral("grey bar: before \u00B7 blue bar: after \u00B7 %1 ops matched, %2 new, %3 removed")
+            .arg(diff.matched)
+            .arg(diff.added)
+            .arg(diff.removed));
+    p.fillRect(QRect(0, height - 40, width, 40), QColor(0xf0, 0xf3, 0xf6));
+    p.setPen(kHeader);
+    p.setFont(font(16, true));
+    p.drawText(QRect(margin, height - 40, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("tpuscope"));
+    p.end();
+    return image;
+}
+
 } // namespace tpuscope::widgets

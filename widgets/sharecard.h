@@ -6,6 +6,7 @@
 // flagged ops and the advice with its numbers. QtGui only (QPainter on a QImage): works in the
 // GUI and in tpuscope-cli with the offscreen platform.
 
+#include "analysis/diff.h"
 #include "core/profile.h"
 
 #include <QImage>
@@ -23,6 +24,11 @@ struct ShareCardOptions
 
 /// Renders the card; the height follows the content. Needs a QGuiApplication.
 QImage renderShareCard(const model::Profile& profile, const ShareCardOptions& options = {});
+
+/// The before/after card of a comparison (same look): step time, op time and utilization
+/// change, and the ops that moved most with their before/after time and FLOPS utilization.
+QImage renderComparisonCard(const model::ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel,
+    const ShareCardOptions& options = {});
 
 /// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
 /// of the op table and timeline; NaN gives grey.

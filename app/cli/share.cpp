@@ -201,15 +201,18 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
 {
 #ifdef TPUSCOPE_CLI_CARD
     if (args.positional.empty() || args.output.empty()) {
-        err << "tpuscope-cli card: usage: card FILE -o card.png\n";
+        err << "tpuscope-cli card: usage: card FILE [AFTER] -o card.png\n";
         return 2;
     }
     if (isSameFile(args.positional.front(), args.output)) {
         err << "tpuscope-cli card: the output " << args.output << " is the input file\n";
         return 2;
     }
-    ProfilePtr profile;
+    ProfilePtr profile, after;
     if (!load(args, args.positional.front(), err, profile))
+        return 1;
+    // card BEFORE AFTER -o card.png: the before/after card of a comparison.
+    if (args.positional.size() >= 2 && !load(args, args.positional[1], err, after))
         return 1;
     // Works on a server: no display needed.
     if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
@@ -222,7 +225,12 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
     widgets::ShareCardOptions options;
     if (args.top > 0)
         options.topOps = args.top;
-    const QImage image = widgets::renderShareCard(*profile, options);
+    const auto fileName = [](const std::string& path) {
+        return QString::fromStdString(std::filesystem::path(path).filename().string());
+    };
+    const QImage image = after ? widgets::renderComparisonCard(computeDiff(*profile, *after),
+                                     fileName(args.positional[0]), fileName(args.positional[1]), options)
+                               : widgets::renderShareCard(*profile, options);
     if (image.isNull()) {
         err << "tpuscope-cli card: could not render the card\n";
         return 1;

@@ -328,6 +328,9 @@ TEST_F(MainWindowTest, CompareWithShowsPerOpDeltas)
     for (const auto& row : diff->rows)
         EXPECT_DOUBLE_EQ(row.timeDeltaPs(), 0.0) << row.name;
     EXPECT_TRUE(window.compareView()->markdown().contains(QStringLiteral("| ---")));
+    const QImage card = window.compareView()->renderCard();
+    EXPECT_EQ(card.width(), 1200);
+    EXPECT_GT(card.height(), 300);
 
     // A missing file: a visible message, the open profile stays.
     ready.clear();
