@@ -5,19 +5,23 @@
 // file. Prints one JSON line per case.
 //
 //   bench_load [N ...]          default: 1e5 1e6 1e7
+//   bench_load --generate N PATH  only write the input (for profiling with perf)
+//   bench_load --load PATH [R]    load an existing file R times (default 3), one line each
+#include "loader/gzip.h"
 #include "loader/loader.h"
 
 #include "xplane.pb.h"
 
 #include <google/protobuf/arena.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <sys/wait.h>
@@ -63,8 +67,8 @@ std::string statBytes(int64_t metadataId, int64_t value)
 
 void generate(size_t n, const std::string& path)
 {
-    static const char* kinds[] = {"fusion", "convolution", "all-reduce", "copy", "dot",
-                                  "reduce", "transpose", "broadcast", "select", "dynamic-update-slice"};
+    static const char* kinds[] = {"fusion", "convolution", "all-reduce", "copy", "dot", "reduce", "transpose",
+        "broadcast", "select", "dynamic-update-slice"};
     std::mt19937_64 rnd(42);
     std::ofstream file(path, std::ios::binary);
     const size_t perCore = n / 8;
@@ -160,8 +164,36 @@ struct Record
     uint16_t track, pad;
 };
 
+// gzip -6 of a file, in-process (the bench must not depend on a gzip binary).
+void gzipFile(const std::string& from, const std::string& to)
+{
+    std::ifstream in(from, std::ios::binary);
+    gzFile out = gzopen(to.c_str(), "wb6");
+    std::vector<char> buffer(1 << 20);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
+        gzwrite(out, buffer.data(), static_cast<unsigned>(in.gcount()));
+    gzclose(out);
+}
+
+// Inflate alone (tpuscope's gunzip over the file in memory): MB/s of output.
+void measureGunzip(const std::string& path, size_t n, uintmax_t bytes)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string out, error;
+    if (!tpuscope::model::gunzip(data, out, 1ull << 40, error)) {
+        std::printf("{\"error\":\"%s\"}\n", error.c_str());
+        return;
+    }
+    const double s = seconds(t0);
+    std::printf("{\"case\":\"xspace.gz-%zu\",\"reader\":\"tpuscope-gunzip\",\"bytes\":%ju,\"inflated_bytes\":%zu,"
+                "\"seconds\":%.4f,\"mb_per_s\":%.1f}\n",
+        n, bytes, out.size(), s, out.size() / s / 1e6);
+}
+
 // Child process: one measurement, printed as fields of the JSON line.
-void measureTpuscope(const std::string& path, size_t n, uintmax_t bytes)
+void measureTpuscope(const std::string& path, size_t n, uintmax_t bytes, const char* format = "xspace")
 {
     const long baseKb = statusKb("VmRSS:");
     const auto t0 = std::chrono::steady_clock::now();
@@ -173,11 +205,14 @@ void measureTpuscope(const std::string& path, size_t n, uintmax_t bytes)
     }
     const long rssKb = statusKb("VmRSS:");
     const long peakKb = statusKb("VmHWM:");
-    std::printf("{\"case\":\"xspace-%zu\",\"reader\":\"tpuscope\",\"bytes\":%ju,\"events\":%zu,\"seconds\":%.4f,"
+    if (n == 0) // --load: size from the file
+        n = result.profile->eventCount();
+    std::printf("{\"case\":\"%s-%zu\",\"reader\":\"tpuscope\",\"bytes\":%ju,\"events\":%zu,\"seconds\":%.4f,"
                 "\"events_per_s\":%.0f,\"mb_per_s\":%.1f,\"resident_bytes_per_event\":%.1f,"
                 "\"peak_bytes_per_event\":%.1f,\"peak_over_resident_mb\":%.1f}\n",
-                n, bytes, result.profile->eventCount(), s, result.profile->eventCount() / s, bytes / s / 1e6,
-                (rssKb - baseKb) * 1024.0 / n, (peakKb - baseKb) * 1024.0 / n, (peakKb - rssKb) / 1024.0);
+        format, n, bytes, result.profile->eventCount(), s, result.profile->eventCount() / s,
+        result.profile->load.decodedBytes / s / 1e6, (rssKb - baseKb) * 1024.0 / n, (peakKb - baseKb) * 1024.0 / n,
+        (peakKb - rssKb) / 1024.0);
 }
 
 void measureLibprotobuf(const std::string& path, size_t n, uintmax_t bytes)
@@ -199,18 +234,17 @@ void measureLibprotobuf(const std::string& path, size_t n, uintmax_t bytes)
         for (const auto& line : plane.lines()) {
             for (const auto& e : line.events())
                 records.push_back({line.timestamp_ns() * 1000 + e.offset_ps(), e.duration_ps(),
-                                   static_cast<uint32_t>(e.metadata_id()), track, 0});
+                    static_cast<uint32_t>(e.metadata_id()), track, 0});
             ++track;
         }
     const double s = seconds(t0);
     const long peakKb = statusKb("VmHWM:");
     std::printf("{\"case\":\"xspace-%zu\",\"reader\":\"libprotobuf-arena\",\"bytes\":%ju,\"events\":%zu,"
                 "\"seconds\":%.4f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f,\"peak_bytes_per_event\":%.1f}\n",
-                n, bytes, records.size(), s, records.size() / s, bytes / s / 1e6, (peakKb - baseKb) * 1024.0 / n);
+        n, bytes, records.size(), s, records.size() / s, bytes / s / 1e6, (peakKb - baseKb) * 1024.0 / n);
 }
 
-template<typename Fn>
-void inChild(Fn fn)
+template <typename Fn> void inChild(Fn fn)
 {
     std::fflush(stdout);
     const pid_t pid = fork();
@@ -227,6 +261,18 @@ void inChild(Fn fn)
 
 int main(int argc, char** argv)
 {
+    if (argc >= 4 && std::strcmp(argv[1], "--generate") == 0) {
+        generate(static_cast<size_t>(std::atof(argv[2])), argv[3]);
+        return 0;
+    }
+    if (argc >= 3 && std::strcmp(argv[1], "--load") == 0) {
+        const std::string path = argv[2];
+        const int repeats = argc >= 4 ? std::atoi(argv[3]) : 3;
+        const auto bytes = std::filesystem::file_size(path);
+        for (int r = 0; r < repeats; ++r)
+            inChild([&] { measureTpuscope(path, 0, bytes); });
+        return 0;
+    }
     std::vector<size_t> sizes;
     for (int i = 1; i < argc; ++i)
         sizes.push_back(static_cast<size_t>(std::atof(argv[i])));
@@ -245,7 +291,17 @@ int main(int argc, char** argv)
             inChild([&] { measureTpuscope(path, n, bytes); });
             inChild([&] { measureLibprotobuf(path, n, bytes); });
         }
+        // xspace.gz: mb_per_s is of inflated bytes, so it compares with the plain file's.
+        const std::string gzPath = path + ".gz";
+        gzipFile(path, gzPath);
+        const auto gzBytes = std::filesystem::file_size(gzPath);
         std::filesystem::remove(path);
+        inChild([&] { std::ifstream(gzPath, std::ios::binary).ignore(std::numeric_limits<std::streamsize>::max()); });
+        for (int repeat = 0; repeat < 2; ++repeat) {
+            inChild([&] { measureGunzip(gzPath, n, gzBytes); });
+            inChild([&] { measureTpuscope(gzPath, n, gzBytes, "xspace.gz"); });
+        }
+        std::filesystem::remove(gzPath);
     }
     std::filesystem::remove_all(dir);
     return 0;

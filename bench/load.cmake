@@ -1,3 +1,3 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 add_executable(bench_load ${CMAKE_CURRENT_LIST_DIR}/bench_load.cpp)
-target_link_libraries(bench_load PRIVATE tpuscope_model tpuscope_proto)
+target_link_libraries(bench_load PRIVATE tpuscope_model tpuscope_proto ZLIB::ZLIB)

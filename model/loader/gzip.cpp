@@ -9,27 +9,34 @@ namespace tpuscope::model {
 
 bool isGzip(std::string_view bytes)
 {
-    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f
+        && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
-            const std::function<void(double)>& progress, std::stop_token stop)
+    const std::function<void(double)>& progress, std::stop_token stop)
 {
-    z_stream zs{};
+    z_stream zs {};
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
         error = "zlib could not be initialised";
         return false;
     }
     out.clear();
-    // ISIZE (last 4 bytes) is the uncompressed size mod 2^32: a good first guess for the buffer.
+    // ISIZE (last 4 bytes) is the uncompressed size mod 2^32. When it is at least what deflate
+    // could have produced from this input (stored blocks add ~5 bytes per 64 KiB) it is taken as
+    // the exact size, which it is for single-member files under 4 GiB: the buffer is then
+    // allocated once and never grown, copied or shrunk (the loader's shrink_to_fit is free).
+    // Otherwise (several members, > 4 GiB, damage) start from 4× and grow.
     uint64_t guess = compressed.size() * 4;
-    if (compressed.size() >= 4) {
+    if (compressed.size() >= 18) {
         const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
-        const uint32_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (uint32_t(tail[3]) << 24);
-        guess = std::max<uint64_t>(guess, isize);
+        const uint64_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (uint32_t(tail[3]) << 24);
+        const uint64_t lowerBound = compressed.size() > 1024 ? compressed.size() - compressed.size() / 64 - 1024 : 0;
+        // A damaged trailer must not make us allocate more than deflate can expand to (1032:1).
+        if (isize >= lowerBound)
+            guess = std::min<uint64_t>(isize, compressed.size() * 1032ull + (1 << 20));
     }
-    out.resize(std::min<uint64_t>(std::max<uint64_t>(guess, 1 << 16), maxBytes));
-
+    out.resize(std::min<uint64_t>(std::max<uint64_t>(guess, 1), maxBytes));
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
     size_t produced = 0;
     size_t consumedBefore = 0;
@@ -72,8 +79,8 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             break;
         }
         if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            error = std::string("corrupt gzip data at compressed offset ") + std::to_string(consumedBefore + zs.total_in)
-                + ": " + (zs.msg ? zs.msg : "inflate failed");
+            error = std::string("corrupt gzip data at compressed offset ")
+                + std::to_string(consumedBefore + zs.total_in) + ": " + (zs.msg ? zs.msg : "inflate failed");
             ok = false;
             break;
         }

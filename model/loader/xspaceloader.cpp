@@ -5,6 +5,12 @@
 // the cost that dominates large profiles (PERFORMANCE.md §4). Planes are visited in two
 // passes because protobuf writes fields in number order: lines (3) come before the metadata
 // maps (4, 5) they refer to.
+//
+// Planes are independent, so both passes run on worker threads, one plane at a time per
+// worker, into plane-local columns and metadata tables holding views into the input. Only the
+// merge touches the ProfileBuilder (which is not thread-safe): it interns and adds the ops
+// events used, in the order a sequential decode would, so the result does not depend on the
+// number of threads.
 
 #include "xspaceloader.h"
 
@@ -12,9 +18,22 @@
 #include "wirereader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace tpuscope::model {
 
@@ -45,7 +64,7 @@ enum class StatKind : uint8_t {
 
 StatKind statKindFromName(std::string_view name)
 {
-    static const std::unordered_map<std::string_view, StatKind> kinds{
+    static const std::unordered_map<std::string_view, StatKind> kinds {
         {"hlo_category", StatKind::HloCategory},
         {"program_id", StatKind::ProgramId},
         {"flops", StatKind::Flops},
@@ -116,29 +135,37 @@ struct PlaneContext
     double number(const StatValue& v) const
     {
         switch (v.type) {
-        case StatValue::Double: return v.d;
-        case StatValue::Uint: return static_cast<double>(v.u);
-        case StatValue::Int: return static_cast<double>(v.i);
+        case StatValue::Double:
+            return v.d;
+        case StatValue::Uint:
+            return static_cast<double>(v.u);
+        case StatValue::Int:
+            return static_cast<double>(v.i);
         case StatValue::Str: {
             double out = 0;
             std::from_chars(v.s.data(), v.s.data() + v.s.size(), out);
             return out;
         }
-        default: return 0;
+        default:
+            return 0;
         }
     }
     uint64_t unsignedValue(const StatValue& v) const
     {
         switch (v.type) {
-        case StatValue::Uint: return v.u;
-        case StatValue::Int: return static_cast<uint64_t>(v.i);
-        case StatValue::Double: return static_cast<uint64_t>(v.d);
+        case StatValue::Uint:
+            return v.u;
+        case StatValue::Int:
+            return static_cast<uint64_t>(v.i);
+        case StatValue::Double:
+            return static_cast<uint64_t>(v.d);
         case StatValue::Str: {
             uint64_t out = 0;
             std::from_chars(v.s.data(), v.s.data() + v.s.size(), out);
             return out;
         }
-        default: return 0;
+        default:
+            return 0;
         }
     }
     std::string_view text(const StatValue& v) const
@@ -157,14 +184,36 @@ int64_t readStat(Reader r, StatValue& value)
     int64_t metadataId = 0;
     while (r.next()) {
         switch (r.field()) {
-        case 1: metadataId = r.i64(); break;
-        case 2: value.type = StatValue::Double; value.d = r.f64(); break;
-        case 3: value.type = StatValue::Uint; value.u = r.u64(); break;
-        case 4: value.type = StatValue::Int; value.i = r.i64(); break;
-        case 5: value.type = StatValue::Str; value.s = r.bytes(); break;
-        case 6: value.type = StatValue::Bytes; value.s = r.bytes(); break;
-        case 7: value.type = StatValue::Ref; value.u = r.u64(); break;
-        default: r.skip(); break;
+        case 1:
+            metadataId = r.i64();
+            break;
+        case 2:
+            value.type = StatValue::Double;
+            value.d = r.f64();
+            break;
+        case 3:
+            value.type = StatValue::Uint;
+            value.u = r.u64();
+            break;
+        case 4:
+            value.type = StatValue::Int;
+            value.i = r.i64();
+            break;
+        case 5:
+            value.type = StatValue::Str;
+            value.s = r.bytes();
+            break;
+        case 6:
+            value.type = StatValue::Bytes;
+            value.s = r.bytes();
+            break;
+        case 7:
+            value.type = StatValue::Ref;
+            value.u = r.u64();
+            break;
+        default:
+            r.skip();
+            break;
         }
     }
     return metadataId;
@@ -198,14 +247,27 @@ double hbmBytesFromBreakdown(std::string_view bytes)
     return any && !r.failed() ? hbm : -1;
 }
 
+/// An XEventMetadata as read on a worker: strings stay views into the input and are interned
+/// on the calling thread only for metadata that events use (ProfileBuilder is not thread-safe).
 struct EventMeta
 {
     std::string_view name;
     std::string_view displayName;
-    OpInfo op;                     // filled from the metadata stats
+    std::string_view category;
+    std::string_view shapeWithLayout;
+    std::string_view tfOp;
+    std::string_view source;
+    std::string_view deduplicatedName;
     std::string_view hloProto;
+    uint64_t programId = 0;
     bool hasProgramIdStat = false;
-    OpId opId[2] = {kNone, kNone}; // [0] other lines, [1] XLA Ops lines of TPU cores
+    double flops = 0;
+    double modelFlops = 0;
+    double bytesAccessed = 0;
+    double hbmBytes = -1;
+    int64_t unknownId = 0; // an id events referred to without metadata
+    bool unknown = false;
+    uint32_t localOp[2] = {kNone, kNone}; // [0] other lines, [1] XLA Ops lines of TPU cores
 };
 
 struct LineHeader
@@ -230,41 +292,203 @@ struct PlaneSpans
 
 std::string describe(const Reader& r, const char* where)
 {
-    return std::string("corrupt or truncated XSpace: ") + r.error() + " at byte offset " + std::to_string(r.errorOffset())
-        + " (" + where + ")";
+    return std::string("corrupt or truncated XSpace: ") + r.error() + " at byte offset "
+        + std::to_string(r.errorOffset()) + " (" + where + ")";
 }
 
-/// Fills an OpInfo from the stats of an XEventMetadata.
-void readMetadataStats(const std::vector<std::string_view>& stats, const PlaneContext& ctx, ProfileBuilder& builder,
-                       EventMeta& meta)
+/// Fills the op fields of an EventMeta from the stats of an XEventMetadata.
+void readMetadataStats(const std::vector<std::string_view>& stats, const PlaneContext& ctx, EventMeta& meta)
 {
     for (std::string_view blob : stats) {
         StatValue v;
         const int64_t id = readStat(Reader(blob), v);
         switch (ctx.kindOf(id)) {
-        case StatKind::HloCategory: meta.op.category = builder.intern(ctx.text(v)); break;
+        case StatKind::HloCategory:
+            meta.category = ctx.text(v);
+            break;
         case StatKind::ProgramId:
-            meta.op.programId = ctx.unsignedValue(v);
-            meta.op.hasProgramId = true;
+            meta.programId = ctx.unsignedValue(v);
             meta.hasProgramIdStat = true;
             break;
-        case StatKind::Flops: meta.op.flops = ctx.number(v); break;
-        case StatKind::ModelFlops: meta.op.modelFlops = ctx.number(v); break;
-        case StatKind::BytesAccessed: meta.op.bytesAccessed = ctx.number(v); break;
-        case StatKind::MemoryAccessBreakdown: meta.op.hbmBytes = hbmBytesFromBreakdown(v.s); break;
-        case StatKind::ShapeWithLayout: meta.op.shapeWithLayout = builder.intern(ctx.text(v)); break;
-        case StatKind::TfOp: meta.op.tfOp = builder.intern(ctx.text(v)); break;
-        case StatKind::Source: meta.op.source = builder.intern(ctx.text(v)); break;
-        case StatKind::DeduplicatedName: meta.op.deduplicatedName = builder.intern(ctx.text(v)); break;
-        case StatKind::HloProto: meta.hloProto = v.s; break;
-        default: break;
+        case StatKind::Flops:
+            meta.flops = ctx.number(v);
+            break;
+        case StatKind::ModelFlops:
+            meta.modelFlops = ctx.number(v);
+            break;
+        case StatKind::BytesAccessed:
+            meta.bytesAccessed = ctx.number(v);
+            break;
+        case StatKind::MemoryAccessBreakdown:
+            meta.hbmBytes = hbmBytesFromBreakdown(v.s);
+            break;
+        case StatKind::ShapeWithLayout:
+            meta.shapeWithLayout = ctx.text(v);
+            break;
+        case StatKind::TfOp:
+            meta.tfOp = ctx.text(v);
+            break;
+        case StatKind::Source:
+            meta.source = ctx.text(v);
+            break;
+        case StatKind::DeduplicatedName:
+            meta.deduplicatedName = ctx.text(v);
+            break;
+        case StatKind::HloProto:
+            meta.hloProto = v.s;
+            break;
+        default:
+            break;
         }
     }
     // xprof: model_flops "can be 0, assume same as flops" and the reverse for JSON-era data.
-    if (meta.op.modelFlops == 0)
-        meta.op.modelFlops = meta.op.flops;
-    if (meta.op.flops == 0)
-        meta.op.flops = meta.op.modelFlops;
+    if (meta.modelFlops == 0)
+        meta.modelFlops = meta.flops;
+    if (meta.flops == 0)
+        meta.flops = meta.modelFlops;
+}
+/// The fields of an XEvent the timeline keeps.
+struct EventFields
+{
+    int64_t metadataId = 0;
+    int64_t offsetPs = 0;
+    int64_t durationPs = 0;
+    int64_t occurrences = 0;
+    bool aggregated = false;
+    int64_t deviceOffset = -1;
+    int64_t deviceDuration = -1;
+};
+
+inline const char* chars(const uint8_t* p)
+{
+    return reinterpret_cast<const char*>(p);
+}
+
+/// Bounds-checked varint; false on truncation or more than 10 bytes (the caller then falls
+/// back to the checked Reader, which reports the damage the way it always has).
+[[gnu::always_inline]] inline bool fastVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out)
+{
+    if (p < end && *p < 0x80) [[likely]] {
+        out = *p++;
+        return true;
+    }
+    uint64_t result = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (p >= end)
+            return false;
+        const uint8_t byte = *p++;
+        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            out = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+/// The general event decoder (any field order, wire type or repetition); true unless damaged.
+bool parseEventChecked(Reader r, const PlaneContext& ctx, bool deviceStatsApply, EventFields& f)
+{
+    while (r.next()) {
+        switch (r.field()) {
+        case 1:
+            f.metadataId = r.i64();
+            break;
+        case 2:
+            f.offsetPs = r.i64();
+            break;
+        case 3:
+            f.durationPs = r.i64();
+            break;
+        case 5:
+            f.occurrences = r.i64();
+            f.aggregated = true;
+            break;
+        case 4:
+            if (deviceStatsApply) {
+                StatValue v;
+                const StatKind statKind = ctx.kindOf(readStat(r.sub(), v));
+                if (statKind == StatKind::DeviceOffsetPs)
+                    f.deviceOffset = static_cast<int64_t>(ctx.unsignedValue(v));
+                else if (statKind == StatKind::DeviceDurationPs)
+                    f.deviceDuration = static_cast<int64_t>(ctx.unsignedValue(v));
+            } else {
+                r.skip();
+            }
+            break;
+        default:
+            r.skip();
+            break;
+        }
+    }
+    return !r.failed();
+}
+
+/// The common event shape: varint fields 1, 2, 3, 5 and stats whose fields are varints.
+/// Returns false for anything else, and the caller decodes the event with parseEventChecked,
+/// so both paths give the same result.
+[[gnu::always_inline]] inline bool parseEventFast(
+    const uint8_t* p, const uint8_t* end, const PlaneContext& ctx, bool deviceStatsApply, EventFields& f)
+{
+    while (p < end) {
+        const uint8_t tag = *p++;
+        uint64_t v = 0;
+        switch (tag) {
+        case 0x08:
+            if (!fastVarint(p, end, v))
+                return false;
+            f.metadataId = static_cast<int64_t>(v);
+            break;
+        case 0x10:
+            if (!fastVarint(p, end, v))
+                return false;
+            f.offsetPs = static_cast<int64_t>(v);
+            break;
+        case 0x18:
+            if (!fastVarint(p, end, v))
+                return false;
+            f.durationPs = static_cast<int64_t>(v);
+            break;
+        case 0x28:
+            if (!fastVarint(p, end, v))
+                return false;
+            f.occurrences = static_cast<int64_t>(v);
+            f.aggregated = true;
+            break;
+        case 0x22: {
+            uint64_t length = 0;
+            if (!fastVarint(p, end, length) || length > static_cast<uint64_t>(end - p))
+                return false;
+            const uint8_t* statEnd = p + length;
+            if (deviceStatsApply) {
+                // Only the metadata id decides whether the value matters; the values are varints.
+                int64_t statId = 0;
+                const uint8_t* s = p;
+                while (s < statEnd) {
+                    const uint8_t statTag = *s++;
+                    if (statTag != 0x08 && statTag != 0x18 && statTag != 0x20 && statTag != 0x38)
+                        return false;
+                    if (!fastVarint(s, statEnd, v))
+                        return false;
+                    if (statTag == 0x08)
+                        statId = static_cast<int64_t>(v);
+                }
+                const StatKind kind = ctx.kindOf(statId);
+                if (kind == StatKind::DeviceOffsetPs || kind == StatKind::DeviceDurationPs) {
+                    StatValue value;
+                    readStat(Reader(chars(p), chars(statEnd), chars(p)), value);
+                    (kind == StatKind::DeviceOffsetPs ? f.deviceOffset : f.deviceDuration)
+                        = static_cast<int64_t>(ctx.unsignedValue(value));
+                }
+            }
+            p = statEnd;
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return true;
 }
 
 /// "jit_f(12190760917235803885)" → 12190760917235803885.
@@ -284,11 +508,137 @@ std::optional<uint64_t> programIdFromName(std::string_view name)
     return value;
 }
 
+/// Decode threads: TPUSCOPE_DECODE_THREADS=n overrides the default (one per hardware thread).
+/// It exists so tests can compare a parallel decode with a single-threaded one and so users can
+/// keep a load off a busy machine; LoadOptions is shared API and stays free of tuning knobs.
+unsigned decodeThreads()
+{
+    if (const char* env = std::getenv("TPUSCOPE_DECODE_THREADS"); env && *env) {
+        unsigned value = 0;
+        auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
+        if (ec == std::errc() && value > 0)
+            return std::min(value, 256u);
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Runs work(i) for every item on up to `threads` workers, biggest items first (by `weight`).
+/// The calling thread does not decode: it calls poll() every few milliseconds (progress is
+/// reported from the caller only) and rethrows a worker's exception. threads == 1 runs inline.
+template <typename Work, typename Poll>
+void parallelFor(const std::vector<size_t>& weight, unsigned threads, Work&& work, Poll&& poll)
+{
+    std::vector<size_t> order(weight.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    const unsigned workers = static_cast<unsigned>(std::min<size_t>(threads, order.size()));
+    if (workers <= 1) {
+        for (size_t i : order) {
+            work(i);
+            poll();
+        }
+        return;
+    }
+    std::atomic<size_t> next {0};
+    std::mutex mutex;
+    std::condition_variable finished;
+    unsigned running = workers;
+    std::exception_ptr failure;
+    std::vector<std::thread> pool;
+    pool.reserve(workers);
+    auto worker = [&] {
+        try {
+            for (size_t k; (k = next.fetch_add(1)) < order.size();)
+                work(order[k]);
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!failure)
+                failure = std::current_exception();
+            next = order.size(); // the others stop after their current item
+        }
+        std::lock_guard lock(mutex);
+        --running;
+        finished.notify_one();
+    };
+    for (unsigned w = 0; w < workers; ++w) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            // No more threads (resource limits): the ones started take all the items.
+            std::lock_guard lock(mutex);
+            running -= workers - w;
+            break;
+        }
+    }
+    if (pool.empty()) {
+        for (size_t i : order) {
+            work(i);
+            poll();
+        }
+        return;
+    }
+    {
+        std::unique_lock lock(mutex);
+        while (running > 0) {
+            finished.wait_for(lock, std::chrono::milliseconds(20));
+            lock.unlock();
+            poll();
+            lock.lock();
+        }
+    }
+    for (auto& thread : pool)
+        thread.join();
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+/// One XLine decoded on a worker into columns; `op` holds plane-local op indices until merged.
+struct LocalLine
+{
+    std::string_view bytes;
+    LineHeader header;
+    TrackKind kind = TrackKind::Other;
+    bool xlaOpLine = false;
+    std::vector<TimePs> start;
+    std::vector<TimePs> duration;
+    std::vector<OpId> op;
+    std::vector<Track::Aggregated> aggregated;
+};
+
+struct HloResult
+{
+    size_t meta = 0;
+    uint64_t programId = 0;
+    std::shared_ptr<const hlo::Module> module;
+    std::string error;
+};
+
+/// Everything a worker learns about one plane; merged into the builder on the calling thread.
+struct LocalPlane
+{
+    const PlaneSpans* spans = nullptr;
+    PlaneId planeId = 0;
+    PlaneKind kind = PlaneKind::Other;
+    PlaneContext ctx;
+    std::optional<std::string_view> deviceType;
+    std::optional<double> peakTflops;
+    std::optional<double> peakHbmGbps;
+    std::vector<EventMeta> metas;
+    std::unordered_map<int64_t, uint32_t> index; // metadata id → metas index (first entry wins)
+    std::vector<uint32_t> dense; // the same for small ids, kNone = absent
+    std::vector<std::pair<uint32_t, bool>> usedOps; // (metas index, XLA-op line) in first-use order
+    std::vector<LocalLine> lines;
+    std::vector<HloResult> programs;
+    int64_t unknownMetadataIds = 0;
+    int64_t malformedEvents = 0;
+};
+
 class XSpaceDecoder
 {
 public:
     XSpaceDecoder(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-                  std::stop_token stop)
+        std::stop_token stop)
         : m_bytes(bytes)
         , m_builder(builder)
         , m_host(host)
@@ -315,8 +665,9 @@ public:
             case 2:
             case 3: {
                 std::string_view text = top.bytes();
-                m_builder.profile().load.warnings.emplace_back(std::string(top.field() == 2 ? "profiler error: " : "profiler warning: ")
-                                                               + std::string(text.substr(0, 500)));
+                m_builder.profile().load.warnings.emplace_back(
+                    std::string(top.field() == 2 ? "profiler error: " : "profiler warning: ")
+                    + std::string(text.substr(0, 500)));
                 break;
             }
             case 4: {
@@ -325,28 +676,53 @@ public:
                     m_builder.profile().hosts[m_host] = std::string(hostname);
                 break;
             }
-            default: top.skip(); break;
+            default:
+                top.skip();
+                break;
             }
         }
         if (top.failed()) {
             std::string message = describe(top, "top-level XSpace");
             if (planes.empty())
                 return message;
-            m_builder.profile().load.warnings.push_back(message + "; showing the " + std::to_string(planes.size())
-                                                        + " planes read before the damage");
+            m_builder.profile().load.warnings.push_back(
+                message + "; showing the " + std::to_string(planes.size()) + " planes read before the damage");
         }
         if (planes.empty())
             return "the file holds no XSpace planes";
 
+        // Planes are registered up front, in file order, so workers know each plane's kind
+        // and plane ids do not depend on scheduling.
+        std::vector<LocalPlane> locals(planes.size());
+        std::vector<size_t> weight(planes.size());
+        size_t totalBytes = 0;
+        for (size_t i = 0; i < planes.size(); ++i) {
+            locals[i].spans = &planes[i];
+            locals[i].planeId = m_builder.addPlane(planes[i].name, m_host);
+            locals[i].kind = m_builder.profile().planes[locals[i].planeId].kind;
+            for (auto line : planes[i].lines)
+                weight[i] += line.size();
+            weight[i] += planes[i].eventMetadata.size() * 64;
+            totalBytes += weight[i];
+        }
+        m_totalLineBytes = std::max<size_t>(totalBytes, 1);
+        const unsigned threads = decodeThreads();
+        auto poll = [this] { reportProgress(); };
+
+        // Pass 1: metadata, plane stats, line headers (event counts) and HLO programs.
+        parallelFor(
+            weight, threads, [&](size_t i) { scanPlaneContents(locals[i]); }, [] {});
+        if (m_stop.stop_requested())
+            return "cancelled";
+
         // The time origin is the earliest line start over every plane, so all times fit 64 bits.
         bool haveOrigin = false;
         int64_t origin = 0;
-        for (const auto& plane : planes)
-            for (std::string_view line : plane.lines) {
-                LineHeader header = scanLineHeader(line);
-                if (header.eventCount == 0)
+        for (const auto& local : locals)
+            for (const auto& line : local.lines) {
+                if (line.header.eventCount == 0)
                     continue;
-                origin = haveOrigin ? std::min(origin, header.timestampNs) : header.timestampNs;
+                origin = haveOrigin ? std::min(origin, line.header.timestampNs) : line.header.timestampNs;
                 haveOrigin = true;
             }
         Profile& profile = m_builder.profile();
@@ -354,18 +730,29 @@ public:
             profile.originNs = origin;
         m_originNs = profile.originNs;
 
-        size_t totalBytes = 0;
-        for (const auto& plane : planes)
-            for (auto line : plane.lines)
-                totalBytes += line.size();
-        m_totalLineBytes = std::max<size_t>(totalBytes, 1);
-        for (const auto& plane : planes) {
-            decodePlane(plane);
-            if (!m_error.empty())
-                return m_error;
-            if (m_stop.stop_requested())
-                return "cancelled";
-        }
+        // Pass 2: events, into plane-local columns.
+        parallelFor(
+            weight, threads, [&](size_t i) { decodeLines(locals[i]); }, poll);
+        if (m_stop.stop_requested())
+            return "cancelled";
+        reportProgress();
+
+        // Merge: ops get global ids in the order a sequential decode would give them (plane by
+        // plane, first use first), then op columns are remapped in parallel and moved in.
+        std::vector<std::vector<OpId>> remaps(locals.size());
+        for (size_t i = 0; i < locals.size(); ++i)
+            remaps[i] = mergeOps(locals[i]);
+        parallelFor(
+            weight, threads, [&](size_t i) { remapOps(locals[i], remaps[i]); }, [] {});
+        for (auto& local : locals)
+            mergePlane(local);
+        locals.clear();
+#if defined(__GLIBC__)
+        // Worker threads allocate from their own malloc arenas; the metadata tables freed above
+        // would otherwise stay resident (~5 bytes per event at 1e6 events).
+        if (threads > 1)
+            malloc_trim(0);
+#endif
         return {};
     }
 
@@ -376,13 +763,27 @@ private:
         Reader r(blob, m_bytes.data());
         while (r.next()) {
             switch (r.field()) {
-            case 1: spans.id = r.i64(); break;
-            case 2: spans.name = r.bytes(); break;
-            case 3: spans.lines.push_back(r.bytes()); break;
-            case 4: spans.eventMetadata.push_back(r.bytes()); break;
-            case 5: spans.statMetadata.push_back(r.bytes()); break;
-            case 6: spans.stats.push_back(r.bytes()); break;
-            default: r.skip(); break;
+            case 1:
+                spans.id = r.i64();
+                break;
+            case 2:
+                spans.name = r.bytes();
+                break;
+            case 3:
+                spans.lines.push_back(r.bytes());
+                break;
+            case 4:
+                spans.eventMetadata.push_back(r.bytes());
+                break;
+            case 5:
+                spans.statMetadata.push_back(r.bytes());
+                break;
+            case 6:
+                spans.stats.push_back(r.bytes());
+                break;
+            default:
+                r.skip();
+                break;
             }
         }
         if (r.failed())
@@ -393,27 +794,59 @@ private:
     LineHeader scanLineHeader(std::string_view blob) const
     {
         LineHeader header;
-        Reader r(blob, m_bytes.data());
-        while (r.next()) {
+        // Events (tag 0x22) are only counted here and skipped with raw pointers; other fields
+        // (and damage) take one step of the checked Reader each.
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(blob.data());
+        const uint8_t* const end = p + blob.size();
+        while (p < end) {
+            if (*p == 0x22) {
+                const uint8_t* q = p + 1;
+                uint64_t length = 0;
+                if (fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
+                    ++header.eventCount;
+                    p = q + length;
+                    continue;
+                }
+            }
+            Reader r(chars(p), chars(end), m_bytes.data());
+            if (!r.next())
+                break;
             switch (r.field()) {
-            case 1: header.id = r.i64(); break;
-            case 2: header.name = r.bytes(); break;
-            case 3: header.timestampNs = r.i64(); break;
+            case 1:
+                header.id = r.i64();
+                break;
+            case 2:
+                header.name = r.bytes();
+                break;
+            case 3:
+                header.timestampNs = r.i64();
+                break;
             case 4:
                 r.skip();
                 ++header.eventCount;
                 break;
-            case 10: header.displayId = r.i64(); break;
-            case 11: header.displayName = r.bytes(); break;
-            default: r.skip(); break;
+            case 10:
+                header.displayId = r.i64();
+                break;
+            case 11:
+                header.displayName = r.bytes();
+                break;
+            default:
+                r.skip();
+                break;
             }
+            if (r.failed())
+                break;
+            p = reinterpret_cast<const uint8_t*>(m_bytes.data()) + r.offset();
         }
         return header;
     }
 
-    void decodePlane(const PlaneSpans& spans)
+    // Worker: touches only `local` and the (read-only) input.
+    void scanPlaneContents(LocalPlane& local) const
     {
-        PlaneContext ctx;
+        const PlaneSpans& spans = *local.spans;
+        PlaneContext& ctx = local.ctx;
         for (std::string_view entry : spans.statMetadata) {
             Reader r(entry, m_bytes.data());
             int64_t key = 0;
@@ -439,29 +872,35 @@ private:
             meta.kind = statKindFromName(meta.name);
             ctx.statMeta[key] = meta;
         }
-
         ctx.buildDenseKinds();
-        const PlaneId planeId = m_builder.addPlane(spans.name, m_host);
-        Plane& plane = m_builder.profile().planes[planeId];
+
         for (std::string_view blob : spans.stats) {
             StatValue v;
             const int64_t id = readStat(Reader(blob), v);
             switch (ctx.kindOf(id)) {
-            case StatKind::DeviceTypeString: plane.deviceType = std::string(ctx.text(v)); break;
-            case StatKind::PeakTflops: plane.peakTflops = ctx.number(v); break;
-            case StatKind::PeakHbmGbps: plane.peakHbmGbps = ctx.number(v); break;
-            default: break;
+            case StatKind::DeviceTypeString:
+                local.deviceType = ctx.text(v);
+                break;
+            case StatKind::PeakTflops:
+                local.peakTflops = ctx.number(v);
+                break;
+            case StatKind::PeakHbmGbps:
+                local.peakHbmGbps = ctx.number(v);
+                break;
+            default:
+                break;
             }
         }
 
         // Event metadata: id → name, op costs, HLO proto (metadata plane).
-        std::unordered_map<int64_t, EventMeta> metas;
-        metas.reserve(spans.eventMetadata.size());
+        local.metas.reserve(spans.eventMetadata.size());
+        local.index.reserve(spans.eventMetadata.size());
+        std::vector<std::string_view> stats;
         for (std::string_view entry : spans.eventMetadata) {
             Reader r(entry, m_bytes.data());
             int64_t key = 0;
             EventMeta meta;
-            std::vector<std::string_view> stats;
+            stats.clear();
             while (r.next()) {
                 if (r.field() == 1)
                     key = r.i64();
@@ -469,146 +908,168 @@ private:
                     Reader value = r.sub();
                     while (value.next()) {
                         switch (value.field()) {
-                        case 2: meta.name = value.bytes(); break;
-                        case 4: meta.displayName = value.bytes(); break;
-                        case 5: stats.push_back(value.bytes()); break;
-                        default: value.skip(); break;
+                        case 2:
+                            meta.name = value.bytes();
+                            break;
+                        case 4:
+                            meta.displayName = value.bytes();
+                            break;
+                        case 5:
+                            stats.push_back(value.bytes());
+                            break;
+                        default:
+                            value.skip();
+                            break;
                         }
                     }
                 } else
                     r.skip();
             }
-            readMetadataStats(stats, ctx, m_builder, meta);
-            const std::string_view shown = meta.displayName.empty() ? meta.name : meta.displayName;
-            meta.op.name = m_builder.intern(shown);
-            if (!meta.displayName.empty())
-                meta.op.longName = m_builder.intern(meta.name);
-            metas.emplace(key, std::move(meta));
+            if (local.index.emplace(key, static_cast<uint32_t>(local.metas.size())).second) {
+                readMetadataStats(stats, ctx, meta);
+                local.metas.push_back(meta);
+            }
         }
 
-        if (plane.kind == PlaneKind::Metadata) {
-            decodeHloPrograms(metas);
+        // Line headers of every plane, the metadata plane's too: they all count for the time
+        // origin, as they always have (metadata-plane lines get no track).
+        local.lines.resize(spans.lines.size());
+        for (size_t l = 0; l < spans.lines.size(); ++l) {
+            LocalLine& line = local.lines[l];
+            line.bytes = spans.lines[l];
+            line.header = scanLineHeader(line.bytes);
+            line.kind = trackKindFromLineName(line.header.name);
+            if (line.kind == TrackKind::Other && local.kind == PlaneKind::Host)
+                line.kind = TrackKind::HostThread;
+            line.xlaOpLine = line.kind == TrackKind::XlaOps && local.kind == PlaneKind::TpuCore;
+        }
+
+        if (local.kind == PlaneKind::Metadata) {
+            decodeHloPrograms(local);
             return;
         }
-        decodeLines(spans, planeId, ctx, metas);
+
+        // Metadata ids are small dense integers in real files: index them by vector so the
+        // per-event lookup is one load instead of a hash.
+        int64_t maxId = -1;
+        for (const auto& [id, at] : local.index)
+            if (id >= 0 && id < static_cast<int64_t>(4 * local.index.size() + 4096))
+                maxId = std::max(maxId, id);
+        local.dense.assign(static_cast<size_t>(maxId + 1), kNone);
+        for (const auto& [id, at] : local.index)
+            if (id >= 0 && id <= maxId)
+                local.dense[static_cast<size_t>(id)] = at;
     }
 
-    void decodeHloPrograms(std::unordered_map<int64_t, EventMeta>& metas)
+    // Worker. Iterates the map like the sequential decoder did so programs keep their order.
+    void decodeHloPrograms(LocalPlane& local) const
     {
-        for (auto& [key, meta] : metas) {
+        for (const auto& [key, at] : local.index) {
+            const EventMeta& meta = local.metas[at];
             if (meta.hloProto.empty())
                 continue; // XLA_HLO_MODULE_ID_MAP:..., XDB_COMPILER_METADATA:... entries
             // The key is the program id's 64 bits read as int64; the name suffix carries the
             // unsigned value; a program_id stat overrides both (FORMATS.md §2.5).
-            uint64_t programId = static_cast<uint64_t>(key);
+            HloResult result;
+            result.meta = at;
+            result.programId = static_cast<uint64_t>(key);
             if (auto fromName = programIdFromName(meta.name))
-                programId = *fromName;
+                result.programId = *fromName;
             if (meta.hasProgramIdStat)
-                programId = meta.op.programId;
-            std::string error;
-            auto module = decodeHloProto(meta.hloProto, error);
-            if (!module) {
-                ++m_builder.profile().stats.hloDecodeFailures;
-                m_builder.profile().load.warnings.push_back("program " + std::string(meta.name) + ": " + error);
-            }
-            std::string name(meta.name);
-            if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
-                name.resize(paren);
-            m_builder.addProgram(programId, module ? module->name : name, std::move(module));
+                result.programId = meta.programId;
+            result.module = decodeHloProto(meta.hloProto, result.error);
+            local.programs.push_back(std::move(result));
         }
     }
 
-    void decodeLines(const PlaneSpans& spans, PlaneId planeId, const PlaneContext& ctx,
-                     std::unordered_map<int64_t, EventMeta>& metas)
+    // Worker: decodes the events of every line of one plane into plane-local columns.
+    void decodeLines(LocalPlane& local)
     {
-        // Metadata ids are small dense integers in real files: index them by vector so the
-        // per-event lookup is one load instead of a hash.
-        std::vector<EventMeta*> dense;
-        {
-            int64_t maxId = -1;
-            for (auto& [id, meta] : metas)
-                if (id >= 0 && id < static_cast<int64_t>(4 * metas.size() + 4096))
-                    maxId = std::max(maxId, id);
-            dense.assign(static_cast<size_t>(maxId + 1), nullptr);
-            for (auto& [id, meta] : metas)
-                if (id >= 0 && id <= maxId)
-                    dense[static_cast<size_t>(id)] = &meta;
-        }
-        const PlaneKind planeKind = m_builder.profile().planes[planeId].kind;
-        const bool deviceStatsApply = planeKind == PlaneKind::TpuCore || planeKind == PlaneKind::Gpu;
-        Profile& profile = m_builder.profile();
-        for (std::string_view lineBlob : spans.lines) {
-            LineHeader header = scanLineHeader(lineBlob);
-            const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
-            TrackKind kind = trackKindFromLineName(header.name);
-            if (kind == TrackKind::Other && planeKind == PlaneKind::Host)
-                kind = TrackKind::HostThread;
-            const TrackId trackId = m_builder.addTrack(planeId, name, kind, header.id);
-            profile.tracks[trackId].displayId = header.displayId ? header.displayId : header.id;
-            const bool xlaOpLine = kind == TrackKind::XlaOps && planeKind == PlaneKind::TpuCore;
-            const TimePs lineStartPs = (header.timestampNs - m_originNs) * 1000;
-            Track& track = profile.tracks[trackId];
-            track.start.reserve(header.eventCount);
-            track.duration.reserve(header.eventCount);
-            track.op.reserve(header.eventCount);
+        if (local.kind == PlaneKind::Metadata)
+            return;
+        const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
+        const PlaneContext& ctx = local.ctx;
+        uint64_t eventsDecoded = 0;
+        for (LocalLine& line : local.lines) {
+            // A damaged line timestamp can be ~1e18 ns away from the origin; ps would overflow.
+            TimePs lineStartPs = 0;
+            if (__builtin_sub_overflow(line.header.timestampNs, m_originNs, &lineStartPs)
+                || __builtin_mul_overflow(lineStartPs, 1000, &lineStartPs)) {
+                ++local.malformedEvents;
+                continue;
+            }
+            const int xla = line.xlaOpLine ? 1 : 0;
+            line.start.reserve(line.header.eventCount);
+            line.duration.reserve(line.header.eventCount);
+            line.op.reserve(line.header.eventCount);
 
-            Reader line(lineBlob, m_bytes.data());
-            while (line.next()) {
-                if (line.field() != 4 || line.type() != wire::Len) {
-                    line.skip();
-                    continue;
-                }
-                Reader r = line.sub();
-                int64_t metadataId = 0, offsetPs = 0, durationPs = 0, occurrences = 0;
-                bool aggregated = false;
-                int64_t deviceOffset = -1, deviceDuration = -1;
-                while (r.next()) {
-                    switch (r.field()) {
-                    case 1: metadataId = r.i64(); break;
-                    case 2: offsetPs = r.i64(); break;
-                    case 3: durationPs = r.i64(); break;
-                    case 5:
-                        occurrences = r.i64();
-                        aggregated = true;
-                        break;
-                    case 4:
-                        if (deviceStatsApply) {
-                            StatValue v;
-                            const StatKind statKind = ctx.kindOf(readStat(r.sub(), v));
-                            if (statKind == StatKind::DeviceOffsetPs)
-                                deviceOffset = static_cast<int64_t>(ctx.unsignedValue(v));
-                            else if (statKind == StatKind::DeviceDurationPs)
-                                deviceDuration = static_cast<int64_t>(ctx.unsignedValue(v));
-                        } else {
-                            r.skip();
-                        }
-                        break;
-                    default: r.skip(); break;
+            // Events are almost always tag 0x22 with a short length: that case is walked with raw
+            // pointers; anything else (other fields, damage) takes the checked Reader.
+            const uint8_t* p = reinterpret_cast<const uint8_t*>(line.bytes.data());
+            const uint8_t* const end = p + line.bytes.size();
+            bool lineDone = false;
+            while (!lineDone && p < end) {
+                EventFields f;
+                bool ok = true;
+                uint64_t length = 0;
+                const uint8_t* q = p + 1;
+                if (*p == 0x22 && fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
+                    const uint8_t* eventEnd = q + length;
+                    if (!parseEventFast(q, eventEnd, ctx, deviceStatsApply, f)) {
+                        f = EventFields();
+                        ok = parseEventChecked(Reader(chars(q), chars(eventEnd), chars(q)), ctx, deviceStatsApply, f);
                     }
+                    p = eventEnd;
+                } else {
+                    Reader reader(chars(p), chars(end), chars(p));
+                    if (!reader.next())
+                        break;
+                    if (reader.field() != 4 || reader.type() != wire::Len) {
+                        reader.skip();
+                        if (reader.failed())
+                            break;
+                        p += reader.offset();
+                        continue;
+                    }
+                    ok = parseEventChecked(reader.sub(), ctx, deviceStatsApply, f);
+                    if (reader.failed())
+                        lineDone = true; // the event ran past the line: counted below, then stop
+                    else
+                        p += reader.offset();
                 }
-                if (r.failed()) {
-                    ++profile.stats.malformedEvents;
+                if (!ok) {
+                    ++local.malformedEvents;
                     continue;
                 }
-                EventMeta* found = metadataId >= 0 && static_cast<uint64_t>(metadataId) < dense.size()
-                    ? dense[static_cast<size_t>(metadataId)]
-                    : nullptr;
-                if (!found) {
-                    auto it = metas.find(metadataId);
-                    if (it == metas.end()) {
-                        ++profile.stats.unknownMetadataIds;
+                const int64_t metadataId = f.metadataId;
+                int64_t durationPs = f.durationPs;
+                const int64_t offsetPs = f.offsetPs, occurrences = f.occurrences;
+                const int64_t deviceOffset = f.deviceOffset, deviceDuration = f.deviceDuration;
+                const bool aggregated = f.aggregated;
+                if (TimePs ignored; __builtin_add_overflow(lineStartPs, offsetPs, &ignored)
+                    || __builtin_add_overflow(lineStartPs, deviceOffset, &ignored)) {
+                    ++local.malformedEvents; // offset beyond the representable time range
+                    continue;
+                }
+                uint32_t at = metadataId >= 0 && static_cast<uint64_t>(metadataId) < local.dense.size()
+                    ? local.dense[static_cast<size_t>(metadataId)]
+                    : kNone;
+                if (at == kNone) {
+                    auto it = local.index.find(metadataId);
+                    if (it == local.index.end()) {
+                        ++local.unknownMetadataIds;
                         EventMeta unknown;
-                        unknown.op.name = m_builder.intern("<unknown metadata " + std::to_string(metadataId) + ">");
-                        it = metas.emplace(metadataId, unknown).first; // unordered_map keeps pointers stable
+                        unknown.unknown = true;
+                        unknown.unknownId = metadataId;
+                        it = local.index.emplace(metadataId, static_cast<uint32_t>(local.metas.size())).first;
+                        local.metas.push_back(unknown);
                     }
-                    found = &it->second;
+                    at = it->second;
                 }
-                EventMeta& meta = *found;
-                OpId& op = meta.opId[xlaOpLine ? 1 : 0];
+                uint32_t& op = local.metas[at].localOp[xla];
                 if (op == kNone) {
-                    OpInfo info = meta.op;
-                    info.isXlaOp = xlaOpLine;
-                    op = m_builder.addOp(info);
+                    op = static_cast<uint32_t>(local.usedOps.size());
+                    local.usedOps.emplace_back(at, line.xlaOpLine);
                 }
                 TimePs start = lineStartPs + offsetPs;
                 // xprof uses the device timespan when both stats exist (GetDeviceEventTimespan):
@@ -618,19 +1079,118 @@ private:
                     durationPs = deviceDuration;
                 }
                 if (aggregated) {
-                    track.aggregated.push_back({op, std::max<int64_t>(1, occurrences), durationPs});
+                    line.aggregated.push_back({op, std::max<int64_t>(1, occurrences), durationPs});
                     continue;
                 }
-                track.start.push_back(start);
-                track.duration.push_back(durationPs);
-                track.op.push_back(op);
-                if ((++m_eventsDecoded & 0xffff) == 0 && m_stop.stop_requested())
+                line.start.push_back(start);
+                line.duration.push_back(durationPs);
+                line.op.push_back(op);
+                if ((++eventsDecoded & 0xffff) == 0 && m_stop.stop_requested())
                     return;
             }
-            m_bytesDone += lineBlob.size();
-            if (m_progress)
-                m_progress("decoding events", static_cast<double>(m_bytesDone) / m_totalLineBytes);
+            m_bytesDone.fetch_add(line.bytes.size(), std::memory_order_relaxed);
         }
+    }
+
+    void reportProgress()
+    {
+        if (!m_progress)
+            return;
+        const double fraction
+            = std::min(1.0, static_cast<double>(m_bytesDone.load(std::memory_order_relaxed)) / m_totalLineBytes);
+        if (fraction != m_lastReported) {
+            m_lastReported = fraction;
+            m_progress("decoding events", fraction);
+        }
+    }
+
+    // Calling thread: interns the strings of the metadata events used and adds their ops.
+    std::vector<OpId> mergeOps(LocalPlane& local)
+    {
+        std::vector<OpId> remap(local.usedOps.size());
+        // Most of these stats are absent; StringPool id 0 is always the empty string.
+        auto intern = [this](std::string_view text) { return text.empty() ? StringId(0) : m_builder.intern(text); };
+        for (size_t k = 0; k < local.usedOps.size(); ++k) {
+            const auto [at, xla] = local.usedOps[k];
+            const EventMeta& meta = local.metas[at];
+            OpInfo info;
+            if (meta.unknown) {
+                info.name = m_builder.intern("<unknown metadata " + std::to_string(meta.unknownId) + ">");
+            } else {
+                info.category = intern(meta.category);
+                info.shapeWithLayout = intern(meta.shapeWithLayout);
+                info.tfOp = intern(meta.tfOp);
+                info.source = intern(meta.source);
+                info.deduplicatedName = intern(meta.deduplicatedName);
+                info.programId = meta.programId;
+                info.hasProgramId = meta.hasProgramIdStat;
+                info.flops = meta.flops;
+                info.modelFlops = meta.modelFlops;
+                info.bytesAccessed = meta.bytesAccessed;
+                info.hbmBytes = meta.hbmBytes;
+                info.name = m_builder.intern(meta.displayName.empty() ? meta.name : meta.displayName);
+                if (!meta.displayName.empty())
+                    info.longName = m_builder.intern(meta.name);
+            }
+            info.isXlaOp = xla;
+            remap[k] = m_builder.addOp(info);
+        }
+        return remap;
+    }
+
+    // Worker: local op indices → global OpIds, in place.
+    static void remapOps(LocalPlane& local, const std::vector<OpId>& remap)
+    {
+        for (LocalLine& line : local.lines) {
+            for (OpId& op : line.op)
+                op = remap[op];
+            for (auto& a : line.aggregated)
+                a.op = remap[a.op];
+        }
+    }
+
+    // Calling thread: plane stats, programs, tracks (columns are moved, not copied).
+    void mergePlane(LocalPlane& local)
+    {
+        Profile& profile = m_builder.profile();
+        {
+            Plane& plane = profile.planes[local.planeId];
+            if (local.deviceType)
+                plane.deviceType = std::string(*local.deviceType);
+            if (local.peakTflops)
+                plane.peakTflops = *local.peakTflops;
+            if (local.peakHbmGbps)
+                plane.peakHbmGbps = *local.peakHbmGbps;
+        }
+        profile.stats.unknownMetadataIds += local.unknownMetadataIds;
+        profile.stats.malformedEvents += local.malformedEvents;
+        for (HloResult& result : local.programs) {
+            const EventMeta& meta = local.metas[result.meta];
+            if (!result.module) {
+                ++profile.stats.hloDecodeFailures;
+                profile.load.warnings.push_back("program " + std::string(meta.name) + ": " + result.error);
+            }
+            std::string name(meta.name);
+            if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
+                name.resize(paren);
+            m_builder.addProgram(
+                result.programId, result.module ? result.module->name : name, std::move(result.module));
+        }
+        if (local.kind == PlaneKind::Metadata)
+            return; // events of the metadata plane are not decoded (see decodeLines)
+        for (LocalLine& line : local.lines) {
+            const LineHeader& header = line.header;
+            const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
+            const TrackId trackId = m_builder.addTrack(local.planeId, name, line.kind, header.id);
+            Track& track = profile.tracks[trackId];
+            track.displayId = header.displayId ? header.displayId : header.id;
+            track.start = std::move(line.start);
+            track.duration = std::move(line.duration);
+            track.op = std::move(line.op);
+            track.aggregated = std::move(line.aggregated);
+        }
+        local.metas = {};
+        local.lines = {};
     }
 
     std::string_view m_bytes;
@@ -641,14 +1201,14 @@ private:
     std::string m_error;
     int64_t m_originNs = 0;
     size_t m_totalLineBytes = 1;
-    size_t m_bytesDone = 0;
-    uint64_t m_eventsDecoded = 0;
+    std::atomic<size_t> m_bytesDone {0};
+    double m_lastReported = -1;
 };
 
 } // namespace
 
-std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-                         std::stop_token stop)
+std::string decodeXSpace(
+    std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress, std::stop_token stop)
 {
     XSpaceDecoder decoder(bytes, builder, host, progress, stop);
     return decoder.run();

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Load-performance changes that must not change results. The XSpace decoder splits planes over worker threads and
+// merges them on the calling thread; the result must not depend on the number of threads. TPUSCOPE_DECODE_THREADS (read
+// by the decoder) forces the count, so a parallel decode can be compared with a sequential one.
+#include "testutil.h"
+
+#include "loader/gzip.h"
+#include "loader/loader.h"
+
+#include "xplane.pb.h"
+
+#include <cstdlib>
+#include <random>
+
+#include <zlib.h>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+namespace tp = tensorflow::profiler;
+
+namespace {
+
+class DecodeThreads
+{
+public:
+    explicit DecodeThreads(int n)
+    {
+        if (const char* old = std::getenv("TPUSCOPE_DECODE_THREADS"))
+            m_old = old;
+        setenv("TPUSCOPE_DECODE_THREADS", std::to_string(n).c_str(), 1);
+    }
+    ~DecodeThreads()
+    {
+        if (m_old.empty())
+            unsetenv("TPUSCOPE_DECODE_THREADS");
+        else
+            setenv("TPUSCOPE_DECODE_THREADS", m_old.c_str(), 1);
+    }
+
+private:
+    std::string m_old;
+};
+
+LoadResult loadWithThreads(const std::string& bytes, int threads)
+{
+    DecodeThreads scope(threads);
+    return loadProfileFromBytes(bytes, "parallel.xplane.pb", {});
+}
+
+void addStat(tp::XEvent* e, int64_t metadataId, uint64_t value)
+{
+    auto* st = e->add_stats();
+    st->set_metadata_id(metadataId);
+    st->set_uint64_value(value);
+}
+
+// Planes of very different sizes (so workers finish out of order), shared op names across
+// planes, display names, device timespans, aggregated events, unknown metadata ids, a host
+// plane, a metadata plane with undecodable HLO (warnings) and plane peak stats.
+std::string multiPlaneSpace()
+{
+    std::mt19937_64 rnd(7);
+    tp::XSpace space;
+    const int sizes[] = {20000, 300, 7000, 0, 15000};
+    for (int core = 0; core < 5; ++core) {
+        tp::XPlane* plane = space.add_planes();
+        plane->set_id(core + 1);
+        plane->set_name("/device:TPU:" + std::to_string(core));
+        auto statMd = [&](int64_t id, const std::string& name) {
+            auto& md = (*plane->mutable_stat_metadata())[id];
+            md.set_id(id);
+            md.set_name(name);
+        };
+        statMd(1, "device_offset_ps");
+        statMd(2, "device_duration_ps");
+        statMd(3, "hlo_category");
+        statMd(4, "flops");
+        statMd(5, "peak_teraflops_per_second");
+        statMd(6, "group_id");
+        auto* peak = plane->add_stats();
+        peak->set_metadata_id(5);
+        peak->set_double_value(100 + core);
+        for (int i = 1; i <= 40; ++i) {
+            auto& md = (*plane->mutable_event_metadata())[i];
+            md.set_id(i);
+            // Cores share most names (ops dedup across cores) but each has a few of its own.
+            const std::string name
+                = i % 7 == 0 ? "own" + std::to_string(core) + "." + std::to_string(i) : "fusion." + std::to_string(i);
+            md.set_name("%" + name + " = f32[8] fusion(...)");
+            if (i % 3)
+                md.set_display_name(name);
+            auto* cat = md.add_stats();
+            cat->set_metadata_id(3);
+            cat->set_str_value(i % 2 ? "convolution" : "loop fusion");
+            auto* flops = md.add_stats();
+            flops->set_metadata_id(4);
+            flops->set_uint64_value(1000 * i);
+        }
+        for (int lineNo = 0; lineNo < 3; ++lineNo) {
+            tp::XLine* line = plane->add_lines();
+            line->set_id(lineNo + 1);
+            line->set_name(lineNo == 0 ? "XLA Ops" : lineNo == 1 ? "Steps" : "XLA Modules");
+            line->set_timestamp_ns(1'700'000'000'000'000'000 + core * 1000 + lineNo * 7);
+            int64_t offset = 0;
+            const int count = lineNo == 0 ? sizes[core] : sizes[core] / 50;
+            for (int j = 0; j < count; ++j) {
+                tp::XEvent* e = line->add_events();
+                // ids 41..43 have no metadata: counted once per plane and named.
+                e->set_metadata_id(1 + static_cast<int64_t>(rnd() % 43));
+                const int64_t duration = 1000 + static_cast<int64_t>(rnd() % 50000);
+                if (rnd() % 97 == 0) {
+                    e->set_num_occurrences(1 + static_cast<int64_t>(rnd() % 5));
+                    e->set_duration_ps(duration);
+                    continue;
+                }
+                e->set_offset_ps(offset);
+                e->set_duration_ps(duration);
+                addStat(e, 6, j / 100);
+                if (rnd() % 11 == 0) {
+                    addStat(e, 1, static_cast<uint64_t>(offset + 5));
+                    addStat(e, 2, static_cast<uint64_t>(duration / 2));
+                }
+                offset += duration + static_cast<int64_t>(rnd() % 3000);
+            }
+        }
+    }
+    tp::XPlane* host = space.add_planes();
+    host->set_name("/host:CPU");
+    (*host->mutable_event_metadata())[1].set_name("host_op");
+    for (int t = 0; t < 4; ++t) {
+        tp::XLine* line = host->add_lines();
+        line->set_id(100 + t);
+        line->set_name("thread " + std::to_string(t));
+        line->set_timestamp_ns(1'699'999'999'999'999'000 + t);
+        for (int j = 0; j < 500; ++j) {
+            tp::XEvent* e = line->add_events();
+            e->set_metadata_id(j % 2 ? 1 : 2);
+            e->set_offset_ps(j * 10000);
+            e->set_duration_ps(5000);
+        }
+    }
+    tp::XPlane* metadata = space.add_planes();
+    metadata->set_name("/host:metadata");
+    auto& hloStat = (*metadata->mutable_stat_metadata())[1];
+    hloStat.set_id(1);
+    hloStat.set_name("Hlo Proto");
+    for (int p = 0; p < 6; ++p) {
+        auto& md = (*metadata->mutable_event_metadata())[1000 + p];
+        md.set_id(1000 + p);
+        md.set_name("jit_f" + std::to_string(p) + "(" + std::to_string(77 + p) + ")");
+        auto* st = md.add_stats();
+        st->set_metadata_id(1);
+        st->set_bytes_value(std::string("\xff\xff\xff garbage") + std::to_string(p));
+    }
+    return space.SerializeAsString();
+}
+
+void expectSameProfile(const Profile& a, const Profile& b)
+{
+    EXPECT_EQ(a.originNs, b.originNs);
+    EXPECT_EQ(a.spanBegin, b.spanBegin);
+    EXPECT_EQ(a.spanEnd, b.spanEnd);
+    EXPECT_EQ(a.eventCount(), b.eventCount());
+    EXPECT_EQ(a.load.warnings, b.load.warnings);
+    EXPECT_EQ(a.stats.unknownMetadataIds, b.stats.unknownMetadataIds);
+    EXPECT_EQ(a.stats.malformedEvents, b.stats.malformedEvents);
+    EXPECT_EQ(a.stats.aggregatedEvents, b.stats.aggregatedEvents);
+    EXPECT_EQ(a.stats.hloDecodeFailures, b.stats.hloDecodeFailures);
+    ASSERT_EQ(a.planes.size(), b.planes.size());
+    for (size_t i = 0; i < a.planes.size(); ++i) {
+        SCOPED_TRACE("plane " + a.str(a.planes[i].name));
+        EXPECT_EQ(a.str(a.planes[i].name), b.str(b.planes[i].name));
+        EXPECT_EQ(a.planes[i].kind, b.planes[i].kind);
+        EXPECT_EQ(a.planes[i].tracks, b.planes[i].tracks);
+        EXPECT_EQ(a.planes[i].deviceType, b.planes[i].deviceType);
+        EXPECT_EQ(a.planes[i].peakTflops, b.planes[i].peakTflops);
+    }
+    ASSERT_EQ(a.ops.size(), b.ops.size());
+    for (size_t i = 0; i < a.ops.size(); ++i) {
+        const OpInfo& x = a.ops[i];
+        const OpInfo& y = b.ops[i];
+        SCOPED_TRACE("op " + a.str(x.name));
+        EXPECT_EQ(a.str(x.name), b.str(y.name));
+        EXPECT_EQ(a.str(x.longName), b.str(y.longName));
+        EXPECT_EQ(a.str(x.category), b.str(y.category));
+        EXPECT_EQ(x.isXlaOp, y.isXlaOp);
+        EXPECT_EQ(x.programId, y.programId);
+        EXPECT_EQ(x.flops, y.flops);
+        EXPECT_EQ(x.hbmBytes, y.hbmBytes);
+    }
+    ASSERT_EQ(a.tracks.size(), b.tracks.size());
+    for (size_t i = 0; i < a.tracks.size(); ++i) {
+        const Track& x = a.tracks[i];
+        const Track& y = b.tracks[i];
+        SCOPED_TRACE("track " + a.str(x.name));
+        EXPECT_EQ(a.str(x.name), b.str(y.name));
+        EXPECT_EQ(x.plane, y.plane);
+        EXPECT_EQ(x.kind, y.kind);
+        EXPECT_EQ(x.lineId, y.lineId);
+        EXPECT_EQ(x.displayId, y.displayId);
+        EXPECT_EQ(x.start, y.start);
+        EXPECT_EQ(x.duration, y.duration);
+        EXPECT_EQ(x.op, y.op); // same OpIds: ops are added in the same order
+        EXPECT_EQ(x.depth, y.depth);
+        ASSERT_EQ(x.aggregated.size(), y.aggregated.size());
+        for (size_t k = 0; k < x.aggregated.size(); ++k) {
+            EXPECT_EQ(x.aggregated[k].op, y.aggregated[k].op);
+            EXPECT_EQ(x.aggregated[k].occurrences, y.aggregated[k].occurrences);
+            EXPECT_EQ(x.aggregated[k].duration, y.aggregated[k].duration);
+        }
+    }
+    ASSERT_EQ(a.programs.size(), b.programs.size());
+    for (size_t i = 0; i < a.programs.size(); ++i) {
+        EXPECT_EQ(a.programs[i].id, b.programs[i].id);
+        EXPECT_EQ(a.programs[i].name, b.programs[i].name);
+    }
+}
+
+} // namespace
+
+TEST(XSpaceParallel, MultiPlaneDecodeMatchesSingleThreaded)
+{
+    const std::string bytes = multiPlaneSpace();
+    const LoadResult single = loadWithThreads(bytes, 1);
+    ASSERT_TRUE(single.ok()) << single.error;
+    const Profile& p = *single.profile;
+    // The fixture exercises what the merge has to carry over.
+    EXPECT_GT(p.eventCount(), 40000u);
+    // ids 41..43 on the four TPU planes with events, and id 2 on the host plane
+    EXPECT_EQ(p.stats.unknownMetadataIds, 3 * 4 + 1);
+    EXPECT_EQ(p.stats.hloDecodeFailures, 6);
+    EXPECT_EQ(p.programs.size(), 6u);
+    EXPECT_EQ(p.planes[0].peakTflops, 100);
+    bool anyAggregated = false, anyXla = false, anyOther = false;
+    for (const Track& t : p.tracks)
+        anyAggregated |= !t.aggregated.empty();
+    for (const OpInfo& op : p.ops)
+        (op.isXlaOp ? anyXla : anyOther) = true;
+    EXPECT_TRUE(anyAggregated);
+    EXPECT_TRUE(anyXla && anyOther);
+    for (int threads : {2, 3, 8}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        const LoadResult parallel = loadWithThreads(bytes, threads);
+        ASSERT_TRUE(parallel.ok()) << parallel.error;
+        expectSameProfile(p, *parallel.profile);
+    }
+}
+
+TEST(XSpaceParallel, RealSampleMatchesSingleThreaded)
+{
+    for (const char* name : {"tpu_v6e_inference.xplane.pb", "gpu_multiworker.xplane.pb"}) {
+        if (!haveSample(name))
+            continue;
+        SCOPED_TRACE(name);
+        const std::string bytes = readFile(samplePath(name));
+        const LoadResult single = loadWithThreads(bytes, 1);
+        const LoadResult parallel = loadWithThreads(bytes, 2);
+        ASSERT_TRUE(single.ok() && parallel.ok()) << single.error << parallel.error;
+        expectSameProfile(*single.profile, *parallel.profile);
+    }
+}
+
+TEST(XSpaceParallel, CancelledDecodeStops)
+{
+    const std::string bytes = multiPlaneSpace();
+    DecodeThreads scope(2);
+    std::stop_source source;
+    source.request_stop();
+    const LoadResult r = loadProfileFromBytes(bytes, "parallel.xplane.pb", {}, {}, source.get_token());
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("cancelled"), std::string::npos) << r.error;
+}
+
+// gunzip sizes its buffer from the gzip ISIZE trailer; it must still be right when the trailer
+// under-states the size (several members: ISIZE is the last member's) or is damaged.
+TEST(Gunzip, BufferSizedFromTrailerStillHandlesMembersAndDamage)
+{
+    auto gz = [](const std::string& plain) {
+        z_stream zs {};
+        deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+        std::string out(deflateBound(&zs, plain.size()) + 64, '\0');
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+        zs.avail_in = static_cast<uInt>(plain.size());
+        zs.next_out = reinterpret_cast<Bytef*>(out.data());
+        zs.avail_out = static_cast<uInt>(out.size());
+        deflate(&zs, Z_FINISH);
+        out.resize(zs.total_out);
+        deflateEnd(&zs);
+        return out;
+    };
+    std::string big, small = "tail member";
+    std::mt19937 rnd(3);
+    for (int i = 0; i < 200000; ++i)
+        big += static_cast<char>('a' + rnd() % 20);
+    std::string out, error;
+    ASSERT_TRUE(gunzip(gz(big), out, 1ull << 30, error)) << error;
+    EXPECT_EQ(out, big);
+    EXPECT_EQ(out.capacity(), out.size()); // sized exactly: the loader's shrink_to_fit copies nothing
+
+    ASSERT_TRUE(gunzip(gz(big) + gz(small), out, 1ull << 30, error)) << error;
+    EXPECT_EQ(out, big + small);
+
+    std::string damaged = gz(big);
+    damaged.replace(damaged.size() - 4, 4, "\xff\xff\xff\x7f"); // ISIZE claims ~2 GiB
+    EXPECT_FALSE(gunzip(damaged, out, 1ull << 30, error)); // the CRC/length check fails
+    EXPECT_FALSE(error.empty());
+    EXPECT_LT(out.size(), 1u << 20); // and nothing near the claimed size was kept
+}
