@@ -11,6 +11,7 @@
 #include "qt/tracesession.h"
 #include "timelineview.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
@@ -322,6 +323,8 @@ TEST_F(MainWindowTest, CompareWithShowsPerOpDeltas)
     EXPECT_TRUE(ready.front().front().toBool());
     const auto diff = window.compareView()->model()->diff();
     ASSERT_TRUE(diff);
+    QAbstractItemModelTester tester(window.compareView()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    EXPECT_EQ(window.compareView()->model()->rowCount(), static_cast<int>(diff->rows.size()));
     EXPECT_EQ(diff->added, 0u);
     EXPECT_EQ(diff->removed, 0u);
     EXPECT_EQ(diff->matched, window.session()->breakdown()->rows.size());
