@@ -18,10 +18,17 @@ void usage(std::FILE* out)
                "                        [--format table|csv|tsv|json|md] [--device GEN]\n"
                "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
                "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
+               "  tpuscope-cli share FILE -o OUT.tpuscope [--redact paths,names,hash|all] [--text]\n"
+               "  tpuscope-cli open-text FILE|- [-o OUT.tpuscope]\n"
+               "  tpuscope-cli diff BEFORE AFTER [--format table|csv|tsv|json|md] [--top N]\n"
+               "  tpuscope-cli card FILE [AFTER] -o card.png [--top N]\n"
+               "  tpuscope-cli thresholds [--format table|md|csv]\n"
                "  tpuscope-cli synth SCENARIO -o OUT.xplane.pb   (scenarios: origin-story, bench:N)\n"
                "\n"
-               "FILE is an XSpace (*.xplane.pb[.gz]). GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e,\n"
-               "v7x) whose peaks are used when the file does not record them.\n"
+               "FILE is any profile tpuscope opens: an XSpace (*.xplane.pb[.gz]), a Chrome trace (*.json[.gz]),\n"
+               "a TF1 trace, an op_profile.json, a TensorBoard log dir or a *.tpuscope share file.\n"
+               "GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e, v7x) whose peaks are used when the file\n"
+               "does not record them.\n"
                "--max-decompressed-mb N raises the limit on inflated gzip data (default: half the RAM).\n",
                out);
 }
