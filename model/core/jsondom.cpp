@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsondom.h"
 
+#include "jsontext.h"
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -269,25 +271,6 @@ private:
         }
     }
 
-    static void appendUtf8(std::string& out, uint32_t cp)
-    {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-    }
-
     bool hex4(uint32_t& out)
     {
         if (m_text.size() - m_pos < 4)
@@ -332,56 +315,31 @@ private:
             if (++m_pos >= m_text.size())
                 return fail("unterminated escape");
             const char e = m_text[m_pos++];
-            switch (e) {
-            case '"':
-                out += '"';
-                break;
-            case '\\':
-                out += '\\';
-                break;
-            case '/':
-                out += '/';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'u': {
-                uint32_t cp;
-                if (!hex4(cp))
-                    return false;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    uint32_t low = 0;
-                    if (m_text.substr(m_pos, 2) == "\\u") {
-                        m_pos += 2;
-                        if (!hex4(low))
-                            return false;
-                    }
-                    if (low >= 0xDC00 && low <= 0xDFFF)
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-                    else
-                        cp = 0xFFFD; // lone surrogate: keep going, the text is only shown
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                    cp = 0xFFFD;
-                }
-                appendUtf8(out, cp);
-                break;
+            char simple;
+            if (jsontext::simpleEscape(e, simple)) {
+                out += simple;
+                continue;
             }
-            default:
+            if (e != 'u') {
                 --m_pos;
                 return fail("invalid escape sequence in a string");
             }
+            uint32_t unit;
+            if (!hex4(unit))
+                return false;
+            int64_t next = -1;
+            const size_t afterUnit = m_pos;
+            if (jsontext::isHighSurrogate(unit) && m_text.substr(m_pos, 2) == "\\u") {
+                m_pos += 2;
+                uint32_t low = 0;
+                if (!hex4(low))
+                    return false;
+                next = low;
+            }
+            bool usedNext = false;
+            jsontext::appendUtf8(out, jsontext::codePoint(unit, next, usedNext));
+            if (next >= 0 && !usedNext)
+                m_pos = afterUnit; // not a low surrogate: read it again as its own escape
         }
     }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsontokenizer.h"
 
+#include "core/jsontext.h"
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -35,26 +37,8 @@ int32_t readHex4(std::string_view raw, size_t i)
     return value;
 }
 
-void appendUtf8(std::string& out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
-constexpr uint32_t kReplacement = 0xFFFD;
+using jsontext::appendUtf8;
+constexpr uint32_t kReplacement = jsontext::kReplacementCharacter;
 
 } // namespace
 
@@ -69,60 +53,30 @@ void decodeEscapes(std::string_view raw, std::string& out)
             continue;
         }
         const char e = raw[++i];
-        switch (e) {
-        case '"':
-            out += '"';
-            break;
-        case '\\':
-            out += '\\';
-            break;
-        case '/':
-            out += '/';
-            break;
-        case 'b':
-            out += '\b';
-            break;
-        case 'f':
-            out += '\f';
-            break;
-        case 'n':
-            out += '\n';
-            break;
-        case 'r':
-            out += '\r';
-            break;
-        case 't':
-            out += '\t';
-            break;
-        case 'u': {
-            int32_t unit = readHex4(raw, i + 1);
-            if (unit < 0) {
-                appendUtf8(out, kReplacement);
-                break;
-            }
-            i += 4;
-            uint32_t cp = static_cast<uint32_t>(unit);
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                // A high surrogate must be followed by \u and a low surrogate.
-                int32_t low = -1;
-                if (i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u')
-                    low = readHex4(raw, i + 3);
-                if (low >= 0xDC00 && low <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(low) - 0xDC00);
-                    i += 6;
-                } else {
-                    cp = kReplacement;
-                }
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                cp = kReplacement; // lone low surrogate
-            }
-            appendUtf8(out, cp);
-            break;
+        char simple;
+        if (jsontext::simpleEscape(e, simple)) {
+            out += simple;
+            continue;
         }
-        default:
+        if (e != 'u') {
             appendUtf8(out, kReplacement);
-            break;
+            continue;
         }
+        const int32_t unit = readHex4(raw, i + 1);
+        if (unit < 0) {
+            appendUtf8(out, kReplacement);
+            continue;
+        }
+        i += 4;
+        // A high surrogate must be followed by \u and a low surrogate.
+        int64_t next = -1;
+        if (jsontext::isHighSurrogate(static_cast<uint32_t>(unit)) && i + 2 < raw.size() && raw[i + 1] == '\\'
+            && raw[i + 2] == 'u')
+            next = readHex4(raw, i + 3);
+        bool usedNext = false;
+        appendUtf8(out, jsontext::codePoint(static_cast<uint32_t>(unit), next, usedNext));
+        if (usedNext)
+            i += 6;
     }
 }
 
