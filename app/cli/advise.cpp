@@ -19,28 +19,6 @@ using namespace tpuscope::model;
 
 namespace {
 
-int load(const Arguments& args, std::ostream& err, ProfilePtr& profile)
-{
-    if (args.positional.empty()) {
-        err << "tpuscope-cli " << args.command << ": missing FILE\n";
-        return 2;
-    }
-    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
-        err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
-        return 2;
-    }
-    LoadOptions options;
-    options.deviceOverride = args.device;
-    options.maxDecompressedBytes = args.maxDecompressedMb << 20;
-    LoadResult result = loadProfile(args.positional.front(), options);
-    if (!result.ok()) {
-        err << "tpuscope-cli: " << result.error << "\n";
-        return 1;
-    }
-    profile = result.profile;
-    return 0;
-}
-
 size_t editDistance(std::string_view a, std::string_view b)
 {
     std::vector<size_t> row(b.size() + 1);
@@ -98,7 +76,7 @@ int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     ProfilePtr profile;
-    if (int rc = load(args, err, profile))
+    if (int rc = loadFirstFile(args, err, profile))
         return rc;
     out << adviceReport(*profile, computeAdvice(*profile), format);
     return 0;
@@ -116,7 +94,7 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     ProfilePtr profile;
-    if (int rc = load(args, err, profile))
+    if (int rc = loadFirstFile(args, err, profile))
         return rc;
     const std::string& name = args.positional[1];
     const OpBreakdown breakdown = computeOpBreakdown(*profile);

@@ -106,32 +106,10 @@ bool parseArguments(int argc, char** argv, Arguments& args)
 
 namespace {
 
-int loadOrFail(const Arguments& args, std::ostream& err, ProfilePtr& profile)
-{
-    if (args.positional.empty()) {
-        err << "tpuscope-cli " << args.command << ": missing FILE\n";
-        return 2;
-    }
-    LoadOptions options;
-    options.deviceOverride = args.device;
-    options.maxDecompressedBytes = args.maxDecompressedMb << 20;
-    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
-        err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
-        return 2;
-    }
-    LoadResult result = loadProfile(args.positional.front(), options);
-    if (!result.ok()) {
-        err << "tpuscope-cli: " << result.error << "\n";
-        return 1;
-    }
-    profile = result.profile;
-    return 0;
-}
-
 int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     ProfilePtr profile;
-    if (int rc = loadOrFail(args, err, profile))
+    if (int rc = loadFirstFile(args, err, profile))
         return rc;
     const std::string format = args.format.empty() ? "text" : args.format;
     if (format != "text" && format != "json") {
@@ -161,7 +139,7 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     ProfilePtr profile;
-    if (int rc = loadOrFail(args, err, profile))
+    if (int rc = loadFirstFile(args, err, profile))
         return rc;
     if (!profile->hasTpuOps()) {
         err << "tpuscope-cli ops: " << computeSummary(*profile).message << "\n";
@@ -200,6 +178,38 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 } // namespace
+
+LoadOptions loadOptionsFromArguments(const Arguments& args)
+{
+    LoadOptions options;
+    options.deviceOverride = args.device;
+    options.maxDecompressedBytes = args.maxDecompressedMb << 20;
+    return options;
+}
+
+int loadProfileArgument(const Arguments& args, const std::string& path, std::ostream& err, ProfilePtr& profile)
+{
+    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
+        err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
+        return 2;
+    }
+    LoadResult result = loadProfile(path, loadOptionsFromArguments(args));
+    if (!result.ok()) {
+        err << "tpuscope-cli: " << result.error << "\n";
+        return 1;
+    }
+    profile = result.profile;
+    return 0;
+}
+
+int loadFirstFile(const Arguments& args, std::ostream& err, ProfilePtr& profile)
+{
+    if (args.positional.empty()) {
+        err << "tpuscope-cli " << args.command << ": missing FILE\n";
+        return 2;
+    }
+    return loadProfileArgument(args, args.positional.front(), err, profile);
+}
 
 int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
 {

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "loader/loader.h"
 
 namespace tpuscope::cli {
 
@@ -37,4 +40,14 @@ constexpr int kUnknownCommand = -1;
 /// when the command is not one of them.
 int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err);
 bool findTpuGenerationKey(const std::string& key);
+
+/// --device and --max-decompressed-mb as loader options.
+model::LoadOptions loadOptionsFromArguments(const Arguments& args);
+/// Loads `path` with the options given on the command line (--device, --max-decompressed-mb).
+/// Returns the exit code: 0 loaded, 1 the file could not be read, 2 bad options; the message
+/// is written to `err`.
+int loadProfileArgument(const Arguments& args, const std::string& path, std::ostream& err,
+                        std::shared_ptr<const model::Profile>& profile);
+/// The same for the command's first FILE argument (2 with a message when there is none).
+int loadFirstFile(const Arguments& args, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 } // namespace tpuscope::cli

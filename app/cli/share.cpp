@@ -31,27 +31,9 @@ using namespace tpuscope::model;
 
 namespace {
 
-LoadOptions loadOptionsOf(const Arguments& args)
-{
-    LoadOptions options;
-    options.deviceOverride = args.device;
-    options.maxDecompressedBytes = args.maxDecompressedMb << 20;
-    return options;
-}
-
 bool load(const Arguments& args, const std::string& path, std::ostream& err, ProfilePtr& profile)
 {
-    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
-        err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
-        return false;
-    }
-    LoadResult result = loadProfile(path, loadOptionsOf(args));
-    if (!result.ok()) {
-        err << "tpuscope-cli: " << result.error << "\n";
-        return false;
-    }
-    profile = result.profile;
-    return true;
+    return loadProfileArgument(args, path, err, profile) == 0;
 }
 
 /// The output must not be one of the inputs: writing a share file over its profile loses the profile.
@@ -156,7 +138,7 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         return 0;
     }
     LoadResult result
-        = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsOf(args));
+        = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsFromArguments(args));
     if (!result.ok()) {
         err << "tpuscope-cli open-text: " << result.error << "\n";
         return 1;
