@@ -27,6 +27,8 @@ bool checkedMul(int64_t a, int64_t b, int64_t& out)
 
 int64_t ceilDiv(int64_t a, int64_t b)
 {
+    if (b == 0) // a zero-size dim merged by '*' (e.g. bf16[16,0]{0,1:T(*,1)}): nothing to divide
+        return 0;
     return a / b + (a % b != 0 ? 1 : 0);
 }
 
@@ -609,9 +611,14 @@ PaddingInfo computePadding(const hlo::Shape& shape, const std::vector<DimSemanti
                 int64_t from = carriedOwners[k];
                 int64_t size = current[first + j - carriedOwners.size() + k].size;
                 if (from >= 0 && from != dim.owner) {
-                    credit[static_cast<size_t>(from)] *= size;
-                    if (dim.owner >= 0)
-                        debit[static_cast<size_t>(dim.owner)] *= size;
+                    int64_t& c = credit[static_cast<size_t>(from)];
+                    if (!checkedMul(c, size, c)
+                        || (dim.owner >= 0
+                            && !checkedMul(debit[static_cast<size_t>(dim.owner)], size,
+                                debit[static_cast<size_t>(dim.owner)]))) {
+                        info.error = overflow;
+                        return info;
+                    }
                 }
             }
             carriedOwners.clear();

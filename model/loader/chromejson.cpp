@@ -179,7 +179,8 @@ uint64_t hashBytes(std::string_view s, uint64_t h)
         n -= 8;
     }
     uint64_t v = 0;
-    std::memcpy(&v, p, n);
+    if (n) // an empty view may have a null data(); memcpy's pointers must not be null even for 0 bytes
+        std::memcpy(&v, p, n);
     h = (h ^ v) * 0x94d049bb133111ebull;
     return h ^ (h >> 29);
 }

@@ -60,6 +60,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sys/stat.h>
@@ -70,6 +71,20 @@
 namespace tpuscope::model {
 
 namespace {
+
+// A damaged or hand-edited share file may hold any number (1e33, NaN); casting such a double to an
+// integer type is undefined behaviour (found by tests/fuzz/fuzz_sharefile), so clamp first.
+template <typename T>
+T clampedNumber(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v <= static_cast<double>(std::numeric_limits<T>::min()))
+        return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+        return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+}
 
 constexpr size_t kMaxSteps = 20000;
 // Ops at or above this share of op time are always kept: advice rules look at ops from 1 %.
@@ -245,23 +260,23 @@ std::vector<int64_t> intList(const json::Value& v)
     std::vector<int64_t> out;
     out.reserve(v.size());
     for (const json::Value& x : v.array())
-        out.push_back(static_cast<int64_t>(x.number()));
+        out.push_back(clampedNumber<int64_t>(x.number()));
     return out;
 }
 
 hlo::Shape readShape(const json::Value& v, int depth = 0)
 {
     hlo::Shape s;
-    s.elementType = static_cast<hlo::PrimitiveType>(static_cast<int32_t>(v["t"].number()));
+    s.elementType = static_cast<hlo::PrimitiveType>(clampedNumber<int32_t>(v["t"].number()));
     s.dimensions = intList(v["d"]);
     if (const json::Value* l = v.find("l")) {
         s.hasLayout = true;
         s.layout.minorToMajor = intList(*l);
         for (const json::Value& t : v["T"].array())
             s.layout.tiles.push_back({intList(t)});
-        s.layout.elementSizeInBits = static_cast<int64_t>(v["E"].number());
-        s.layout.memorySpace = static_cast<int64_t>(v["S"].number());
-        s.layout.tailPaddingAlignment = static_cast<int64_t>(v["L"].number());
+        s.layout.elementSizeInBits = clampedNumber<int64_t>(v["E"].number());
+        s.layout.memorySpace = clampedNumber<int64_t>(v["S"].number());
+        s.layout.tailPaddingAlignment = clampedNumber<int64_t>(v["L"].number());
     }
     if (depth < 32)
         for (const json::Value& e : v["u"].array())
@@ -342,7 +357,7 @@ void writeInstruction(
 hlo::Instruction readInstruction(const json::Value& v)
 {
     hlo::Instruction in;
-    in.id = static_cast<int64_t>(v["id"].number());
+    in.id = clampedNumber<int64_t>(v["id"].number());
     in.name = v["n"].string();
     in.opcode = v["o"].string();
     in.shape = readShape(v["s"]);
@@ -354,14 +369,14 @@ hlo::Instruction readInstruction(const json::Value& v)
     if (const json::Value* c = v.find("conv")) {
         in.hasConvolutionDimensions = true;
         hlo::ConvolutionDimensions& d = in.convolution;
-        d.inputBatch = static_cast<int64_t>((*c)["ib"].number());
-        d.inputFeature = static_cast<int64_t>((*c)["if"].number());
+        d.inputBatch = clampedNumber<int64_t>((*c)["ib"].number());
+        d.inputFeature = clampedNumber<int64_t>((*c)["if"].number());
         d.inputSpatial = intList((*c)["is"]);
-        d.kernelInputFeature = static_cast<int64_t>((*c)["kif"].number());
-        d.kernelOutputFeature = static_cast<int64_t>((*c)["kof"].number());
+        d.kernelInputFeature = clampedNumber<int64_t>((*c)["kif"].number());
+        d.kernelOutputFeature = clampedNumber<int64_t>((*c)["kof"].number());
         d.kernelSpatial = intList((*c)["ks"]);
-        d.outputBatch = static_cast<int64_t>((*c)["ob"].number());
-        d.outputFeature = static_cast<int64_t>((*c)["of"].number());
+        d.outputBatch = clampedNumber<int64_t>((*c)["ob"].number());
+        d.outputFeature = clampedNumber<int64_t>((*c)["of"].number());
         d.outputSpatial = intList((*c)["os"]);
     }
     if (const json::Value* d = v.find("dot")) {
@@ -371,14 +386,14 @@ hlo::Instruction readInstruction(const json::Value& v)
         in.dot.lhsBatch = intList((*d)["lb"]);
         in.dot.rhsBatch = intList((*d)["rb"]);
     }
-    in.featureGroupCount = static_cast<int64_t>(v["fgc"].number());
-    in.batchGroupCount = static_cast<int64_t>(v["bgc"].number());
-    in.parameterNumber = static_cast<int64_t>(v["pn"].number());
+    in.featureGroupCount = clampedNumber<int64_t>(v["fgc"].number());
+    in.batchGroupCount = clampedNumber<int64_t>(v["bgc"].number());
+    in.parameterNumber = clampedNumber<int64_t>(v["pn"].number());
     in.customCallTarget = v["cct"].string();
     in.opType = v["ot"].string();
     in.opName = v["on"].string();
     in.sourceFile = v["sf"].string();
-    in.sourceLine = static_cast<int32_t>(v["sl"].number());
+    in.sourceLine = clampedNumber<int32_t>(v["sl"].number());
     return in;
 }
 
@@ -490,13 +505,13 @@ std::shared_ptr<const hlo::Module> readModule(const json::Value& v)
 {
     auto module = std::make_shared<hlo::Module>();
     module->name = v["name"].string();
-    module->id = static_cast<int64_t>(v["id"].number());
-    module->entryComputationId = static_cast<int64_t>(v["entry"].number());
+    module->id = clampedNumber<int64_t>(v["id"].number());
+    module->entryComputationId = clampedNumber<int64_t>(v["entry"].number());
     for (const json::Value& c : v["computations"].array()) {
         hlo::Computation computation;
-        computation.id = static_cast<int64_t>(c["id"].number());
+        computation.id = clampedNumber<int64_t>(c["id"].number());
         computation.name = c["name"].string();
-        computation.rootId = static_cast<int64_t>(c["root"].number());
+        computation.rootId = clampedNumber<int64_t>(c["root"].number());
         computation.isFusion = c["fusion"].boolean();
         for (const json::Value& in : c["instructions"].array())
             computation.instructions.push_back(readInstruction(in));
@@ -1297,7 +1312,7 @@ std::string decodeShareFile(
         builder.addHost("host0");
     std::vector<PlaneId> planes;
     for (const json::Value& p : device["core_planes"].array()) {
-        const uint32_t host = static_cast<uint32_t>(p["host"].number());
+        const uint32_t host = clampedNumber<uint32_t>(p["host"].number());
         if (host >= profile.hosts.size())
             return "tpuscope share file is damaged: a core plane names host " + std::to_string(host);
         planes.push_back(builder.addPlane(p["name"].string(), host));
@@ -1307,7 +1322,7 @@ std::string decodeShareFile(
     for (PlaneId p : planes)
         profile.planes[p].deviceType = device["type"].string();
     // The original's peaks and where they came from; finish() keeps them (a --device choice still wins).
-    const int peakSource = static_cast<int>(device["peak_source"].number());
+    const int peakSource = clampedNumber<int>(device["peak_source"].number());
     if (device["peak_tflops_per_core"].number() > 0 && peakSource > 0
         && peakSource <= static_cast<int>(PeakSource::UserChoice)) {
         profile.device.peakTflopsPerCore = device["peak_tflops_per_core"].number();
@@ -1349,7 +1364,7 @@ std::string decodeShareFile(
             op.modelFlops = o["model_flops"].number();
             op.bytesAccessed = o["bytes"].number();
             op.hbmBytes = o["hbm_bytes"].number(-1);
-            const int64_t occurrences = std::max<int64_t>(1, static_cast<int64_t>(o["occurrences"].number()));
+            const int64_t occurrences = std::max<int64_t>(1, clampedNumber<int64_t>(o["occurrences"].number()));
             const double time = o["time_ps"].number(-1);
             if (!(time >= 0) || !std::isfinite(time) || o["name"].string().empty())
                 return "tpuscope share file is damaged: op '" + o["name"].string() + "' has no valid name or time";
@@ -1358,7 +1373,7 @@ std::string decodeShareFile(
             if (const json::Value* layout = o.find("layout")) {
                 std::vector<LayoutDimensionHint> hints;
                 for (const json::Value& d : layout->array())
-                    hints.push_back({static_cast<int64_t>(d.at(0).number()), static_cast<int64_t>(d.at(1).number()),
+                    hints.push_back({clampedNumber<int64_t>(d.at(0).number()), clampedNumber<int64_t>(d.at(1).number()),
                         d.at(2).string()});
                 profile.layoutHints[id] = std::move(hints);
             }
@@ -1381,7 +1396,7 @@ std::string decodeShareFile(
     int64_t otherOps = 0;
     for (const json::Value& o : doc["other"].array()) {
         const std::string& category = o["category"].string();
-        const int64_t n = static_cast<int64_t>(o["ops"].number());
+        const int64_t n = clampedNumber<int64_t>(o["ops"].number());
         otherOps += n;
         std::string name
             = "(" + std::to_string(n) + " other " + (category.empty() ? "" : category + " ") + (n == 1 ? "op" : "ops");
@@ -1392,7 +1407,7 @@ std::string decodeShareFile(
         op.isXlaOp = true;
         op.name = builder.intern(name);
         op.category = builder.intern(category);
-        const int64_t occurrences = std::max<int64_t>(1, static_cast<int64_t>(o["occurrences"].number()));
+        const int64_t occurrences = std::max<int64_t>(1, clampedNumber<int64_t>(o["occurrences"].number()));
         op.flops = perOccurrence(o["flops"].number(), occurrences);
         op.modelFlops = perOccurrence(o["model_flops"].number(), occurrences);
         op.bytesAccessed = perOccurrence(o["bytes"].number(), occurrences);
@@ -1415,23 +1430,29 @@ std::string decodeShareFile(
         return op;
     }());
     auto kindOf = [](const json::Value& v) {
-        const int k = static_cast<int>(v.number());
+        const int k = clampedNumber<int>(v.number());
         return k >= 0 && k <= static_cast<int>(TrackKind::Other) ? static_cast<TrackKind>(k) : TrackKind::Other;
     };
     const json::Value& steps = doc["steps"];
+    // Times are capped (steps in total, each span and offset) at 2^60 ps (~13 days) so the event
+    // times built below (offset + busy + gaps) cannot overflow on a damaged file.
+    constexpr TimePs kMaxSharePs = TimePs(1) << 60;
     std::vector<TimePs> stepDurations;
-    for (const json::Value& d : steps["duration_ps"].array())
-        stepDurations.push_back(std::max<TimePs>(0, static_cast<TimePs>(d.number())));
+    TimePs stepTotal = 0;
+    for (const json::Value& d : steps["duration_ps"].array()) {
+        stepDurations.push_back(std::clamp<TimePs>(clampedNumber<TimePs>(d.number()), 0, kMaxSharePs - stepTotal));
+        stepTotal += stepDurations.back();
+    }
     const TrackKind stepKind = kindOf(steps["kind"]);
     bool stepTrackDone = stepDurations.empty();
     for (const json::Value& idle : doc["idle"].array()) {
-        const size_t index = static_cast<size_t>(idle["plane"].number());
+        const size_t index = clampedNumber<size_t>(idle["plane"].number());
         if (index >= planes.size())
             continue;
         const TrackKind kind = kindOf(idle["kind"]);
-        const int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(idle["runs"].number()), 0, 1'000'000);
-        const TimePs span = std::max<TimePs>(0, static_cast<TimePs>(idle["span_ps"].number()));
-        const TimePs gaps = std::clamp<TimePs>(static_cast<TimePs>(idle["gap_ps"].number()), 0, span);
+        const int64_t runs = std::clamp<int64_t>(clampedNumber<int64_t>(idle["runs"].number()), 0, 1'000'000);
+        const TimePs span = std::clamp<TimePs>(clampedNumber<TimePs>(idle["span_ps"].number()), 0, kMaxSharePs);
+        const TimePs gaps = std::clamp<TimePs>(clampedNumber<TimePs>(idle["gap_ps"].number()), 0, span);
         if (runs < 2)
             continue;
         std::vector<TimePs> durations;
@@ -1445,7 +1466,7 @@ std::string decodeShareFile(
         }
         const TrackId track = builder.addTrack(planes[index], idle["line"].string(), kind);
         const OpId op = kind == TrackKind::Steps ? stepOp : runOp;
-        TimePs t = std::max<TimePs>(0, static_cast<TimePs>(idle["offset_ps"].number()));
+        TimePs t = std::clamp<TimePs>(clampedNumber<TimePs>(idle["offset_ps"].number()), 0, kMaxSharePs);
         for (int64_t i = 0; i < runs; ++i) {
             builder.addEvent(track, t, durations[i], op);
             t += durations[i];
@@ -1463,7 +1484,7 @@ std::string decodeShareFile(
     }
 
     // The original profile's extent, so span and busy fraction match it.
-    if (const TimePs span = static_cast<TimePs>(doc["totals"]["span_ps"].number()); span > 0) {
+    if (const TimePs span = clampedNumber<TimePs>(doc["totals"]["span_ps"].number()); span > 0) {
         const TrackId track = builder.addTrack(first, "Profile span", TrackKind::Other);
         builder.addEvent(track, 0, span, builder.addOp([&] {
             OpInfo op;

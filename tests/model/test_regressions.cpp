@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Inputs found by the fuzz targets (tests/fuzz) that crashed, hung or hit undefined behaviour,
+// embedded byte for byte. Most of these only fail loudly in the sanitizer build (build-asan in
+// .ci/run); in the normal build they still check that the load ends with a profile or a message.
+#include "analysis/layout.h"
+#include "loader/loader.h"
+#include "share/sharefile.h"
+#include "synth/synth.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include <zlib.h>
+
+using namespace tpuscope::model;
+
+namespace {
+
+LoadResult loadBytes(const std::string& bytes, const std::string& name)
+{
+    LoadOptions options;
+    options.maxDecompressedBytes = 64ull << 20;
+    return loadProfileFromBytes(bytes, name, options);
+}
+
+} // namespace
+
+// fuzz_chromejson: an event whose name is missing ("" key instead) hashed an empty string_view
+// with a null data() through memcpy (UBSan: null pointer passed as argument 2).
+TEST(FuzzRegressions, ChromeJsonEventWithoutName)
+{
+    const std::string bytes = R"([{"ph":"X","":0,"ts":0,"dur":1}])";
+    const LoadResult result = loadBytes(bytes, "crash-1109b4e3.json");
+    EXPECT_TRUE(result.ok() || !result.error.empty());
+    if (result.ok()) {
+        EXPECT_EQ(result.profile->load.format, "chrome-json");
+    }
+}
+
+// fuzz_legacytrace (detected as XSpace) and fuzz_logdir: a line timestamp ~1e18 ns from the origin
+// overflowed int64 when converted to picoseconds (UBSan: signed integer overflow in the XSpace
+// loader). Such lines are now counted as malformed instead.
+TEST(FuzzRegressions, XSpaceLineTimestampOverflow)
+{
+    const std::string bytes("\x0a\x23\x08\x09\x1a\x1f\x0a\x0a\x52\x50\x55\xe9\x53\x08\x02\x1a"
+                            "\x0b\x0a\x19\x00\x1a\x0b\x0a\x00\x01\x3f\xf7\x07\x50\x90\xb5\x18"
+                            "\x5e\x6f\x72\x79\x1a\x0b\x0a\x00\x01\x3f\x01\x3f\xf7\x07\x50\x90"
+                            "\xb5\x18\x5e\x6f\x72\x79\x1a\x0b\x0a\x00\x01\x3f\xf7\x07\x50\x80"
+                            "\xb5\x18\x5a\x6f\x72\x79",
+        70);
+    const LoadResult result = loadBytes(bytes, "crash-fddf5634.xplane.pb");
+    EXPECT_TRUE(result.ok() || !result.error.empty());
+}
+
+// fuzz_layout: a zero-size dimension merged into the next one by a '*' tile divided by zero in
+// the padding math.
+TEST(FuzzRegressions, LayoutZeroSizeCombinedDim)
+{
+    const layout::ShapeParseResult parsed = layout::parseShape("bf16[16,0]{0,1:T(*,1)}");
+    ASSERT_TRUE(parsed.ok()) << parsed.error;
+    const layout::PaddingInfo info = layout::computePadding(parsed.shape);
+    EXPECT_EQ(info.logicalElements, 0);
+}
+
+// fuzz_sharefile: numbers far outside the integer range (1.28667e+33 as a dimension) were cast
+// from double to int64 (UBSan: outside the range of representable values). The share reader now
+// clamps; the file still loads.
+TEST(FuzzRegressions, ShareFileHugeNumbers)
+{
+    SynthOptions synth;
+    std::string error, xspace;
+    ASSERT_TRUE(parseSynthScenario("bench:40", synth, error)) << error;
+    ASSERT_TRUE(syntheticXSpaceBytes(synth, xspace, error)) << error;
+    const LoadResult source = loadBytes(xspace, "bench.xplane.pb");
+    ASSERT_TRUE(source.ok()) << source.error;
+    const ShareResult share = buildShareFile(*source.profile);
+    ASSERT_TRUE(share.ok()) << share.error;
+    std::string json = std::regex_replace(share.json, std::regex(R"("d":\[)"), R"("d":[1.28667e+33,-1e300,)");
+    json = std::regex_replace(json, std::regex(R"("occurrences":)"), R"("occurrences":1e300,"x":)");
+    // fuzz_sharefile, second find: an idle span of ~1e111 ps overflowed the event times built from it.
+    json = std::regex_replace(json, std::regex(R"("span_ps":)"), R"("span_ps":1.97e111,"x":)");
+    json = std::regex_replace(json, std::regex(R"("offset_ps":)"), R"("offset_ps":9e18,"y":)");
+    ASSERT_NE(json, share.json);
+
+    z_stream zs {};
+    ASSERT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    std::string gz(deflateBound(&zs, json.size()) + 64, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(json.data());
+    zs.avail_in = static_cast<uInt>(json.size());
+    zs.next_out = reinterpret_cast<Bytef*>(gz.data());
+    zs.avail_out = static_cast<uInt>(gz.size());
+    ASSERT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    gz.resize(zs.total_out);
+    deflateEnd(&zs);
+
+    const std::string file = std::string(kShareMagic) + " " + std::to_string(kShareVersion) + "\n" + gz;
+    const LoadResult result = loadBytes(file, "crash-0829d17b.tpuscope");
+    EXPECT_TRUE(result.ok() || !result.error.empty());
+}
