@@ -26,15 +26,6 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QString change(double before, double after, bool percentPoints)
-{
-    if (percentPoints)
-        return QStringLiteral("%1 → %2").arg(qs(model::formatPercent(before)), qs(model::formatPercent(after)));
-    QString text = QStringLiteral("%1 → %2").arg(qs(model::formatDurationPs(before)), qs(model::formatDurationPs(after)));
-    if (before > 0)
-        text += QString::asprintf(" (%+.1f%%)", (after - before) / before * 100);
-    return text;
-}
 } // namespace
 
 CompareView::CompareView(QWidget* parent)
@@ -108,11 +99,11 @@ QString CompareView::summaryText() const
         return {};
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
-        parts << tr("step time %1").arg(change(diff->a.stepPs, diff->b.stepPs, false));
+        parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
     parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
-                                     change(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
-    parts << tr("FLOPS util %1").arg(change(diff->a.flopsUtilization, diff->b.flopsUtilization, true));
-    parts << tr("HBM util %1").arg(change(diff->a.hbmUtilization, diff->b.hbmUtilization, true));
+                                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
+    parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization, true));
+    parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization, true));
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
     return tr("<b>Before → after:</b> ") + parts.join(QStringLiteral(" · "));
 }

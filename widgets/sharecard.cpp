@@ -369,6 +369,16 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
     return image.copy(0, 0, width, std::min(y, image.height()));
 }
 
+QString beforeAfterText(double before, double after, bool fraction)
+{
+    if (fraction)
+        return q(formatPercent(before)) + QStringLiteral(" \u2192 ") + q(formatPercent(after));
+    QString text = q(formatDurationPs(before)) + QStringLiteral(" \u2192 ") + q(formatDurationPs(after));
+    if (before > 0)
+        text += QString::asprintf(" (%+.0f%%)", (after - before) / before * 100);
+    return text;
+}
+
 QImage renderComparisonCard(
     const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, const ShareCardOptions& options)
 {
@@ -393,14 +403,7 @@ QImage renderComparisonCard(
     p.drawText(QRect(margin, 54, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
         QFontMetrics(font(16)).elidedText(
             beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
-    auto change = [](double before, double after, bool percent) {
-        if (percent)
-            return q(formatPercent(before)) + QStringLiteral(" \u2192 ") + q(formatPercent(after));
-        QString text = q(formatDurationPs(before)) + QStringLiteral(" \u2192 ") + q(formatDurationPs(after));
-        if (before > 0)
-            text += QString::asprintf("  (%+.0f%%)", (after - before) / before * 100);
-        return text;
-    };
+    const auto change = beforeAfterText;
     const QString stats[][2] = {
         {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
             diff.a.stepPs > 0 && diff.b.stepPs > 0 ? change(diff.a.stepPs, diff.b.stepPs, false)

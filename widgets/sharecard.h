@@ -30,6 +30,9 @@ QImage renderShareCard(const model::Profile& profile, const ShareCardOptions& op
 QImage renderComparisonCard(const model::ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel,
     const ShareCardOptions& options = {});
 
+/// "1.2 ms → 0.8 ms (-33%)" for durations (ps), "12.0% → 30.0%" for fractions.
+QString beforeAfterText(double before, double after, bool fraction);
+
 /// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
 /// of the op table and timeline; NaN gives grey.
 QColor shareCardFlopsColor(double utilization);
