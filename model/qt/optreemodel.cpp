@@ -51,6 +51,22 @@ bool isDarkPalette()
     return palette.color(QPalette::Base).lightness() < 128;
 }
 
+/// The metrics an op row and a group row share. A template so that it can fill the model's
+/// private Item type without naming it.
+template<typename ItemType>
+void copyRowMetrics(ItemType& item, const model::OpRow& row)
+{
+    item.occurrences = row.occurrences;
+    item.totalTimePs = row.totalTimePs;
+    item.timeFraction = row.timeFraction;
+    item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
+    item.flopsUtilization = row.flopsUtilization;
+    item.hbmUtilization = row.hbmUtilization;
+    item.wastedFraction = row.wastedFraction;
+    item.flops = row.flops;
+    item.bytes = row.bytesAccessed;
+}
+
 } // namespace
 
 OpTreeModel::OpTreeModel(QObject* parent)
@@ -83,16 +99,8 @@ void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const mo
             item.name = qs(row.name);
             item.program = qs(row.program);
             item.category = qs(row.category);
-            item.occurrences = row.occurrences;
-            item.totalTimePs = row.totalTimePs;
-            item.timeFraction = row.timeFraction;
-            item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
-            item.flopsUtilization = row.flopsUtilization;
-            item.hbmUtilization = row.hbmUtilization;
+            copyRowMetrics(item, row);
             item.hbmFromBreakdown = row.hbmFromBreakdown;
-            item.wastedFraction = row.wastedFraction;
-            item.flops = row.flops;
-            item.bytes = row.bytesAccessed;
             item.hbmBytes = row.hbmBytes;
             item.fusion = model::isFusionCategory(row.category);
             // Rows arrive sorted by time, so a running sum finds the top share.
@@ -183,15 +191,7 @@ void OpTreeModel::rebuildGroups()
         }
         model::finishRow(row, m_breakdown->totalTimePs, m_profile->device);
         Item& item = group.item;
-        item.occurrences = row.occurrences;
-        item.totalTimePs = row.totalTimePs;
-        item.timeFraction = row.timeFraction;
-        item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
-        item.flopsUtilization = row.flopsUtilization;
-        item.hbmUtilization = row.hbmUtilization;
-        item.wastedFraction = row.wastedFraction;
-        item.flops = row.flops;
-        item.bytes = row.bytesAccessed;
+        copyRowMetrics(item, row);
         item.hbmFromBreakdown = true;
         formatItem(item);
     }
