@@ -53,8 +53,7 @@ bool isDarkPalette()
 
 /// The metrics an op row and a group row share. A template so that it can fill the model's
 /// private Item type without naming it.
-template<typename ItemType>
-void copyRowMetrics(ItemType& item, const model::OpRow& row)
+template <typename ItemType> void copyRowMetrics(ItemType& item, const model::OpRow& row)
 {
     item.occurrences = row.occurrences;
     item.totalTimePs = row.totalTimePs;
