@@ -5,6 +5,8 @@
 #include "analysis/utilization.h"
 #include "report/report.h"
 
+#include "chartheader.h"
+
 #include <QEvent>
 #include <QLabel>
 #include <QToolTip>
@@ -46,16 +48,7 @@ RooflineChart::RooflineChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    auto* header = new QHBoxLayout;
-    header->setContentsMargins(6, 2, 6, 0);
-    auto* title = new QLabel(tr("Roofline"), this);
-    QFont titleFont = title->font();
-    titleFont.setBold(true);
-    title->setFont(titleFont);
-    header->addWidget(title);
-    m_status = new QLabel(this);
-    m_status->setForegroundRole(QPalette::PlaceholderText);
-    header->addWidget(m_status, 1);
+    QHBoxLayout* header = makeChartHeader(this, tr("Roofline"), m_status);
     layout->addLayout(header);
 
     m_plot = new QCustomPlot(this);

@@ -2,6 +2,7 @@
 #include "utilizationchart.h"
 
 #include "analysis/utilization.h"
+#include "chartheader.h"
 #include "timeaxisticker.h"
 
 #include <QCheckBox>
@@ -49,16 +50,7 @@ UtilizationChart::UtilizationChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
 
-    auto* header = new QHBoxLayout;
-    header->setContentsMargins(6, 2, 6, 0);
-    auto* title = new QLabel(tr("Utilization over time"), this);
-    QFont titleFont = title->font();
-    titleFont.setBold(true);
-    title->setFont(titleFont);
-    header->addWidget(title);
-    m_status = new QLabel(this);
-    m_status->setForegroundRole(QPalette::PlaceholderText);
-    header->addWidget(m_status, 1);
+    QHBoxLayout* header = makeChartHeader(this, tr("Utilization over time"), m_status);
     m_legend = new QLabel(this);
     m_legend->setTextFormat(Qt::RichText);
     header->addWidget(m_legend);
