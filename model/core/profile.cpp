@@ -11,12 +11,18 @@ namespace tpuscope::model {
 const char* planeKindName(PlaneKind kind)
 {
     switch (kind) {
-    case PlaneKind::TpuCore: return "tpu-core";
-    case PlaneKind::TpuNonCore: return "tpu-non-core";
-    case PlaneKind::Gpu: return "gpu";
-    case PlaneKind::Host: return "host";
-    case PlaneKind::Metadata: return "metadata";
-    case PlaneKind::Other: return "other";
+    case PlaneKind::TpuCore:
+        return "tpu-core";
+    case PlaneKind::TpuNonCore:
+        return "tpu-non-core";
+    case PlaneKind::Gpu:
+        return "gpu";
+    case PlaneKind::Host:
+        return "host";
+    case PlaneKind::Metadata:
+        return "metadata";
+    case PlaneKind::Other:
+        return "other";
     }
     return "other";
 }
@@ -24,13 +30,20 @@ const char* planeKindName(PlaneKind kind)
 const char* trackKindName(TrackKind kind)
 {
     switch (kind) {
-    case TrackKind::Steps: return "steps";
-    case TrackKind::XlaModules: return "xla-modules";
-    case TrackKind::XlaOps: return "xla-ops";
-    case TrackKind::AsyncXlaOps: return "async-xla-ops";
-    case TrackKind::FrameworkOps: return "framework-ops";
-    case TrackKind::HostThread: return "host-thread";
-    case TrackKind::Other: return "other";
+    case TrackKind::Steps:
+        return "steps";
+    case TrackKind::XlaModules:
+        return "xla-modules";
+    case TrackKind::XlaOps:
+        return "xla-ops";
+    case TrackKind::AsyncXlaOps:
+        return "async-xla-ops";
+    case TrackKind::FrameworkOps:
+        return "framework-ops";
+    case TrackKind::HostThread:
+        return "host-thread";
+    case TrackKind::Other:
+        return "other";
     }
     return "other";
 }
@@ -53,10 +66,14 @@ TrackKind trackKindFromLineName(std::string_view name)
 const char* peakSourceName(PeakSource source)
 {
     switch (source) {
-    case PeakSource::None: return "none";
-    case PeakSource::PlaneStats: return "plane-stats";
-    case PeakSource::GenerationTable: return "generation-table";
-    case PeakSource::UserChoice: return "user-choice";
+    case PeakSource::None:
+        return "none";
+    case PeakSource::PlaneStats:
+        return "plane-stats";
+    case PeakSource::GenerationTable:
+        return "generation-table";
+    case PeakSource::UserChoice:
+        return "user-choice";
     }
     return "none";
 }
@@ -107,7 +124,8 @@ std::vector<PlaneId> Profile::tpuCorePlanes() const
 bool Profile::hasTpuOps() const
 {
     for (const auto& t : tracks)
-        if (t.kind == TrackKind::XlaOps && planes[t.plane].kind == PlaneKind::TpuCore && (t.size() || t.aggregated.size()))
+        if (t.kind == TrackKind::XlaOps && planes[t.plane].kind == PlaneKind::TpuCore
+            && (t.size() || t.aggregated.size()))
             return true;
     return false;
 }
@@ -240,7 +258,7 @@ uint32_t ProfileBuilder::addProgram(uint64_t id, std::string name, std::shared_p
             existing.hlo = std::move(module);
         return static_cast<uint32_t>(it->second);
     }
-    m_profile->programs.push_back(Program{id, std::move(name), std::move(module)});
+    m_profile->programs.push_back(Program {id, std::move(name), std::move(module)});
     const auto index = m_profile->programs.size() - 1;
     m_profile->m_programIndex.emplace(id, index);
     return static_cast<uint32_t>(index);
@@ -427,12 +445,29 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         device.peakTflopsPerCore = generation->peakTflopsPerCore;
         device.peakHbmGbpsPerCore = generation->peakHbmGbpsPerCore;
         device.peakSource = PeakSource::GenerationTable;
-        device.peakNote = std::string("from the generation table for ") + generation->displayName + ": "
-            + generation->note;
+        device.peakNote
+            = std::string("from the generation table for ") + generation->displayName + ": " + generation->note;
     }
     if (device.peakSource == PeakSource::None && device.cores > 0)
         device.peakNote = "unknown TPU generation: utilizations need a peak; choose one (--device v5e, ...)";
     return std::shared_ptr<const Profile>(m_profile.release());
+}
+
+std::string LoadLimits::check(uint64_t events, uint64_t stringBytes) const
+{
+    auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+    if (events > maxEvents)
+        return "more than " + std::to_string(maxEvents) + " events, the event limit"
+            + (eventsHint.empty() ? "" : "; " + eventsHint);
+    // Events and names together, at their peak cost while building.
+    const uint64_t needed = events >= (UINT64_MAX >> 8) || stringBytes >= (UINT64_MAX >> 8)
+        ? UINT64_MAX
+        : events * kPeakBytesPerEvent + stringBytes * 2;
+    if (needed > memoryBudgetBytes)
+        return "loading needs about " + mib(needed) + " MiB (" + std::to_string(events)
+            + " events), over the memory budget of " + mib(memoryBudgetBytes) + " MiB"
+            + (budgetHint.empty() ? "" : "; " + budgetHint);
+    return {};
 }
 
 } // namespace tpuscope::model

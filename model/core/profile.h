@@ -39,7 +39,7 @@ const char* peakSourceName(PeakSource source);
 /// Per-occurrence costs; totals are computed by analysis.
 struct OpInfo
 {
-    StringId name = 0;     // display name (e.g. "fusion.3")
+    StringId name = 0; // display name (e.g. "fusion.3")
     StringId longName = 0; // HLO text when the producer kept it
     StringId category = 0; // hlo_category, or derived from the HLO opcode
     StringId shapeWithLayout = 0;
@@ -50,7 +50,7 @@ struct OpInfo
     bool hasProgramId = false;
     bool isXlaOp = false; // appeared on an `XLA Ops` line of a TPU core
     uint32_t program = kNone; // index into Profile::programs
-    double flops = 0;         // device-normalized (xprof flops_v2); model flops when only those exist
+    double flops = 0; // device-normalized (xprof flops_v2); model flops when only those exist
     double modelFlops = 0;
     double bytesAccessed = 0;
     double hbmBytes = -1; // HBM read+write from memory_access_breakdown; -1 = not recorded
@@ -97,12 +97,12 @@ struct Plane
     StringId name = 0;
     PlaneKind kind = PlaneKind::Other;
     int32_t coreIndex = -1; // n of /device:TPU:n (or GPU:n)
-    uint32_t host = 0;      // index into Profile::hosts
+    uint32_t host = 0; // index into Profile::hosts
     int32_t sortIndex = 0;
     std::vector<TrackId> tracks;
     std::vector<uint32_t> counters;
     std::string deviceType; // device_type_string
-    double peakTflops = 0;  // plane stat peak_teraflops_per_second (0 = absent)
+    double peakTflops = 0; // plane stat peak_teraflops_per_second (0 = absent)
     double peakHbmGbps = 0; // plane stat peak_hbm_bw_gigabytes_per_second
 };
 
@@ -115,9 +115,9 @@ struct Program
 
 struct DeviceInfo
 {
-    std::string type;  // e.g. "TPU v6 Lite"; empty when unknown
+    std::string type; // e.g. "TPU v6 Lite"; empty when unknown
     std::string generation; // canonical generation key ("v6e"), empty when unknown
-    int cores = 0;     // TPU TensorCore planes (over all hosts)
+    int cores = 0; // TPU TensorCore planes (over all hosts)
     int hosts = 1;
     double peakTflopsPerCore = 0;
     double peakHbmGbpsPerCore = 0;
@@ -195,6 +195,25 @@ private:
 
 using ProfilePtr = std::shared_ptr<const Profile>;
 
+/// Limits a load honours, so that an oversized or hostile file stops with a clear message
+/// instead of exhausting the machine's memory. The loader fills them from LoadOptions.
+struct LoadLimits
+{
+    /// Peak bytes per event while a profile is built (columns, their growth, per-plane staging);
+    /// measured 47–54 B/event for XSpace, so the budget check errs on the safe side.
+    static constexpr uint64_t kPeakBytesPerEvent = 56;
+
+    uint64_t maxEvents = UINT64_MAX;
+    uint64_t memoryBudgetBytes = UINT64_MAX;
+    /// How the user raises the limits, appended to messages ("--max-events N (tpuscope-cli) ...").
+    std::string eventsHint;
+    std::string budgetHint;
+
+    /// Empty while `events` events and `stringBytes` of interned text fit; otherwise a message that
+    /// names the limit that was hit, the figures and how to raise it.
+    std::string check(uint64_t events, uint64_t stringBytes) const;
+};
+
 /// Builds a Profile; every loader goes through it so that sorting, nesting, op dedup and
 /// device peaks are decided in one place.
 class ProfileBuilder
@@ -228,7 +247,11 @@ public:
     /// `deviceOverride` is a generation key ("v5e") or empty.
     std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {});
 
+    void setLimits(LoadLimits limits) { m_limits = std::move(limits); }
+    const LoadLimits& limits() const { return m_limits; }
+
 private:
+    LoadLimits m_limits;
     std::unique_ptr<Profile> m_profile;
     std::unordered_map<std::string, OpId> m_opIndex;
 };

@@ -31,10 +31,12 @@
 // * Damage: parsing stops at the first syntax error or at the end of data; the events read
 //   before that are kept and a warning names the byte offset. With nothing read it is an error.
 #include "formats.h"
+#include "inputsource.h"
 #include "jsontokenizer.h"
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -221,7 +223,10 @@ public:
     {
         if ((m_size + 1) * 2 > m_slots.size())
             grow();
-        place(Slot {h, key, op});
+        // The key's views point into the input, whose pages are released as reading goes on:
+        // the cache keeps its own copy (one per distinct op, so a few KB).
+        auto own = [this](std::string_view v) { return std::string_view(m_keyText.emplace_back(v)); };
+        place(Slot {h, OpKey {key.xla, own(key.name), own(key.longName), own(key.category), own(key.programId)}, op});
         ++m_size;
     }
 
@@ -253,6 +258,7 @@ private:
 
     std::vector<Slot> m_slots;
     size_t m_size = 0;
+    std::deque<std::string> m_keyText;
 };
 
 struct IdKey
@@ -295,15 +301,18 @@ class ChromeJsonDecoder
 {
 public:
     ChromeJsonDecoder(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-        std::stop_token stop)
+        std::stop_token stop, ByteSource* source)
         : m_bytes(bytes)
         , m_cursor(bytes)
+        , m_source(source)
         , m_builder(builder)
         , m_profile(builder.profile())
         , m_host(host)
         , m_progress(progress)
         , m_stop(std::move(stop))
     {
+        m_cursor.setSource(source);
+        m_nextCheck = std::min<uint64_t>(m_nextCheck, builder.limits().maxEvents);
     }
 
     std::string run()
@@ -321,10 +330,14 @@ public:
             return "cancelled";
         if (!m_cursor.failed() && !m_sawTraceEvents)
             return "not a Chrome trace: the JSON object has no \"traceEvents\" array";
-        if (!m_cursor.failed() && !m_cursor.atEnd())
+        if (!m_cursor.failed() && m_limitHit.empty() && !m_cursor.atEnd())
             m_profile.load.warnings.push_back("ignored data after the end of the JSON document (from byte "
                 + std::to_string(m_cursor.offset()) + ")");
-        if (m_cursor.failed()) {
+        if (!m_limitHit.empty()) {
+            if (m_eventsRead == 0)
+                return m_limitHit;
+            m_profile.load.warnings.push_back(m_limitHit);
+        } else if (m_cursor.failed()) {
             const std::string where
                 = std::string(m_cursor.error()) + " at byte " + std::to_string(m_cursor.errorOffset());
             if (m_eventsRead == 0)
@@ -345,6 +358,9 @@ private:
 
     void skipBom()
     {
+        if (m_source)
+            m_bytes = std::string_view(
+                m_bytes.data(), static_cast<size_t>(m_source->extend(m_bytes.data()) - m_bytes.data()));
         if (m_bytes.size() >= 3 && static_cast<unsigned char>(m_bytes[0]) == 0xEF
             && static_cast<unsigned char>(m_bytes[1]) == 0xBB && static_cast<unsigned char>(m_bytes[2]) == 0xBF)
             m_cursor.advance(3);
@@ -361,7 +377,7 @@ private:
                 return;
             if (key.raw == "traceEvents" && m_cursor.peek() == '[') {
                 readEventArray();
-                if (m_cursor.failed() || m_cancelled)
+                if (m_cursor.failed() || m_cancelled || !m_limitHit.empty())
                     return;
             } else if (!m_cursor.skipValue(1)) {
                 return;
@@ -376,6 +392,10 @@ private:
         const size_t total = std::max<size_t>(m_bytes.size(), 1);
         const size_t progressStep = std::max<size_t>(total / 1000, 1 << 16);
         size_t nextProgress = progressStep;
+        // Bytes before the current event are never read again (names are interned, the op
+        // cache owns its keys), so a mapped or streamed input is handed back in steps.
+        constexpr size_t kReleaseStep = 16u << 20;
+        size_t released = 0;
         m_cursor.expect('[', "expected '['");
         if (m_cursor.consume(']'))
             return;
@@ -386,16 +406,42 @@ private:
                 return;
             m_lastGoodOffset = m_cursor.offset();
             ++m_eventsRead;
-            if ((m_eventsRead & 0xffff) == 0 && m_stop.stop_requested()) {
-                m_cancelled = true;
-                return;
+            if (m_eventsRead >= m_nextCheck) {
+                if (m_stop.stop_requested()) {
+                    m_cancelled = true;
+                    return;
+                }
+                // At the event limit exactly, the limit only matters when another event follows.
+                const bool anotherFollows = m_eventsRead >= m_builder.limits().maxEvents && m_cursor.peek() == ',';
+                if (!checkLimits(anotherFollows ? 1 : 0))
+                    return;
+                m_nextCheck = std::min<uint64_t>(m_eventsRead + 0x10000, m_builder.limits().maxEvents);
+                if (m_nextCheck <= m_eventsRead)
+                    m_nextCheck = UINT64_MAX; // at the limit with nothing after it
+            }
+            if (m_source && m_lastGoodOffset >= released + kReleaseStep) {
+                m_source->release(m_bytes.data() + released, m_bytes.data() + m_lastGoodOffset);
+                released = m_lastGoodOffset & ~size_t(4095);
             }
             if (m_progress && m_lastGoodOffset >= nextProgress) {
-                m_progress("parsing JSON", static_cast<double>(m_lastGoodOffset) / total);
+                m_progress("parsing JSON",
+                    m_source ? m_source->fraction(m_cursor.position()) : static_cast<double>(m_lastGoodOffset) / total);
                 nextProgress = m_lastGoodOffset + progressStep;
             }
         } while (m_cursor.consume(','));
         m_cursor.expect(']', "expected ',' or ']' between events");
+    }
+
+    /// False (and the reason kept) when the events read so far hit the event limit or the
+    /// memory budget; the events before stay, with a warning that says where reading stopped.
+    bool checkLimits(uint64_t following)
+    {
+        const std::string over = m_builder.limits().check(m_eventsRead + following, m_profile.strings.bytes());
+        if (over.empty())
+            return true;
+        m_limitHit = "stopped reading at byte " + std::to_string(m_lastGoodOffset) + " of the JSON: " + over
+            + "; showing the " + std::to_string(m_eventsRead) + " events before it";
+        return false;
     }
 
     // ---- one event -------------------------------------------------------------------
@@ -888,6 +934,8 @@ private:
 
     std::string_view m_bytes;
     json::Cursor m_cursor;
+    ByteSource* m_source;
+    std::string m_limitHit;
     ProfileBuilder& m_builder;
     Profile& m_profile;
     uint32_t m_host;
@@ -899,6 +947,7 @@ private:
     bool m_sawTraceEvents = false;
     bool m_cancelled = false;
     uint64_t m_eventsRead = 0;
+    uint64_t m_nextCheck = 0x10000;
     size_t m_lastGoodOffset = 0;
     bool m_originChosen = false;
     __int128 m_originPs = 0;
@@ -918,10 +967,10 @@ private:
 
 } // namespace
 
-std::string decodeChromeJson(
-    std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress, std::stop_token stop)
+std::string decodeChromeJson(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
+    std::stop_token stop, ByteSource* source)
 {
-    ChromeJsonDecoder decoder(bytes, builder, host, progress, std::move(stop));
+    ChromeJsonDecoder decoder(bytes, builder, host, progress, std::move(stop), source);
     return decoder.run();
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsontokenizer.h"
 
+#include "inputsource.h"
+
 #include "core/jsontext.h"
 
 #include <algorithm>
@@ -207,6 +209,17 @@ bool decimalToScaledInt(std::string_view text, int scale, __int128& out)
         mantissa = quotient + (remainder * 2 >= divisor ? 1 : 0);
     }
     out = negative ? -mantissa : mantissa;
+    return true;
+}
+
+bool Cursor::refill()
+{
+    if (!m_source || m_error)
+        return false;
+    const char* end = m_source->extend(m_end);
+    if (end <= m_end)
+        return false;
+    m_end = end;
     return true;
 }
 

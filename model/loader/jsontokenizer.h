@@ -16,6 +16,10 @@
 #include <emmintrin.h>
 #endif
 
+namespace tpuscope::model {
+class ByteSource;
+}
+
 namespace tpuscope::model::json {
 
 /// A string token as it appears in the input, without the quotes.
@@ -60,6 +64,11 @@ public:
     {
     }
 
+    /// Input that is still arriving: whenever the cursor reaches the end of what it has, it asks
+    /// the source for more (blocking) before treating the end as the end of the document.
+    void setSource(ByteSource* source) { m_source = source; }
+    const char* position() const { return m_p; }
+
     size_t offset() const { return static_cast<size_t>(m_p - m_begin); }
     bool atEnd()
     {
@@ -88,8 +97,10 @@ public:
 
     void skipWhitespace()
     {
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
-            ++m_p;
+        do {
+            while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
+                ++m_p;
+        } while (m_p >= m_end && refill());
     }
 
     /// Next significant character, or '\0' at the end.
@@ -145,6 +156,8 @@ public:
 #endif
             while (p < m_end && *p != '"' && *p != '\\')
                 ++p;
+            if (p >= m_end && refill())
+                continue;
             if (p >= m_end) {
                 m_p = m_end;
                 fail("unexpected end of data inside a string");
@@ -156,6 +169,7 @@ public:
             if (*p == '"')
                 break;
             escaped = true;
+            while (p + 2 > m_end && refill()) { }
             if (p + 2 > m_end) {
                 m_p = m_end;
                 fail("unexpected end of data inside a string");
@@ -174,8 +188,10 @@ public:
     {
         skipWhitespace();
         const char* start = m_p;
-        while (m_p < m_end && isNumberChar(*m_p))
-            ++m_p;
+        do {
+            while (m_p < m_end && isNumberChar(*m_p))
+                ++m_p;
+        } while (m_p >= m_end && refill());
         if (m_p == start || m_p >= m_end) {
             // A number can never end a valid document inside our containers.
             fail(m_p >= m_end ? "unexpected end of data" : "expected a number");
@@ -210,6 +226,7 @@ public:
     bool literal(char* which = nullptr)
     {
         skipWhitespace();
+        while (m_end - m_p < 5 && refill()) { }
         auto match = [&](std::string_view word) {
             if (static_cast<size_t>(m_end - m_p) >= word.size() && std::string_view(m_p, word.size()) == word) {
                 m_p += word.size();
@@ -237,6 +254,9 @@ public:
     }
 
 private:
+    /// Asks the source for more input; false when there is none (the real end).
+    bool refill();
+
     static bool isNumberChar(char c)
     {
         return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
@@ -249,7 +269,7 @@ private:
         uint64_t kinds = 0;
         int level = 0;
         const int limit = kMaxDepth - depth;
-        while (m_p < m_end) {
+        while (m_p < m_end || refill()) {
             const char c = *m_p;
             switch (c) {
             case '"': {
@@ -294,6 +314,7 @@ private:
     const char* m_error = nullptr;
     size_t m_errorOffset = 0;
     bool m_truncated = false;
+    ByteSource* m_source = nullptr;
 };
 
 } // namespace tpuscope::model::json

@@ -3,12 +3,14 @@
 
 #include "formats.h"
 #include "gzip.h"
+#include "inputsource.h"
 #include "logdir.h"
 #include "xspaceloader.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <unistd.h>
 
 namespace tpuscope::model {
@@ -16,26 +18,44 @@ namespace tpuscope::model {
 const char* fileFormatName(FileFormat format)
 {
     switch (format) {
-    case FileFormat::XSpace: return "xspace";
-    case FileFormat::ChromeJson: return "chrome-json";
-    case FileFormat::LegacyTrace: return "legacy-trace";
-    case FileFormat::OpProfileJson: return "op-profile-json";
-    case FileFormat::ShareFile: return "tpuscope-share";
-    case FileFormat::Riegeli: return "riegeli";
-    case FileFormat::Gzip: return "gzip";
-    case FileFormat::Unknown: return "unknown";
+    case FileFormat::XSpace:
+        return "xspace";
+    case FileFormat::ChromeJson:
+        return "chrome-json";
+    case FileFormat::LegacyTrace:
+        return "legacy-trace";
+    case FileFormat::OpProfileJson:
+        return "op-profile-json";
+    case FileFormat::ShareFile:
+        return "tpuscope-share";
+    case FileFormat::Riegeli:
+        return "riegeli";
+    case FileFormat::Gzip:
+        return "gzip";
+    case FileFormat::Unknown:
+        return "unknown";
     }
     return "unknown";
 }
 
 namespace {
 
-uint64_t defaultDecompressLimit()
+uint64_t physicalMemory()
 {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long pageSize = sysconf(_SC_PAGE_SIZE);
-    const uint64_t ram = pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * pageSize : (8ull << 30);
-    return std::max<uint64_t>(ram / 2, 1ull << 30);
+    return pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) : (8ull << 30);
+}
+
+/// A positive integer from the environment, 0 when unset or not a number.
+uint64_t environmentNumber(const char* name)
+{
+    const char* text = std::getenv(name);
+    if (!text || !*text)
+        return 0;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    return end && *end == '\0' ? value : 0;
 }
 
 std::string_view skipWhitespace(std::string_view s)
@@ -51,6 +71,33 @@ std::string_view skipWhitespace(std::string_view s)
 }
 
 } // namespace
+
+LoadLimits effectiveLimits(const LoadOptions& options)
+{
+    LoadLimits limits;
+    const uint64_t budgetMb = environmentNumber("TPUSCOPE_MEMORY_BUDGET_MB");
+    limits.memoryBudgetBytes = options.memoryBudgetBytes ? options.memoryBudgetBytes
+        : budgetMb                                       ? budgetMb << 20
+                                                         : physicalMemory() / 4 * 3;
+    const uint64_t events = environmentNumber("TPUSCOPE_MAX_EVENTS");
+    limits.maxEvents = options.maxEvents ? options.maxEvents : events ? events : UINT64_MAX;
+    limits.eventsHint = "raise it with --max-events N (tpuscope-cli) or the environment variable "
+                        "TPUSCOPE_MAX_EVENTS=N (tpuscope and tpuscope-cli)";
+    limits.budgetHint
+        = std::string(options.memoryBudgetBytes || budgetMb ? "the budget was set by "
+                      + std::string(options.memoryBudgetBytes ? "--memory-budget-mb" : "TPUSCOPE_MEMORY_BUDGET_MB")
+                                                            : "the default budget is 3/4 of this machine's RAM")
+        + "; raise it with --memory-budget-mb N (tpuscope-cli) or the environment variable "
+          "TPUSCOPE_MEMORY_BUDGET_MB=N (tpuscope and tpuscope-cli)";
+    return limits;
+}
+
+uint64_t effectiveDecompressLimit(const LoadOptions& options)
+{
+    if (options.maxDecompressedBytes)
+        return options.maxDecompressedBytes;
+    return std::max<uint64_t>(effectiveLimits(options).memoryBudgetBytes, 1ull << 30);
+}
 
 FileFormat detectFormat(std::string_view head)
 {
@@ -80,8 +127,32 @@ FileFormat detectFormat(std::string_view head)
     return FileFormat::Unknown;
 }
 
-LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options,
-                                const ProgressFn& progress, std::stop_token stop)
+namespace {
+
+// How much inflated text identifies a format, and how far the inflate thread may run ahead of a
+// streaming JSON reader (inflated bytes waiting to be parsed are memory, too).
+constexpr size_t kDetectBytes = 64 << 10;
+constexpr size_t kInflateReadAhead = 64 << 20;
+
+/// Waits for the whole inflated stream, reporting progress and honouring cancel.
+std::string_view inflateAll(InflateStream& stream, const ProgressFn& progress, std::stop_token stop)
+{
+    std::string_view have = stream.waitFor(0);
+    for (;;) {
+        const std::string_view next = stream.waitFor(have.size() + (16 << 20));
+        if (next.size() == have.size() || stop.stop_requested())
+            return next;
+        have = next;
+        if (progress)
+            progress("decompressing", stream.fraction(nullptr));
+    }
+}
+
+/// Detects the format of `bytes`, inflates them when they are gzip (on a second thread, parsed
+/// while they arrive when they are JSON) and decodes them. `file`, when given, is the mapped
+/// file the bytes live in, whose pages the decoders hand back once read.
+LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::string& name, const LoadOptions& options,
+    const ProgressFn& progress, std::stop_token stop)
 {
     const auto started = std::chrono::steady_clock::now();
     LoadResult result;
@@ -97,33 +168,74 @@ LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, cons
     if (format == FileFormat::Unknown && name.ends_with(".riegeli"))
         format = FileFormat::Riegeli;
     bool compressed = false;
+    ByteSource* source = file;
+    std::unique_ptr<InflateStream> stream;
+    std::string inflated; // when no address space could be reserved for streaming
     if (format == FileFormat::Gzip) {
-        std::string inflated;
-        std::string error;
-        const uint64_t limit = options.maxDecompressedBytes ? options.maxDecompressedBytes : defaultDecompressLimit();
-        auto inflateProgress = [&](double f) {
-            if (progress)
-                progress("decompressing", f);
-        };
-        if (!gunzip(bytes, inflated, limit, error, inflateProgress, stop))
-            return fail(error);
-        bytes = std::move(inflated);
-        bytes.shrink_to_fit();
         compressed = true;
-        format = detectFormat(bytes);
+        const uint64_t limit = effectiveDecompressLimit(options);
+        stream = std::make_unique<InflateStream>(bytes, limit);
+        std::string error;
+        if (stream->start(error)) {
+            std::string_view head = stream->waitFor(kDetectBytes);
+            format = detectFormat(head);
+            if (format == FileFormat::Unknown) {
+                // The binary probes read up to 1 MiB before they give up on a format.
+                head = stream->waitFor((1 << 20) + 1);
+                format = detectFormat(head);
+            }
+            if (format == FileFormat::ChromeJson) {
+                stream->setReadAhead(kInflateReadAhead);
+                bytes = head;
+                source = stream.get();
+            } else if (format == FileFormat::Unknown && stream->error().empty()) {
+                return fail("not a profile tpuscope can read (the gzip file holds neither an XSpace, a Chrome trace, "
+                            "a TF1 trace nor op_profile.json)");
+            } else {
+                bytes = inflateAll(*stream, progress, stop); // the other decoders need every byte at once
+                if (stop.stop_requested())
+                    return fail("cancelled");
+                if (!stream->error().empty())
+                    return fail(stream->error());
+                format = detectFormat(bytes);
+                source = nullptr;
+            }
+        } else {
+            stream.reset();
+            auto inflateProgress = [&](double f) {
+                if (progress)
+                    progress("decompressing", f);
+            };
+            if (!gunzip(bytes, inflated, limit, error, inflateProgress, stop))
+                return fail(error);
+            bytes = inflated;
+            format = detectFormat(bytes);
+            source = nullptr;
+        }
         if (format == FileFormat::Gzip)
             return fail("gzip inside gzip is not a profile format");
     }
 
     ProfileBuilder builder;
     builder.addHost({});
+    builder.setLimits(effectiveLimits(options));
     std::string error;
     switch (format) {
-    case FileFormat::XSpace: error = decodeXSpace(bytes, builder, 0, progress, stop); break;
-    case FileFormat::ChromeJson: error = decodeChromeJson(bytes, builder, 0, progress, stop); break;
-    case FileFormat::LegacyTrace: error = decodeLegacyTrace(bytes, builder, 0, progress, stop); break;
-    case FileFormat::OpProfileJson: error = decodeOpProfileJson(bytes, builder, progress, stop); break;
-    case FileFormat::ShareFile: error = decodeShareFile(bytes, builder, progress, stop); break;
+    case FileFormat::XSpace:
+        error = decodeXSpace(bytes, builder, 0, progress, stop, source);
+        break;
+    case FileFormat::ChromeJson:
+        error = decodeChromeJson(bytes, builder, 0, progress, stop, source);
+        break;
+    case FileFormat::LegacyTrace:
+        error = decodeLegacyTrace(bytes, builder, 0, progress, stop);
+        break;
+    case FileFormat::OpProfileJson:
+        error = decodeOpProfileJson(bytes, builder, progress, stop);
+        break;
+    case FileFormat::ShareFile:
+        error = decodeShareFile(bytes, builder, progress, stop);
+        break;
     case FileFormat::Riegeli:
         return fail("this is a Riegeli file (*.xplane.riegeli), which tpuscope does not read; ask the profiler "
                     "for an *.xplane.pb (e.g. jax.profiler with the default exporter) or a trace.json.gz");
@@ -134,6 +246,16 @@ LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, cons
     }
     if (stop.stop_requested())
         return fail("cancelled");
+    uint64_t decodedBytes = bytes.size();
+    if (stream && source == stream.get()) {
+        // The JSON was parsed while it was inflated: a gzip error ended the text early.
+        decodedBytes = stream->waitFor(0).size();
+        const std::string gzipError = stream->error();
+        if (!gzipError.empty() && !error.empty())
+            return fail(gzipError + " (" + error + ")");
+        if (!gzipError.empty())
+            builder.profile().load.warnings.push_back(gzipError + "; showing the events read before it");
+    }
     if (!error.empty())
         return fail(error);
 
@@ -141,7 +263,8 @@ LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, cons
     profile.load.path = name;
     profile.load.format = std::string(fileFormatName(format)) + (compressed ? ".gz" : "");
     profile.load.fileBytes = fileBytes;
-    profile.load.decodedBytes = bytes.size();
+    profile.load.decodedBytes = decodedBytes;
+    stream.reset();
     if (progress)
         progress("indexing", 1.0);
     auto finished = builder.finish(options.deviceOverride);
@@ -152,26 +275,27 @@ LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, cons
     return result;
 }
 
-LoadResult loadProfile(const std::string& path, const LoadOptions& options, const ProgressFn& progress,
-                       std::stop_token stop)
+} // namespace
+
+LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options,
+    const ProgressFn& progress, std::stop_token stop)
+{
+    return decodeInput(bytes, nullptr, name, options, progress, stop);
+}
+
+LoadResult loadProfile(
+    const std::string& path, const LoadOptions& options, const ProgressFn& progress, std::stop_token stop)
 {
     const auto started = std::chrono::steady_clock::now();
     // A TensorBoard logdir, plugins/profile or run directory: open the newest run, all hosts.
     if (std::error_code ec; std::filesystem::is_directory(path, ec))
         return loadNewestRun(path, options, progress, stop);
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        return LoadResult{nullptr, path + ": cannot open the file for reading"};
-    const std::streamoff size = in.tellg();
-    if (size < 0)
-        return LoadResult{nullptr, path + ": cannot read the file size (is it a directory?)"};
-    std::string bytes(static_cast<size_t>(size), '\0');
-    in.seekg(0);
-    if (size > 0 && !in.read(bytes.data(), size))
-        return LoadResult{nullptr, path + ": read error"};
+    MappedFile file;
+    if (std::string error; !file.open(path, error))
+        return LoadResult {nullptr, path + ": " + error};
     if (progress)
         progress("reading", 1.0);
-    LoadResult result = loadProfileFromBytes(std::move(bytes), path, options, progress, stop);
+    LoadResult result = decodeInput(file.bytes(), &file, path, options, progress, stop);
     if (result.profile)
         const_cast<Profile&>(*result.profile).load.seconds
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -18,9 +18,21 @@ struct LoadOptions
 {
     /// TPU generation to assume ("v5e", "v6e", ...) when the file cannot tell; empty = none.
     std::string deviceOverride;
-    /// Refuse to inflate more than this many bytes (gzip bombs); 0 = default (half the RAM, at least 1 GiB).
+    /// Refuse to inflate more than this many bytes (gzip bombs); 0 = default (the memory budget,
+    /// at least 1 GiB). A streamed JSON document does not stay in memory, so this only caps work.
     uint64_t maxDecompressedBytes = 0;
+    /// Memory the profile may take while it is built; 0 = default: TPUSCOPE_MEMORY_BUDGET_MB from
+    /// the environment, else 3/4 of the machine's RAM.
+    uint64_t memoryBudgetBytes = 0;
+    /// Events to load at most; 0 = default: TPUSCOPE_MAX_EVENTS from the environment, else what the
+    /// memory budget holds.
+    uint64_t maxEvents = 0;
 };
+
+/// The limits a load with these options runs under, with the hints its messages give.
+LoadLimits effectiveLimits(const LoadOptions& options);
+/// The inflate limit a load with these options uses.
+uint64_t effectiveDecompressLimit(const LoadOptions& options);
 
 /// Called with a phase name and 0..1; throttled by the loader (at most ~1000 calls per load).
 using ProgressFn = std::function<void(std::string_view phase, double fraction)>;
@@ -38,10 +50,10 @@ FileFormat detectFormat(std::string_view head);
 /// Opens a profile file (any supported format, plain or gzip-compressed). Never throws;
 /// bad input gives a LoadResult with a message that names the file, the problem and the offset.
 LoadResult loadProfile(const std::string& path, const LoadOptions& options = {}, const ProgressFn& progress = {},
-                       std::stop_token stop = {});
+    std::stop_token stop = {});
 
 /// Same, for bytes already in memory (`name` is used in messages and as a format hint).
 LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options = {},
-                                const ProgressFn& progress = {}, std::stop_token stop = {});
+    const ProgressFn& progress = {}, std::stop_token stop = {});
 
 } // namespace tpuscope::model

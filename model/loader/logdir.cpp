@@ -7,6 +7,8 @@
 
 #include "logdir.h"
 
+#include "inputsource.h"
+
 #include "formats.h"
 #include "gzip.h"
 #include "opprofile.h"
@@ -177,37 +179,6 @@ std::vector<RunHost> scanRun(const fs::path& dir, int64_t& mtime)
     return hosts;
 }
 
-bool readFile(const std::string& path, std::string& out, std::string& error)
-{
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) {
-        error = "cannot open the file for reading";
-        return false;
-    }
-    const std::streamoff size = in.tellg();
-    if (size < 0) {
-        error = "cannot read the file size";
-        return false;
-    }
-    out.assign(static_cast<size_t>(size), '\0');
-    in.seekg(0);
-    if (size > 0 && !in.read(out.data(), size)) {
-        error = "read error";
-        return false;
-    }
-    return true;
-}
-
-uint64_t decompressLimit(const LoadOptions& options)
-{
-    if (options.maxDecompressedBytes)
-        return options.maxDecompressedBytes;
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long pageSize = sysconf(_SC_PAGE_SIZE);
-    const uint64_t ram = pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * pageSize : (8ull << 30);
-    return std::max<uint64_t>(ram / 2, 1ull << 30);
-}
-
 struct HostJob
 {
     const RunHost* host = nullptr;
@@ -223,19 +194,24 @@ struct HostJob
 std::string decodeFile(const std::string& path, HostJob& job, const LoadOptions& options, std::stop_token stop,
     bool opProfileOnly, PlaneId attachTo)
 {
-    std::string bytes, error;
-    if (!readFile(path, bytes, error))
+    MappedFile file;
+    std::string error;
+    if (!file.open(path, error))
         return error;
+    std::string_view bytes = file.bytes();
     job.fileBytes += bytes.size();
     if (bytes.empty())
         return "the file is empty";
     bool compressed = false;
+    std::string inflated;
+    // Pages of a mapped file can be handed back once decoded; inflated bytes are ours to keep.
+    ByteSource* source = &file;
     if (isGzip(bytes)) {
-        std::string inflated;
-        if (!gunzip(bytes, inflated, decompressLimit(options), error, {}, stop))
+        if (!gunzip(bytes, inflated, effectiveDecompressLimit(options), error, {}, stop))
             return error;
-        bytes = std::move(inflated);
+        bytes = inflated;
         compressed = true;
+        source = nullptr;
     }
     job.decodedBytes += bytes.size();
     FileFormat format = detectFormat(bytes);
@@ -247,9 +223,9 @@ std::string decodeFile(const std::string& path, HostJob& job, const LoadOptions&
     job.formats.push_back(std::string(fileFormatName(format)) + (compressed ? ".gz" : ""));
     switch (format) {
     case FileFormat::XSpace:
-        return decodeXSpace(bytes, job.builder, 0, progress, stop);
+        return decodeXSpace(bytes, job.builder, 0, progress, stop, source);
     case FileFormat::ChromeJson:
-        return decodeChromeJson(bytes, job.builder, 0, progress, stop);
+        return decodeChromeJson(bytes, job.builder, 0, progress, stop, source);
     case FileFormat::LegacyTrace:
         return decodeLegacyTrace(bytes, job.builder, 0, progress, stop);
     case FileFormat::OpProfileJson: {
@@ -271,6 +247,7 @@ void runJob(HostJob& job, const LoadOptions& options, std::stop_token stop)
 {
     const RunHost& host = *job.host;
     job.builder.addHost(host.name);
+    job.builder.setLimits(effectiveLimits(options));
     Profile& profile = job.builder.profile();
     bool timelineOk = false;
     if (!host.timeline.empty()) {

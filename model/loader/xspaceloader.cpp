@@ -15,6 +15,7 @@
 #include "xspaceloader.h"
 
 #include "hloconvert.h"
+#include "inputsource.h"
 #include "wirereader.h"
 
 #include <algorithm>
@@ -638,8 +639,9 @@ class XSpaceDecoder
 {
 public:
     XSpaceDecoder(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-        std::stop_token stop)
+        std::stop_token stop, ByteSource* source)
         : m_bytes(bytes)
+        , m_source(source)
         , m_builder(builder)
         , m_host(host)
         , m_progress(progress)
@@ -714,6 +716,15 @@ public:
             weight, threads, [&](size_t i) { scanPlaneContents(locals[i]); }, [] {});
         if (m_stop.stop_requested())
             return "cancelled";
+        uint64_t events = 0;
+        for (const auto& local : locals)
+            for (const auto& line : local.lines)
+                events += line.header.eventCount;
+        if (std::string over
+            = m_builder.limits().check(m_builder.profile().eventCount() + events, m_builder.profile().strings.bytes());
+            !over.empty())
+            return "the XSpace holds " + std::to_string(events) + " events in " + std::to_string(locals.size())
+                + " planes (counted before decoding them): " + over;
 
         // The time origin is the earliest line start over every plane, so all times fit 64 bits.
         bool haveOrigin = false;
@@ -938,6 +949,7 @@ private:
             LocalLine& line = local.lines[l];
             line.bytes = spans.lines[l];
             line.header = scanLineHeader(line.bytes);
+            releaseInput(line.bytes);
             line.kind = trackKindFromLineName(line.header.name);
             if (line.kind == TrackKind::Other && local.kind == PlaneKind::Host)
                 line.kind = TrackKind::HostThread;
@@ -982,6 +994,14 @@ private:
         }
     }
 
+    /// Hands a line's pages back to a mapped file once they are read; touched again, they are
+    /// read back from the file, so this only bounds the memory the mapping holds at a time.
+    void releaseInput(std::string_view bytes) const
+    {
+        if (m_source)
+            m_source->release(bytes.data(), bytes.data() + bytes.size());
+    }
+
     // Worker: decodes the events of every line of one plane into plane-local columns.
     void decodeLines(LocalPlane& local)
     {
@@ -1007,6 +1027,7 @@ private:
             // pointers; anything else (other fields, damage) takes the checked Reader.
             const uint8_t* p = reinterpret_cast<const uint8_t*>(line.bytes.data());
             const uint8_t* const end = p + line.bytes.size();
+            const char* released = line.bytes.data();
             bool lineDone = false;
             while (!lineDone && p < end) {
                 EventFields f;
@@ -1085,9 +1106,15 @@ private:
                 line.start.push_back(start);
                 line.duration.push_back(durationPs);
                 line.op.push_back(op);
-                if ((++eventsDecoded & 0xffff) == 0 && m_stop.stop_requested())
-                    return;
+                if ((++eventsDecoded & 0xffff) == 0) {
+                    if (m_stop.stop_requested())
+                        return;
+                    releaseInput(std::string_view(released, static_cast<size_t>(chars(p) - released)));
+                    released = chars(p);
+                }
             }
+            releaseInput(
+                std::string_view(released, static_cast<size_t>(line.bytes.data() + line.bytes.size() - released)));
             m_bytesDone.fetch_add(line.bytes.size(), std::memory_order_relaxed);
         }
     }
@@ -1194,6 +1221,7 @@ private:
     }
 
     std::string_view m_bytes;
+    ByteSource* m_source;
     ProfileBuilder& m_builder;
     uint32_t m_host;
     const ProgressFn& m_progress;
@@ -1207,10 +1235,10 @@ private:
 
 } // namespace
 
-std::string decodeXSpace(
-    std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress, std::stop_token stop)
+std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
+    std::stop_token stop, ByteSource* source)
 {
-    XSpaceDecoder decoder(bytes, builder, host, progress, stop);
+    XSpaceDecoder decoder(bytes, builder, host, progress, stop, source);
     return decoder.run();
 }
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Where a decoder's bytes come from. Files are mapped read-only instead of being copied into a
+// heap buffer, and pages a decoder has finished with are handed back, so a multi-gigabyte
+// profile does not cost its own size in memory on top of the model. gzip input is inflated on
+// a second thread into a reserved address range while the decoder reads behind it; addresses
+// never move, so views into the input stay valid while more arrives.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace tpuscope::model {
+
+/// Input a decoder reads front to back. The whole input is not necessarily there yet.
+class ByteSource
+{
+public:
+    virtual ~ByteSource() = default;
+    /// Blocks until bytes past `end` exist or the input is complete; returns the new end of the
+    /// readable bytes (equal to `end` once nothing more will come).
+    virtual const char* extend(const char* end) = 0;
+    /// The decoder will not read [begin, end) again: the pages wholly inside may be returned to
+    /// the system. Safe to call from several threads.
+    virtual void release(const char* begin, const char* end) = 0;
+    /// How much of the input has been consumed, 0..1, for progress bars.
+    virtual double fraction(const char* position) const = 0;
+};
+
+/// A file opened read-only: mapped when possible, read into memory otherwise.
+class MappedFile final : public ByteSource
+{
+public:
+    MappedFile() = default;
+    ~MappedFile() override;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    /// False with a user-facing `error` (missing, unreadable, not a regular file).
+    bool open(const std::string& path, std::string& error);
+    std::string_view bytes() const { return {m_data, m_size}; }
+    bool mapped() const { return m_mapped; }
+
+    const char* extend(const char* end) override { return end; }
+    void release(const char* begin, const char* end) override;
+    double fraction(const char* position) const override;
+
+private:
+    const char* m_data = nullptr;
+    size_t m_size = 0;
+    bool m_mapped = false;
+    std::string m_copy; // when mapping is not possible
+};
+
+/// gzip inflated on its own thread, so decompression and parsing overlap on two cores.
+class InflateStream final : public ByteSource
+{
+public:
+    /// `limit` caps the inflated size (gzip bombs): it is reserved as address space, never
+    /// committed up front. `compressed` must outlive the stream.
+    InflateStream(std::string_view compressed, uint64_t limit);
+    ~InflateStream() override;
+    InflateStream(const InflateStream&) = delete;
+    InflateStream& operator=(const InflateStream&) = delete;
+
+    /// Reserves the output range and starts the inflate thread; false with `error` when the
+    /// address space cannot be reserved (the caller then inflates in one go).
+    bool start(std::string& error);
+    /// The bytes inflated so far, waiting until there are at least `bytes` or the end.
+    std::string_view waitFor(size_t bytes);
+    /// Everything, after the inflate thread is done.
+    std::string_view waitAll() { return waitFor(SIZE_MAX); }
+    /// Limits how far the inflate thread runs ahead of the reader (bytes past the last position
+    /// the reader asked for); 0 = unlimited. Keeps peak memory flat for a streaming reader.
+    void setReadAhead(size_t bytes);
+    /// After the inflate thread ended: empty, or why it stopped early (corrupt, truncated,
+    /// over the limit).
+    std::string error() const;
+    uint64_t compressedSize() const { return m_compressed.size(); }
+
+    const char* extend(const char* end) override;
+    void release(const char* begin, const char* end) override;
+    double fraction(const char* position) const override;
+
+private:
+    void run(std::stop_token stop);
+
+    std::string_view m_compressed;
+    uint64_t m_limit;
+    char* m_base = nullptr;
+    size_t m_reserved = 0;
+    std::atomic<size_t> m_produced {0};
+    std::atomic<size_t> m_consumedInput {0};
+    std::atomic<size_t> m_readAhead {0};
+    std::atomic<size_t> m_requested {0};
+    std::atomic<bool> m_done {false};
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::string m_error;
+    std::jthread m_thread;
+};
+
+/// Returns the pages wholly inside [begin, end) to the system (MADV_DONTNEED). For a private
+/// read-only file mapping they are read back from the file if touched again.
+void releasePages(const char* begin, const char* end);
+
+} // namespace tpuscope::model
