@@ -16,8 +16,7 @@ namespace tpuscope::cli {
 using namespace tpuscope::model;
 
 namespace {
-template<typename T>
-bool parseNumber(const char* text, T& out)
+template <typename T> bool parseNumber(const char* text, T& out)
 {
     const char* end = text + std::strlen(text);
     auto [ptr, ec] = std::from_chars(text, end, out);
@@ -79,6 +78,13 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             const char* v = value("--max-decompressed-mb");
             if (!v || !parseNumber(v, args.maxDecompressedMb)) {
                 args.error = "--max-decompressed-mb needs a number";
+                return false;
+            }
+        } else if (a == "--memory-budget-mb" || a == "--max-events") {
+            const char* v = value(a.c_str());
+            uint64_t& target = a == "--max-events" ? args.maxEvents : args.memoryBudgetMb;
+            if (!v || !parseNumber(v, target) || target == 0) {
+                args.error = a + " needs a positive number";
                 return false;
             }
         } else if (a == "--redact") {
@@ -148,8 +154,8 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
         return 0;
     }
     if (args.core >= profile->device.cores) {
-        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has "
-            << profile->device.cores << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
+        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has " << profile->device.cores
+            << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
         return 2;
     }
     OpFilter filter;
@@ -184,6 +190,8 @@ LoadOptions loadOptionsFromArguments(const Arguments& args)
     LoadOptions options;
     options.deviceOverride = args.device;
     options.maxDecompressedBytes = args.maxDecompressedMb << 20;
+    options.memoryBudgetBytes = args.memoryBudgetMb << 20;
+    options.maxEvents = args.maxEvents;
     return options;
 }
 

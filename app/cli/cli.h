@@ -22,8 +22,10 @@ struct Arguments
     int core = -1;
     size_t top = 0;
     uint64_t maxDecompressedMb = 0;
+    uint64_t memoryBudgetMb = 0; // 0 = TPUSCOPE_MEMORY_BUDGET_MB or 3/4 of the RAM
+    uint64_t maxEvents = 0; // 0 = TPUSCOPE_MAX_EVENTS or none (the budget bounds events)
     std::string redact; // share: paths,names,hash
-    bool text = false;  // share: write the pasteable text form
+    bool text = false; // share: write the pasteable text form
     bool help = false;
     std::string error;
 };
@@ -46,8 +48,8 @@ model::LoadOptions loadOptionsFromArguments(const Arguments& args);
 /// Loads `path` with the options given on the command line (--device, --max-decompressed-mb).
 /// Returns the exit code: 0 loaded, 1 the file could not be read, 2 bad options; the message
 /// is written to `err`.
-int loadProfileArgument(const Arguments& args, const std::string& path, std::ostream& err,
-                        std::shared_ptr<const model::Profile>& profile);
+int loadProfileArgument(
+    const Arguments& args, const std::string& path, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 /// The same for the command's first FILE argument (2 with a message when there is none).
 int loadFirstFile(const Arguments& args, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 } // namespace tpuscope::cli

@@ -23,7 +23,7 @@ hlo::Shape convertShape(const xla::ShapeProto& proto, int depth = 0)
         const auto& layout = proto.layout();
         shape.layout.minorToMajor.assign(layout.minor_to_major().begin(), layout.minor_to_major().end());
         for (const auto& tile : layout.tiles())
-            shape.layout.tiles.push_back(hlo::Tile{{tile.dimensions().begin(), tile.dimensions().end()}});
+            shape.layout.tiles.push_back(hlo::Tile {{tile.dimensions().begin(), tile.dimensions().end()}});
         shape.layout.elementSizeInBits = layout.element_size_in_bits();
         shape.layout.memorySpace = layout.memory_space();
         shape.layout.tailPaddingAlignment = layout.tail_padding_alignment_in_elements();
@@ -83,11 +83,12 @@ std::shared_ptr<const hlo::Module> decodeHloProto(std::string_view bytes, std::s
 {
     google::protobuf::Arena arena;
     auto* proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(&arena);
-    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                  static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
+    google::protobuf::io::CodedInputStream stream(
+        reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
     stream.SetRecursionLimit(64);
     if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-        error = "the embedded HLO proto could not be decoded";
+        error = "the embedded HLO proto could not be decoded (corrupt, truncated, or messages nested deeper than 64 "
+                "levels)";
         return nullptr;
     }
     auto module = std::make_shared<hlo::Module>();
