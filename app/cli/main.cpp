@@ -29,8 +29,13 @@ void usage(std::FILE* out)
                "a TF1 trace, an op_profile.json, a TensorBoard log dir or a *.tpuscope share file.\n"
                "GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e, v7x) whose peaks are used when the file\n"
                "does not record them.\n"
-               "--max-decompressed-mb N raises the limit on inflated gzip data (default: half the RAM).\n",
-               out);
+               "Limits (each message says which one was hit):\n"
+               "  --memory-budget-mb N   memory a load may take (default: 3/4 of the RAM, or\n"
+               "                         TPUSCOPE_MEMORY_BUDGET_MB)\n"
+               "  --max-events N         events to load at most (default: what the budget holds, or\n"
+               "                         TPUSCOPE_MAX_EVENTS); a JSON trace keeps the events before the limit\n"
+               "  --max-decompressed-mb N  inflated gzip data at most (default: the memory budget)\n",
+        out);
 }
 
 } // namespace
