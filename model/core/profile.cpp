@@ -470,4 +470,42 @@ std::string LoadLimits::check(uint64_t events, uint64_t stringBytes) const
     return {};
 }
 
+std::shared_ptr<const Profile> ProfileBuilder::snapshot(std::string_view deviceOverride) const
+{
+    const Profile& from = *m_profile;
+    ProfileBuilder copy;
+    Profile& to = *copy.m_profile;
+    // The pool is rebuilt in id order so every StringId keeps its meaning.
+    for (StringId id = 1; id < from.strings.size(); ++id)
+        to.strings.intern(from.strings.str(id));
+    to.hosts = from.hosts;
+    to.planes = from.planes;
+    to.tracks = from.tracks;
+    to.counters = from.counters;
+    to.ops = from.ops;
+    to.programs = from.programs; // modules are immutable and shared
+    to.m_programIndex = from.m_programIndex;
+    to.layoutHints = from.layoutHints;
+    to.device = from.device;
+    to.stats = from.stats;
+    to.load = from.load;
+    to.originNs = from.originNs;
+    return copy.finish(deviceOverride);
+}
+
+void ProfileBuilder::setPreview(PreviewFn preview, double seconds, std::string deviceOverride)
+{
+    m_preview = std::move(preview);
+    m_previewDue = std::chrono::steady_clock::now()
+        + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    m_previewDevice = std::move(deviceOverride);
+}
+
+void ProfileBuilder::sendPreview()
+{
+    PreviewFn preview = std::move(m_preview);
+    m_preview = nullptr; // once per load
+    preview(snapshot(m_previewDevice));
+}
+
 } // namespace tpuscope::model

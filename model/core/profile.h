@@ -4,7 +4,9 @@
 #include "hlo.h"
 #include "stringpool.h"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -250,8 +252,28 @@ public:
     void setLimits(LoadLimits limits) { m_limits = std::move(limits); }
     const LoadLimits& limits() const { return m_limits; }
 
+    /// A finished copy of what has been built so far (the builder is left as it is).
+    std::shared_ptr<const Profile> snapshot(std::string_view deviceOverride = {}) const;
+
+    using PreviewFn = std::function<void(std::shared_ptr<const Profile>)>;
+    /// Asks for one snapshot of the partial profile once `seconds` have passed (from this call),
+    /// so a viewer can draw something while a large file is still being read.
+    void setPreview(PreviewFn preview, double seconds, std::string deviceOverride = {});
+    /// Decoders call this between events, cheaply and often; it hands over the snapshot when
+    /// it is due.
+    void offerPreview()
+    {
+        if (m_preview && std::chrono::steady_clock::now() >= m_previewDue)
+            sendPreview();
+    }
+
 private:
+    void sendPreview();
+
     LoadLimits m_limits;
+    PreviewFn m_preview;
+    std::chrono::steady_clock::time_point m_previewDue;
+    std::string m_previewDevice;
     std::unique_ptr<Profile> m_profile;
     std::unordered_map<std::string, OpId> m_opIndex;
 };

@@ -415,6 +415,7 @@ private:
                 const bool anotherFollows = m_eventsRead >= m_builder.limits().maxEvents && m_cursor.peek() == ',';
                 if (!checkLimits(anotherFollows ? 1 : 0))
                     return;
+                m_builder.offerPreview();
                 m_nextCheck = std::min<uint64_t>(m_eventsRead + 0x10000, m_builder.limits().maxEvents);
                 if (m_nextCheck <= m_eventsRead)
                     m_nextCheck = UINT64_MAX; // at the limit with nothing after it

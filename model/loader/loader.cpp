@@ -134,6 +134,11 @@ namespace {
 constexpr size_t kDetectBytes = 64 << 10;
 constexpr size_t kInflateReadAhead = 64 << 20;
 
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// Waits for the whole inflated stream, reporting progress and honouring cancel.
 std::string_view inflateAll(InflateStream& stream, const ProgressFn& progress, std::stop_token stop)
 {
@@ -219,6 +224,10 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     ProfileBuilder builder;
     builder.addHost({});
     builder.setLimits(effectiveLimits(options));
+    builder.profile().load.path = name; // known to previews, too
+    if (options.preview)
+        builder.setPreview(options.preview, std::max(0.0, options.previewAfterSeconds - secondsSince(started)),
+            options.deviceOverride);
     std::string error;
     switch (format) {
     case FileFormat::XSpace:

@@ -27,6 +27,11 @@ struct LoadOptions
     /// Events to load at most; 0 = default: TPUSCOPE_MAX_EVENTS from the environment, else what the
     /// memory budget holds.
     uint64_t maxEvents = 0;
+    /// Called once, from the loading thread, with the part of a large profile read so far when
+    /// the load is still running after `previewAfterSeconds` (formats read front to back: Chrome
+    /// JSON). Empty = no preview.
+    ProfileBuilder::PreviewFn preview;
+    double previewAfterSeconds = 0.4;
 };
 
 /// The limits a load with these options runs under, with the hints its messages give.

@@ -277,3 +277,36 @@ TEST(LoadLimits, DefaultsComeFromTheEnvironmentOrTheMachine)
     unsetenv("TPUSCOPE_MEMORY_BUDGET_MB");
     unsetenv("TPUSCOPE_MAX_EVENTS");
 }
+
+TEST(LoadPreview, JsonLoadsHandOverOnePartialProfile)
+{
+    const std::string json = chromeTrace(300000);
+    LoadOptions options;
+    int calls = 0;
+    ProfilePtr partial;
+    options.preview = [&](ProfilePtr p) {
+        ++calls;
+        partial = std::move(p);
+    };
+    options.previewAfterSeconds = 0;
+    const LoadResult whole = loadProfileFromBytes(json, "t.json", options);
+    ASSERT_TRUE(whole.ok()) << whole.error;
+    EXPECT_EQ(calls, 1);
+    ASSERT_TRUE(partial);
+    EXPECT_GT(partial->eventCount(), 60000u);
+    EXPECT_LT(partial->eventCount(), whole.profile->eventCount());
+    // A prefix of the same trace: the same tracks, names resolved through its own string pool.
+    ASSERT_EQ(partial->tracks.size(), whole.profile->tracks.size());
+    for (size_t t = 0; t < partial->tracks.size(); ++t) {
+        ASSERT_GT(partial->tracks[t].size(), 0u);
+        EXPECT_EQ(partial->tracks[t].start.front(), whole.profile->tracks[t].start.front());
+        EXPECT_EQ(partial->str(partial->ops[partial->tracks[t].op.front()].name),
+            whole.profile->str(whole.profile->ops[whole.profile->tracks[t].op.front()].name));
+    }
+
+    // Not before it is due, and never for a load that ends first.
+    calls = 0;
+    options.previewAfterSeconds = 3600;
+    ASSERT_TRUE(loadProfileFromBytes(json, "t.json", options).ok());
+    EXPECT_EQ(calls, 0);
+}
