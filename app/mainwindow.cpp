@@ -4,22 +4,23 @@
 #include "startpage.h"
 
 #include "advicepanel.h"
+#include "compareview.h"
 #include "detailspanel.h"
+#include "loader/logdir.h"
 #include "optableview.h"
 #include "qt/selectionstate.h"
-#include "loader/logdir.h"
-#include "share/sharefile.h"
-#include "compareview.h"
-#include "sharecard.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
 #include "rooflinechart.h"
+#include "share/sharefile.h"
+#include "sharecard.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
 #include "utilizationchart.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
@@ -28,20 +29,22 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QClipboard>
-#include <QPointer>
 #include <QHBoxLayout>
-#include <QSaveFile>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
+#include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
+
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -49,10 +52,11 @@
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <utility>
 
 #include <algorithm>
-#include <thread>
 #include <cmath>
+#include <thread>
 
 namespace tpuscope::app {
 
@@ -234,8 +238,8 @@ void MainWindow::createActions()
     share->addAction(tr("Copy Share &Text (for a forum post)"), this, [this] { copyShareText(); });
     share->addAction(tr("Share &Card…"), this, &MainWindow::saveShareCard);
     share->addSeparator();
-    share->addAction(tr("Copy Op Table as &Markdown"), this,
-        [this] { m_opTable->copyAs(model::TableFormat::Markdown); });
+    share->addAction(
+        tr("Copy Op Table as &Markdown"), this, [this] { m_opTable->copyAs(model::TableFormat::Markdown); });
     share->addAction(tr("Copy Op Table as CS&V"), this, [this] { m_opTable->copyAs(model::TableFormat::Csv); });
     share->addAction(tr("Export Op Table &PNG…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
@@ -325,6 +329,12 @@ void MainWindow::connectSession()
     });
     connect(m_session, &qt::TraceSession::progress, m_startPage, &StartPage::setProgress);
     connect(m_session, &qt::TraceSession::loaded, this, &MainWindow::onLoaded);
+    connect(m_session, &qt::TraceSession::previewReady, this, &MainWindow::onPreview);
+    auto* cancelLoad = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(cancelLoad, &QShortcut::activated, this, [this] {
+        if (m_session->isLoading())
+            m_session->cancel();
+    });
     connect(m_session, &qt::TraceSession::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_session, &qt::TraceSession::loadCanceled, this, &MainWindow::onLoadCanceled);
 
@@ -414,12 +424,12 @@ void MainWindow::saveShareFile()
     const model::ProfilePtr profile = m_session->profile();
     if (!profile)
         return;
-    const QStringList choices{tr("No redaction"), tr("Drop source paths"),
+    const QStringList choices {tr("No redaction"), tr("Drop source paths"),
         tr("Drop source paths and framework op names"), tr("Drop paths and names, hash HLO op names")};
     bool ok = false;
     const QString choice = QInputDialog::getItem(this, tr("Save Share File"),
-        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"),
-        choices, 0, false, &ok);
+        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"), choices,
+        0, false, &ok);
     if (!ok)
         return;
     model::ShareOptions options;
@@ -431,7 +441,8 @@ void MainWindow::saveShareFile()
         this, tr("Save Share File"), QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
     if (path.isEmpty())
         return;
-    if (QFileInfo(path).canonicalFilePath() == QFileInfo(QString::fromStdString(profile->load.path)).canonicalFilePath()) {
+    if (QFileInfo(path).canonicalFilePath()
+        == QFileInfo(QString::fromStdString(profile->load.path)).canonicalFilePath()) {
         showMessage(tr("Not writing over the profile that is open."));
         return;
     }
@@ -472,7 +483,8 @@ void MainWindow::openShareTextFromClipboard()
         return;
     }
     hideMessage();
-    m_session->openBytes(QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), QStringLiteral("clipboard.tpuscope"));
+    m_session->openBytes(
+        QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), QStringLiteral("clipboard.tpuscope"));
 }
 
 void MainWindow::saveShareCard()
@@ -504,22 +516,25 @@ void MainWindow::compareWith(const QString& path)
     model::LoadOptions options = m_session->loadOptions();
     std::thread([self, before, path, options] {
         model::LoadResult result = model::loadProfile(path.toStdString(), options);
-        QMetaObject::invokeMethod(qApp, [self, before, result] {
-            if (!self || self->m_session->profile() != before)
-                return;
-            if (!result.ok()) {
-                self->showMessage(tr("Cannot compare: %1").arg(QString::fromStdString(result.error)));
-                emit self->comparisonReady(false);
-                return;
-            }
-            self->m_compare->setProfiles(before, result.profile);
-            self->m_compareDock->show();
-            self->m_compareDock->raise();
-            self->statusBar()->showMessage(tr("Compared with %1")
-                                               .arg(QFileInfo(QString::fromStdString(result.profile->load.path)).fileName()),
-                8000);
-            emit self->comparisonReady(true);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, before, result] {
+                if (!self || self->m_session->profile() != before)
+                    return;
+                if (!result.ok()) {
+                    self->showMessage(tr("Cannot compare: %1").arg(QString::fromStdString(result.error)));
+                    emit self->comparisonReady(false);
+                    return;
+                }
+                self->m_compare->setProfiles(before, result.profile);
+                self->m_compareDock->show();
+                self->m_compareDock->raise();
+                self->statusBar()->showMessage(
+                    tr("Compared with %1").arg(QFileInfo(QString::fromStdString(result.profile->load.path)).fileName()),
+                    8000);
+                emit self->comparisonReady(true);
+            },
+            Qt::QueuedConnection);
     }).detach();
 }
 
@@ -572,17 +587,52 @@ void MainWindow::setDeviceOverride(const QString& generation)
     m_session->setLoadOptions(options);
 }
 
-void MainWindow::onLoaded()
+void MainWindow::showSessionProfile()
 {
     const model::ProfilePtr profile = m_session->profile();
     m_selection->clear();
     m_timeline->setProfile(profile);
-    m_opTable->setProfile(profile, m_session->breakdown());
+    m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_details->setProfile(profile);
     m_utilization->setProfile(profile);
     m_roofline->setProfile(profile);
     m_adviceReady = false;
     m_advice->setProfile(profile);
+}
+
+void MainWindow::onPreview(const model::ProfilePtr& partial)
+{
+    // Only the timeline can draw a partial profile honestly: totals, utilizations and advice
+    // would be wrong until every event is read, so those views wait (empty) for loaded().
+    m_previewShown = true;
+    m_selection->clear();
+    m_timeline->setProfile(partial);
+    m_opTable->setProfile(nullptr);
+    m_details->setProfile(nullptr);
+    m_utilization->setProfile(nullptr);
+    m_roofline->setProfile(nullptr);
+    m_advice->setProfile(nullptr);
+    showProfileView();
+    showMessage(tr("Still reading %1: the timeline shows the %2 events read so far. The op table, charts and "
+                   "advice appear when the whole file is read (Esc cancels).")
+                    .arg(QFileInfo(QString::fromStdString(partial->load.path)).fileName(),
+                        QLocale().toString(static_cast<qulonglong>(partial->eventCount()))));
+}
+
+void MainWindow::dropPreview()
+{
+    if (!std::exchange(m_previewShown, false))
+        return;
+    hideMessage();
+    showSessionProfile();
+}
+
+void MainWindow::onLoaded()
+{
+    if (std::exchange(m_previewShown, false))
+        hideMessage();
+    const model::ProfilePtr profile = m_session->profile();
+    showSessionProfile();
     m_search->setText({});
     showProfileView();
     m_startPage->showError({});
@@ -597,6 +647,7 @@ void MainWindow::onLoaded()
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message)
 {
+    dropPreview();
     const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
     const QString text = tr("Could not open %1.").arg(name) + QLatin1Char('\n') + message;
     if (m_session->profile()) {
@@ -612,6 +663,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
 
 void MainWindow::onLoadCanceled()
 {
+    dropPreview();
     if (m_session->profile()) {
         showProfileView();
     } else {

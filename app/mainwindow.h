@@ -120,6 +120,11 @@ private:
     void showProfileView();
 
     void onLoaded();
+    void onPreview(const model::ProfilePtr& partial);
+    /// Puts the session's (whole) profile into every view.
+    void showSessionProfile();
+    /// A preview of a load that failed or was cancelled gives way to what the session shows.
+    void dropPreview();
     void onLoadFailed(const QString& path, const QString& message);
     void onLoadCanceled();
     void showMessage(const QString& text);
@@ -177,6 +182,7 @@ private:
     QByteArray m_profileLayout; // dock layout while the start page hides the docks
     bool m_syncingRange = false;
     bool m_adviceReady = false;
+    bool m_previewShown = false;
 };
 
 } // namespace tpuscope::app

@@ -32,8 +32,7 @@ TraceSession::~TraceSession()
 void TraceSession::open(const QString& path)
 {
     const std::string file = path.toStdString();
-    const model::LoadOptions options = m_options;
-    start(path, [file, options](const model::ProgressFn& progress, std::stop_token stop) {
+    start(path, [file](const model::LoadOptions& options, const model::ProgressFn& progress, std::stop_token stop) {
         return model::loadProfile(file, options, progress, stop);
     });
 }
@@ -42,10 +41,10 @@ void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
 {
     auto data = std::make_shared<std::string>(bytes.constData(), static_cast<size_t>(bytes.size()));
     const std::string fileName = name.toStdString();
-    const model::LoadOptions options = m_options;
-    start(name, [data, fileName, options](const model::ProgressFn& progress, std::stop_token stop) {
-        return model::loadProfileFromBytes(std::move(*data), fileName, options, progress, stop);
-    });
+    start(name,
+        [data, fileName](const model::LoadOptions& options, const model::ProgressFn& progress, std::stop_token stop) {
+            return model::loadProfileFromBytes(std::move(*data), fileName, options, progress, stop);
+        });
 }
 
 void TraceSession::cancel()
@@ -67,8 +66,8 @@ void TraceSession::close()
     m_loadSeconds = 0;
 }
 
-void TraceSession::start(
-    const QString& name, std::function<model::LoadResult(const model::ProgressFn&, std::stop_token)> load)
+void TraceSession::start(const QString& name,
+    std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load)
 {
     reapFinished();
     if (m_loading)
@@ -83,9 +82,19 @@ void TraceSession::start(
     // The thread gets the session's stop token rather than its own, so cancel() reaches it;
     // the destructor stops it through the jthread's token, which we forward too.
     std::stop_token stop = m_stop.get_token();
+    model::LoadOptions options = m_options;
+    options.preview = [this, generation](model::ProfilePtr partial) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, partial = std::move(partial)] {
+                if (generation == m_generation && m_loading)
+                    emit previewReady(partial);
+            },
+            Qt::QueuedConnection);
+    };
     Job job;
     job.finished = finished;
-    job.thread = std::jthread([this, generation, stop, load = std::move(load), finished](std::stop_token own) {
+    job.thread = std::jthread([this, generation, stop, options, load = std::move(load), finished](std::stop_token own) {
         std::stop_source combined;
         std::stop_callback forwardSession(stop, [&combined] { combined.request_stop(); });
         std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
@@ -111,7 +120,7 @@ void TraceSession::start(
 
         const auto begin = std::chrono::steady_clock::now();
         auto result = std::make_shared<Result>();
-        result->load = load(report, combined.get_token());
+        result->load = load(options, report, combined.get_token());
         if (result->load.ok() && !combined.stop_requested()) {
             report("Analysing ops", 0.99);
             result->breakdown

@@ -58,13 +58,18 @@ signals:
     void loadStarted(const QString& path);
     /// `fraction` is 0..1, or negative while the loader has not reported any progress yet.
     void progress(const QString& phase, double fraction);
+    /// Part of a large profile, read while the load goes on (Chrome JSON after ~0.4 s), so the
+    /// timeline can draw something at once; `loaded()` follows with the whole profile.
+    void previewReady(const tpuscope::model::ProfilePtr& partial);
     void loaded();
     void loadFailed(const QString& path, const QString& message);
     void loadCanceled();
 
 private:
     struct Result;
-    void start(const QString& name, std::function<model::LoadResult(const model::ProgressFn&, std::stop_token)> load);
+    /// `load` gets the options to use: the session's, plus a preview hook bound to this load.
+    void start(const QString& name,
+        std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load);
     void deliver(quint64 generation, std::shared_ptr<Result> result);
     void reapFinished();
 

@@ -15,9 +15,9 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
-#include <QHeaderView>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -276,7 +276,8 @@ TEST_F(MainWindowTest, OpTableExportsAsShownAsMarkdownAndCsv)
     const QStringList lines = markdown.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     ASSERT_GE(lines.size(), 3);
     // A Markdown table: header and separator have the same number of cells as every row.
-    const auto cells = [](const QString& line) { return line.count(QLatin1Char('|')) - line.count(QStringLiteral("\\|")); };
+    const auto cells
+        = [](const QString& line) { return line.count(QLatin1Char('|')) - line.count(QStringLiteral("\\|")); };
     EXPECT_TRUE(lines[1].startsWith(QStringLiteral("| ---")));
     for (const QString& line : lines)
         EXPECT_EQ(cells(line), cells(lines[0])) << line.toStdString();
@@ -323,7 +324,8 @@ TEST_F(MainWindowTest, CompareWithShowsPerOpDeltas)
     EXPECT_TRUE(ready.front().front().toBool());
     const auto diff = window.compareView()->model()->diff();
     ASSERT_TRUE(diff);
-    QAbstractItemModelTester tester(window.compareView()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester tester(
+        window.compareView()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     EXPECT_EQ(window.compareView()->model()->rowCount(), static_cast<int>(diff->rows.size()));
     EXPECT_EQ(diff->added, 0u);
     EXPECT_EQ(diff->removed, 0u);
@@ -342,4 +344,44 @@ TEST_F(MainWindowTest, CompareWithShowsPerOpDeltas)
     EXPECT_FALSE(ready.front().front().toBool());
     EXPECT_FALSE(window.messageText().isEmpty());
     EXPECT_TRUE(window.session()->profile());
+}
+
+// A large JSON trace shows its first events on the timeline while the rest is still read; the
+// op table waits for the whole file (its totals would be wrong before).
+TEST_F(MainWindowTest, LargeJsonShowsAPreviewOnTheTimelineWhileLoading)
+{
+    QByteArray json = QByteArrayLiteral("{\"traceEvents\":[{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
+                                        "\"args\":{\"name\":\"/device:TPU:0\"}},{\"ph\":\"M\",\"pid\":1,\"tid\":1,"
+                                        "\"name\":\"thread_name\",\"args\":{\"name\":\"XLA Ops\"}}");
+    const int events = 400000;
+    for (int i = 0; i < events; ++i)
+        json += QStringLiteral(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%1,\"dur\":5,\"name\":\"fusion.%2\"}")
+                    .arg(i * 10)
+                    .arg(i % 97)
+                    .toUtf8();
+    json += "]}";
+    const QString path = writeFile(QStringLiteral("big.json"), json);
+
+    MainWindow window(MainWindow::Options {false, false});
+    model::LoadOptions options;
+    options.previewAfterSeconds = 0; // the first check point (65,536 events) hands one over
+    window.session()->setLoadOptions(options);
+    QSignalSpy preview(window.session(), &TraceSession::previewReady);
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    window.openFile(path);
+    ASSERT_TRUE(preview.wait(60000) || preview.count() == 1);
+    if (loaded.isEmpty()) { // the preview is still what the window shows
+        ASSERT_TRUE(window.timeline()->profile());
+        EXPECT_LT(window.timeline()->profile()->eventCount(), size_t(events));
+        EXPECT_GT(window.timeline()->profile()->eventCount(), size_t(0));
+        EXPECT_TRUE(window.isShowingProfile());
+        EXPECT_TRUE(window.messageText().contains(QStringLiteral("Still reading big.json")))
+            << window.messageText().toStdString();
+        EXPECT_EQ(window.opTable()->model()->opRowCount(), 0);
+    }
+    ASSERT_TRUE(loaded.count() == 1 || loaded.wait(60000));
+    EXPECT_EQ(preview.count(), 1);
+    EXPECT_EQ(window.timeline()->profile()->eventCount(), size_t(events));
+    EXPECT_TRUE(window.messageText().isEmpty()) << window.messageText().toStdString();
+    EXPECT_GT(window.opTable()->model()->opRowCount(), 50);
 }
