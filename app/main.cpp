@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "benchmode.h"
 #include "mainwindow.h"
 #include "screenshot.h"
 
@@ -59,6 +60,10 @@ bool waitForLoad(MainWindow& window, QString* error)
 
 int main(int argc, char** argv)
 {
+    // `--bench-load FILE`: the benchmark's measured run (app/benchmode.h); it times from here.
+    if (tpuscope::app::isBenchMode(argc, argv))
+        return tpuscope::app::runBenchMode(argc, argv);
+
     // Screenshots must work over ssh and in CI: without a display, use the offscreen platform.
     // This has to happen before QApplication picks a platform plugin.
     if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")

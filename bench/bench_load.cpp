@@ -7,13 +7,9 @@
 //   bench_load [N ...]          default: 1e5 1e6 1e7
 //   bench_load --generate N PATH  only write the input (for profiling with perf)
 //   bench_load --load PATH [R]    load an existing file R times (default 3), one line each
+#include "generators.h"
 #include "loader/gzip.h"
 #include "loader/loader.h"
-
-#include "xplane.pb.h"
-
-#include <google/protobuf/arena.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <cstdio>
@@ -21,8 +17,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
-#include <random>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,149 +24,11 @@
 
 namespace {
 
-// Minimal protobuf writer: the generator must make 1e7-event files without building 1e7
-// message objects itself.
-struct Writer
-{
-    std::string out;
-    void varint(uint64_t v)
-    {
-        while (v >= 0x80) {
-            out += static_cast<char>(v | 0x80);
-            v >>= 7;
-        }
-        out += static_cast<char>(v);
-    }
-    void tag(uint32_t field, uint32_t type) { varint((uint64_t(field) << 3) | type); }
-    void field(uint32_t f, uint64_t v)
-    {
-        tag(f, 0);
-        varint(v);
-    }
-    void bytes(uint32_t f, std::string_view b)
-    {
-        tag(f, 2);
-        varint(b.size());
-        out.append(b);
-    }
-};
-
-std::string statBytes(int64_t metadataId, int64_t value)
-{
-    Writer w;
-    w.field(1, metadataId);
-    w.field(4, static_cast<uint64_t>(value));
-    return w.out;
-}
-
-void generate(size_t n, const std::string& path)
-{
-    static const char* kinds[] = {"fusion", "convolution", "all-reduce", "copy", "dot", "reduce", "transpose",
-        "broadcast", "select", "dynamic-update-slice"};
-    std::mt19937_64 rnd(42);
-    std::ofstream file(path, std::ios::binary);
-    const size_t perCore = n / 8;
-    for (int core = 0; core < 8; ++core) {
-        Writer plane;
-        plane.field(1, core + 1);
-        plane.bytes(2, "/device:TPU:" + std::to_string(core));
-        const size_t count = core < 7 ? perCore : n - 7 * perCore;
-        Writer steps, ops;
-        steps.field(1, 1);
-        steps.bytes(2, "Steps");
-        steps.field(3, 1'000'000'000);
-        ops.field(1, 2);
-        ops.bytes(2, "XLA Ops");
-        ops.field(3, 1'000'000'000);
-        int64_t offset = 0, step = 0;
-        for (size_t j = 0; j < count; ++j) {
-            if (j % 1000 == 0) {
-                Writer e;
-                e.field(1, 3001);
-                e.field(2, offset);
-                e.field(3, 21'000'000'000);
-                e.bytes(4, statBytes(3, step++));
-                steps.bytes(4, e.out);
-            }
-            const int64_t duration = static_cast<int64_t>(200 + rnd() % 39800) * 1000;
-            Writer e;
-            e.field(1, 1 + rnd() % 3000);
-            e.field(2, offset);
-            e.field(3, duration);
-            e.bytes(4, statBytes(1, step));
-            ops.bytes(4, e.out);
-            offset += duration + static_cast<int64_t>(10 + rnd() % 1990) * 1000;
-        }
-        plane.bytes(3, steps.out);
-        plane.bytes(3, ops.out);
-        for (int i = 0; i < 3000; ++i) {
-            Writer md;
-            md.field(1, i + 1);
-            const std::string name = std::string(kinds[i % 10]) + "." + std::to_string(i);
-            md.bytes(2, "%" + name + " = f32[128,1024]{1,0:T(8,128)} " + kinds[i % 10] + "(...)");
-            md.bytes(4, name);
-            md.bytes(5, statBytes(2, static_cast<int64_t>(rnd() % (1u << 30))));
-            Writer entry;
-            entry.field(1, i + 1);
-            entry.bytes(2, md.out);
-            plane.bytes(4, entry.out);
-        }
-        {
-            Writer md;
-            md.field(1, 3001);
-            md.bytes(2, "train_step");
-            Writer entry;
-            entry.field(1, 3001);
-            entry.bytes(2, md.out);
-            plane.bytes(4, entry.out);
-        }
-        const char* statNames[] = {"group_id", "flops", "step_num"};
-        for (int s = 0; s < 3; ++s) {
-            Writer md;
-            md.field(1, s + 1);
-            md.bytes(2, statNames[s]);
-            Writer entry;
-            entry.field(1, s + 1);
-            entry.bytes(2, md.out);
-            plane.bytes(5, entry.out);
-        }
-        Writer space;
-        space.bytes(1, plane.out);
-        file.write(space.out.data(), static_cast<std::streamsize>(space.out.size()));
-    }
-}
-
-long statusKb(const char* key)
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind(key, 0) == 0)
-            return std::atol(line.c_str() + std::strlen(key));
-    return 0;
-}
+using tpuscope::bench::statusKb;
 
 double seconds(std::chrono::steady_clock::time_point since)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-struct Record
-{
-    int64_t start, duration;
-    uint32_t name;
-    uint16_t track, pad;
-};
-
-// gzip -6 of a file, in-process (the bench must not depend on a gzip binary).
-void gzipFile(const std::string& from, const std::string& to)
-{
-    std::ifstream in(from, std::ios::binary);
-    gzFile out = gzopen(to.c_str(), "wb6");
-    std::vector<char> buffer(1 << 20);
-    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
-        gzwrite(out, buffer.data(), static_cast<unsigned>(in.gcount()));
-    gzclose(out);
 }
 
 // Inflate alone (tpuscope's gunzip over the file in memory): MB/s of output.
@@ -217,31 +73,16 @@ void measureTpuscope(const std::string& path, size_t n, uintmax_t bytes, const c
 
 void measureLibprotobuf(const std::string& path, size_t n, uintmax_t bytes)
 {
-    const long baseKb = statusKb("VmRSS:");
-    const auto t0 = std::chrono::steady_clock::now();
-    std::ifstream in(path, std::ios::binary);
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    google::protobuf::Arena arena;
-    auto* space = google::protobuf::Arena::CreateMessage<tensorflow::profiler::XSpace>(&arena);
-    if (!space->ParseFromString(data)) {
-        std::printf("{\"error\":\"libprotobuf parse failed\"}\n");
+    const tpuscope::bench::ProtobufWalk walk = tpuscope::bench::libprotobufArenaWalk(path);
+    if (!walk.ok) {
+        std::printf("{\"error\":\"%s\"}\n", walk.error.c_str());
         return;
     }
-    std::vector<Record> records;
-    records.reserve(n + n / 1000 + 16);
-    uint16_t track = 0;
-    for (const auto& plane : space->planes())
-        for (const auto& line : plane.lines()) {
-            for (const auto& e : line.events())
-                records.push_back({line.timestamp_ns() * 1000 + e.offset_ps(), e.duration_ps(),
-                    static_cast<uint32_t>(e.metadata_id()), track, 0});
-            ++track;
-        }
-    const double s = seconds(t0);
-    const long peakKb = statusKb("VmHWM:");
-    std::printf("{\"case\":\"xspace-%zu\",\"reader\":\"libprotobuf-arena\",\"bytes\":%ju,\"events\":%zu,"
-                "\"seconds\":%.4f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f,\"peak_bytes_per_event\":%.1f}\n",
-        n, bytes, records.size(), s, records.size() / s, bytes / s / 1e6, (peakKb - baseKb) * 1024.0 / n);
+    std::printf("{\"case\":\"xspace-%zu\",\"reader\":\"libprotobuf-arena\",\"bytes\":%ju,\"events\":%ju,"
+                "\"seconds\":%.4f,\"parse_seconds\":%.4f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f,"
+                "\"peak_bytes_per_event\":%.1f}\n",
+        n, bytes, static_cast<uintmax_t>(walk.events), walk.seconds, walk.parseSeconds, walk.events / walk.seconds,
+        bytes / walk.seconds / 1e6, walk.peakBytesPerEvent);
 }
 
 template <typename Fn> void inChild(Fn fn)
@@ -262,7 +103,11 @@ template <typename Fn> void inChild(Fn fn)
 int main(int argc, char** argv)
 {
     if (argc >= 4 && std::strcmp(argv[1], "--generate") == 0) {
-        generate(static_cast<size_t>(std::atof(argv[2])), argv[3]);
+        std::string error;
+        if (!tpuscope::bench::generateXSpace(tpuscope::bench::parseCount(argv[2]), argv[3], {}, 6, &error)) {
+            std::fprintf(stderr, "bench_load: %s\n", error.c_str());
+            return 1;
+        }
         return 0;
     }
     if (argc >= 3 && std::strcmp(argv[1], "--load") == 0) {
@@ -275,7 +120,7 @@ int main(int argc, char** argv)
     }
     std::vector<size_t> sizes;
     for (int i = 1; i < argc; ++i)
-        sizes.push_back(static_cast<size_t>(std::atof(argv[i])));
+        sizes.push_back(tpuscope::bench::parseCount(argv[i]));
     if (sizes.empty())
         sizes = {100'000, 1'000'000, 10'000'000};
     const auto dir = std::filesystem::temp_directory_path() / ("tpuscope-bench-" + std::to_string(getpid()));
@@ -283,20 +128,23 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "machine: %ld cores; inputs in %s\n", sysconf(_SC_NPROCESSORS_ONLN), dir.c_str());
     for (size_t n : sizes) {
         const std::string path = (dir / ("bench_" + std::to_string(n) + ".xplane.pb")).string();
-        generate(n, path);
+        std::string error;
+        if (!tpuscope::bench::generateXSpace(n, path, path + ".gz", 6, &error)) {
+            std::fprintf(stderr, "bench_load: %s\n", error.c_str());
+            return 1;
+        }
         const auto bytes = std::filesystem::file_size(path);
         // Warm the page cache, then alternate readers so both see the same conditions.
-        inChild([&] { std::ifstream(path, std::ios::binary).ignore(std::numeric_limits<std::streamsize>::max()); });
+        tpuscope::bench::warmPageCache(path);
         for (int repeat = 0; repeat < 2; ++repeat) {
             inChild([&] { measureTpuscope(path, n, bytes); });
             inChild([&] { measureLibprotobuf(path, n, bytes); });
         }
         // xspace.gz: mb_per_s is of inflated bytes, so it compares with the plain file's.
         const std::string gzPath = path + ".gz";
-        gzipFile(path, gzPath);
         const auto gzBytes = std::filesystem::file_size(gzPath);
         std::filesystem::remove(path);
-        inChild([&] { std::ifstream(gzPath, std::ios::binary).ignore(std::numeric_limits<std::streamsize>::max()); });
+        tpuscope::bench::warmPageCache(gzPath);
         for (int repeat = 0; repeat < 2; ++repeat) {
             inChild([&] { measureGunzip(gzPath, n, gzBytes); });
             inChild([&] { measureTpuscope(gzPath, n, gzBytes, "xspace.gz"); });
