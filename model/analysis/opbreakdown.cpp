@@ -171,8 +171,14 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         result.totalFlops += row.flops;
         result.totalHbmBytes += row.hbmBytes;
     }
-    // Category/program rows hold whole ops; their self time is the right share of busy time.
+    // A category or program row counts each instant once, for the innermost op running then
+    // (self time): with inclusive times a row holding a step and the ops inside it, as some
+    // Chrome traces have on one line, would count that time twice and rows would add up to more
+    // than the busy time. Op rows keep inclusive time. On TPU XLA Ops lines nothing nests, and
+    // the two are the same.
     for (auto& row : result.rows) {
+        if (groupBy != GroupBy::Op)
+            row.totalTimePs = row.selfTimePs;
         finishRow(row, result.totalTimePs, profile.device);
     }
     result.flopsUtilization = flopsUtilization(result.totalFlops, result.totalTimePs, profile.device.peakTflopsPerCore);
