@@ -3,9 +3,12 @@
 // embedded byte for byte. Most of these only fail loudly in the sanitizer build (build-asan in
 // .ci/run); in the normal build they still check that the load ends with a profile or a message.
 #include "analysis/layout.h"
+#include "loader/hloconvert.h"
 #include "loader/loader.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"
+
+#include "hlo.pb.h"
 
 #include <gtest/gtest.h>
 
@@ -98,4 +101,22 @@ TEST(FuzzRegressions, ShareFileHugeNumbers)
     const std::string file = std::string(kShareMagic) + " " + std::to_string(kShareVersion) + "\n" + gz;
     const LoadResult result = loadBytes(file, "crash-0829d17b.tpuscope");
     EXPECT_TRUE(result.ok() || !result.error.empty());
+}
+
+// Protobuf nesting: an HloProto whose instruction shape is a tuple nested 100 levels deep is
+// refused by libprotobuf's recursion limit (64) with a message that names it, not a stack overflow.
+TEST(HostileInput, DeeplyNestedHloProtoIsRefusedWithAClearMessage)
+{
+    xla::HloProto proto;
+    xla::ShapeProto* shape = proto.mutable_hlo_module()->add_computations()->add_instructions()->mutable_shape();
+    for (int i = 0; i < 100; ++i)
+        shape = shape->add_tuple_shapes();
+    std::string error;
+    EXPECT_EQ(decodeHloProto(proto.SerializeAsString(), error), nullptr);
+    EXPECT_NE(error.find("nested deeper than 64 levels"), std::string::npos) << error;
+
+    xla::HloProto shallow;
+    shallow.mutable_hlo_module()->set_name("m");
+    error.clear();
+    EXPECT_NE(decodeHloProto(shallow.SerializeAsString(), error), nullptr) << error;
 }
