@@ -861,7 +861,9 @@ private:
         const std::string_view what = ev.name.raw;
         const ArgValue& nameArg = ev.slots[kArgName];
         double sortIndex = 0;
-        const bool hasSort = numberArg(ev.slots[kArgSortIndex], sortIndex);
+        // Clamped first: converting an out-of-range or NaN double to int is undefined behaviour.
+        const bool hasSort = numberArg(ev.slots[kArgSortIndex], sortIndex) && sortIndex == sortIndex;
+        sortIndex = std::clamp(sortIndex, double(INT32_MIN), double(INT32_MAX));
         if (what == "process_name") {
             if (nameArg.present && nameArg.isString)
                 renameProcess(processFor(ev), std::string(decoded(nameArg.value)));

@@ -159,7 +159,10 @@ struct PlaneContext
         case StatValue::Int:
             return static_cast<uint64_t>(v.i);
         case StatValue::Double:
-            return static_cast<uint64_t>(v.d);
+            // Saturating: casting a negative, huge or NaN double is undefined behaviour.
+            if (!(v.d > 0))
+                return 0;
+            return v.d >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(v.d);
         case StatValue::Str: {
             uint64_t out = 0;
             std::from_chars(v.s.data(), v.s.data() + v.s.size(), out);

@@ -9,6 +9,7 @@
 #include "synth/synth.h"
 
 #include "hlo.pb.h"
+#include "xplane.pb.h"
 
 #include <gtest/gtest.h>
 
@@ -119,4 +120,45 @@ TEST(HostileInput, DeeplyNestedHloProtoIsRefusedWithAClearMessage)
     shallow.mutable_hlo_module()->set_name("m");
     error.clear();
     EXPECT_NE(decodeHloProto(shallow.SerializeAsString(), error), nullptr) << error;
+}
+
+// fuzz_chromejson_gz (2026-11-30): a sort_index of 1.1e34 was converted to int (UBSan:
+// "outside the range of representable values of type 'int'").
+TEST(FuzzRegressions, ChromeJsonHugeSortIndex)
+{
+    const std::string bytes = R"([{"ph":"M","pid":1,"name":"process_sort_index","args":{"sort_index":1.11111e34}},)"
+                              R"({"ph":"M","pid":1,"tid":2,"name":"thread_sort_index","args":{"sort_index":-1e300}},)"
+                              R"({"ph":"X","pid":1,"tid":2,"ts":1,"dur":2,"name":"a"}])";
+    const LoadResult result = loadBytes(bytes, "crash-23851288.json");
+    ASSERT_TRUE(result.ok()) << result.error;
+    EXPECT_EQ(result.profile->planes.front().sortIndex, INT32_MAX);
+}
+
+// fuzz_xspace (2026-11-30): a device_offset_ps stat stored as the double -1.87e12 was converted
+// to uint64 (UBSan: "outside the range of representable values of type 'unsigned long'").
+TEST(FuzzRegressions, XSpaceNegativeDoubleStatReadAsUnsigned)
+{
+    tensorflow::profiler::XSpace space;
+    auto* plane = space.add_planes();
+    plane->set_id(1);
+    plane->set_name("/device:TPU:0");
+    auto& stat = (*plane->mutable_stat_metadata())[1];
+    stat.set_id(1);
+    stat.set_name("device_offset_ps");
+    auto& meta = (*plane->mutable_event_metadata())[1];
+    meta.set_id(1);
+    meta.set_name("fusion.1");
+    auto* line = plane->add_lines();
+    line->set_name("XLA Ops");
+    line->set_timestamp_ns(1000);
+    auto* event = line->add_events();
+    event->set_metadata_id(1);
+    event->set_offset_ps(10);
+    event->set_duration_ps(100);
+    auto* value = event->add_stats();
+    value->set_metadata_id(1);
+    value->set_double_value(-1.87054e12);
+    const LoadResult result = loadBytes(space.SerializeAsString(), "crash-aea499d0.xplane.pb");
+    ASSERT_TRUE(result.ok()) << result.error;
+    EXPECT_EQ(result.profile->eventCount(), 1u);
 }
