@@ -5,13 +5,14 @@
 
 #include "core/profile.h"
 
-#include <QHash>
-#include <QList>
-#include <QRect>
 #include <QRgb>
+#include <QtGlobal>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <thread>
 #include <vector>
 
 namespace tpuscope::widgets {
@@ -28,36 +29,68 @@ struct TimelineRect
     bool marked = false; // low-utilization fusion (the exact event or the run's representative)
 };
 
-/// Rects batched by colour: one brush change and one drawRects() per colour (STYLE.md §2.1).
-/// Integer rects: with antialiasing off that is what gets drawn anyway, and the raster engine's
-/// integer path skips per-rect normalisation and rounding.
-using RectBatches = QHash<QRgb, QList<QRect>>;
-
 /// Builds level-of-detail geometry for the tracks of a profile. No widgets: the timeline view
 /// and the tests drive it directly.
 ///
-/// Per track and depth it keeps the indices of that depth's events (sorted by start, built once
-/// in setProfile, O(n)); a window is found by binary search, and events narrower than a pixel
-/// are merged per pixel column into runs, skipping over the rest of a dense column with a binary
-/// search, so a frame costs O(rows × pixel columns × log n) however many events there are.
+/// Merging rules (what the tests check both paths against): time is cut into buckets of
+/// W = 2^ℓ ps, the largest power of two not above one pixel (so a bucket is 0.5–1 px wide, and
+/// the grid is absolute: panning never changes which events merge). An event at least
+/// kExactWidth px wide is drawn exactly. The other events of a bucket — maximal sequences of them
+/// between exact events — become one run: from the first one's start to the furthest end (at
+/// least kMinRectWidth px), coloured and marked as its widest event (the first of equals), with
+/// the number of events merged. Adjacent runs of the same colour and marker merge. A window
+/// takes whole buckets: from the bucket of the first event still visible at its left edge to the
+/// bucket holding its right edge.
+///
+/// Per track and depth the builder keeps the indices of that depth's events (built once in
+/// setProfile, O(n)). Drawn event by event, a zoomed-out frame would cost O(visible events), so
+/// dense depths also get a level of detail: per chosen level ℓ, one entry per non-empty bucket
+/// (first event, first start, furthest end, widest duration and its op). A frame then reads
+/// entries of the finest stored level at or below its own ℓ and combines the few per bucket —
+/// O(pixels), with the same result as visiting every event (entries only stand for buckets whose
+/// events are all narrow at this zoom; the others are visited event by event). Levels are
+/// chosen in setProfile from one histogram pass (≤ 1/16 entry per event each, ≤ 1/8 in all:
+/// under 3.5 bytes per event) and built by a worker thread, O(n) per depth, so loading never
+/// waits for them. Until a depth's levels are ready, frames that would need them merge each
+/// bucket with one binary search and a sampled colour instead (the former algorithm: the same
+/// extents and counts on ordinary depths, the colour of a dense run possibly another one of
+/// its events).
 class TimelineGeometryBuilder
 {
 public:
+    enum class Path {
+        Auto, // levels of detail when ready, else sampled when zoomed out; events when zoomed in
+        Events, // every frame visits the events themselves (the reference)
+        Sampled, // never the levels of detail (what a frame does while they are being built)
+    };
+
+    TimelineGeometryBuilder() = default;
+    ~TimelineGeometryBuilder();
+    TimelineGeometryBuilder(const TimelineGeometryBuilder&) = delete;
+    TimelineGeometryBuilder& operator=(const TimelineGeometryBuilder&) = delete;
+
     using TimePs = model::TimePs;
     using ColorFunction = std::function<QRgb(model::OpId)>;
 
     /// Runs whose pixel extent is below this are widened so they stay visible.
     static constexpr double kMinRectWidth = 1.0;
-    /// Events at least this wide are drawn exactly; narrower ones join per-pixel runs.
+    /// Events at least this wide are drawn exactly; narrower ones join per-bucket runs.
     static constexpr double kExactWidth = 1.0;
+    /// Depths with fewer events are always drawn event by event.
+    static constexpr size_t kLodMinEvents = 1024;
 
-    void setProfile(model::ProfilePtr profile);
+    /// Indexes the profile (O(n) on this thread) and, unless told not to, starts the worker that
+    /// builds the levels of detail.
+    void setProfile(model::ProfilePtr profile, bool startWorker = true);
+    /// Starts the worker if setProfile did not (a caller with more to do on loading first).
+    void startLevelsOfDetail();
     const model::ProfilePtr& profile() const { return m_profile; }
 
     /// Colours are looked up per op once here, so the hot loop makes no calls.
     void setColorFunction(const ColorFunction& color);
     /// Ops whose events get a low-utilization marker (indexed by OpId; may be empty).
     void setMarkedOps(std::vector<bool> marked);
+    void setPath(Path path) { m_path = path; }
 
     /// Rects of every depth of `track` within the scale's window, appended to `out` (depth-major,
     /// x ascending within a depth).
@@ -77,22 +110,52 @@ public:
     /// The event at time t on a depth row, or the nearest one within `tolerance` ps; kNone if none.
     uint32_t eventAt(model::TrackId track, int depth, TimePs t, TimePs tolerance) const;
 
-    /// Appends rects to colour batches at vertical offset `top` with per-depth `rowHeight`.
-    static void addToBatches(const std::vector<TimelineRect>& rects, double xOffset, double top, double rowHeight,
-        double gap, RectBatches& batches);
+    /// The bucket level ℓ (bucket width 2^ℓ ps) a scale merges at.
+    static int gridLevel(const TimeScale& scale);
+    /// Levels of detail chosen for a depth (ascending ℓ; built or not).
+    std::vector<int> lodLevels(model::TrackId track, int depth) const;
+    /// True once the worker has built every level of detail of the profile.
+    bool levelsOfDetailReady() const { return m_lodsPending.load(std::memory_order_acquire) == 0; }
+    /// Blocks until the worker is done (tests, benchmarks).
+    void waitForLevelsOfDetail();
+    /// Bytes held by the per-depth indices and the levels of detail built so far.
+    size_t indexBytes() const;
+    /// The part of indexBytes() in levels of detail.
+    size_t lodBytes() const;
+    /// Wall time the worker spent building levels of detail (complete once ready).
+    qint64 lodBuildNs() const { return m_lodBuildNs.load(); }
 
 private:
+    /// One level of detail: an entry per non-empty bucket of 2^level ps, in time order. Every
+    /// event of the depth is in exactly one entry; entry q holds positions [firstPos[q],
+    /// firstPos[q + 1]).
+    struct Lod
+    {
+        int level = 0;
+        std::vector<uint32_t> firstPos;
+        std::vector<TimePs> firstStart;
+        std::vector<TimePs> maxEnd;
+        std::vector<TimePs> widestDuration;
+        std::vector<model::OpId> widestOp;
+        size_t size() const { return firstPos.size(); }
+        size_t bytes() const;
+    };
     struct DepthIndex
     {
         std::vector<uint32_t> events; // empty with `identity` = every event of the track
         bool identity = false;
         bool monotoneEnds = true; // ends ascend with start: binary search on end directly
         std::vector<TimePs> prefixMaxEnd; // only when ends are not monotone
+        std::vector<int> lodLevels; // chosen in setProfile, ascending
+        std::vector<size_t> lodEntries; // their sizes (known from the same histogram)
+        std::vector<Lod> lods; // written by the worker, read only once `lodReady`
+        std::unique_ptr<std::atomic<bool>> lodReady = std::make_unique<std::atomic<bool>>(false);
     };
     struct TrackIndex
     {
         std::vector<DepthIndex> depths;
     };
+    class RunBuilder;
 
     uint32_t eventOf(const DepthIndex& d, size_t k) const { return d.identity ? uint32_t(k) : d.events[k]; }
     size_t sizeOf(const model::Track& t, const DepthIndex& d) const { return d.identity ? t.size() : d.events.size(); }
@@ -103,13 +166,25 @@ private:
     size_t firstEndingAfter(const model::Track& t, const DepthIndex& d, TimePs time) const;
     size_t firstStartingAtOrAfter(
         const model::Track& t, const DepthIndex& d, size_t from, size_t to, TimePs time) const;
+    void indexDepth(const model::Track& t, DepthIndex& d) const;
+    void buildLods(const model::Track& t, DepthIndex& d);
+    void stopWorker();
     void buildDepth(const model::Track& t, const DepthIndex& d, uint16_t depth, const TimeScale& scale,
         std::vector<TimelineRect>& out) const;
 
+    QRgb colorOf(model::OpId op) const { return op < m_opColors.size() ? m_opColors[op] : qRgb(128, 128, 128); }
+    bool markedOf(model::OpId op) const { return op < m_markedOps.size() && m_markedOps[op]; }
+
     model::ProfilePtr m_profile;
-    std::vector<TrackIndex> m_tracks;
+    std::vector<TrackIndex> m_tracks; // not resized while the worker runs
     std::vector<QRgb> m_opColors;
     std::vector<bool> m_markedOps;
+    Path m_path = Path::Auto;
+    std::thread m_worker;
+    bool m_workerStarted = false;
+    std::atomic<bool> m_stopWorker {false};
+    std::atomic<size_t> m_lodsPending {0};
+    std::atomic<qint64> m_lodBuildNs {0};
 };
 
 } // namespace tpuscope::widgets

@@ -11,11 +11,14 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
+#include <QTextLayout>
+#include <QTimer>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -266,7 +269,9 @@ TimelineView::~TimelineView()
 void TimelineView::setProfile(model::ProfilePtr profile)
 {
     m_profile = std::move(profile);
-    m_builder.setProfile(m_profile);
+    // The levels of detail are built after the first frame (paintEvent starts them): on two cores
+    // they would slow loading and that frame, which draws without them.
+    m_builder.setProfile(m_profile, false);
     m_selected = {kNone, 0};
     m_hovered = {kNone, 0};
     m_rangeSelection = {0, 0};
@@ -275,6 +280,7 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     m_highlightEvents.clear();
     m_opNames.clear();
     m_opNameReady.clear();
+    m_cache.rows.clear();
     if (m_profile) {
         m_opNames.resize(m_profile->ops.size());
         m_opNameReady.assign(m_profile->ops.size(), false);
@@ -291,6 +297,7 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     computeUtilization();
     recomputeColors();
     rebuildGroups();
+    clearTextCaches();
     m_begin = m_fullBegin;
     m_end = m_fullEnd;
     ++m_highlightGeneration;
@@ -606,6 +613,10 @@ void TimelineView::changeEvent(QEvent* event)
         recomputeColors(); // neutral colours come from the palette
         viewport()->update();
     }
+    if (event->type() == QEvent::FontChange) {
+        clearTextCaches(); // label widths and elisions depend on the font
+        viewport()->update();
+    }
     QAbstractScrollArea::changeEvent(event);
 }
 
@@ -907,55 +918,187 @@ QString TimelineView::eventTooltip(TrackId track, uint32_t index) const
 
 // --- painting ----------------------------------------------------------------------------------
 
-void TimelineView::ensureGeometry()
+void TimelineView::ensureGeometry(int visibleTop, int visibleBottom)
 {
-    const TimeScale s = scale();
     const int width = eventAreaWidth();
     if (m_cache.valid && m_cache.begin == m_begin && m_cache.end == m_end && m_cache.width == width
         && m_cache.layoutGeneration == m_layoutGeneration && m_cache.colorGeneration == m_colorGeneration
-        && m_cache.highlightGeneration == m_highlightGeneration)
+        && m_cache.highlightGeneration == m_highlightGeneration && visibleTop >= m_cache.contentTop
+        && visibleBottom <= m_cache.contentBottom && m_cache.lodReady == m_builder.levelsOfDetailReady())
         return;
     QElapsedTimer timer;
     timer.start();
-    m_cache.batches.clear();
-    m_cache.markers.clear();
+    const TimeScale s = scale();
+    m_cache.lodReady = m_builder.levelsOfDetailReady(); // before building: may turn true meanwhile
+    // Only rows on screen, plus half a page either way so small vertical scrolls reuse the build.
+    const int margin = std::max(kDepthHeight, (visibleBottom - visibleTop) / 2);
+    const int contentTop = visibleTop - margin, contentBottom = visibleBottom + margin;
+    for (RowImage& row : m_cache.rows)
+        m_imagePool.push_back(std::move(row.image));
+    m_cache.rows.clear();
+    m_cache.triangles.clear();
     m_cache.highlights.clear();
     m_cache.labels.clear();
     m_cache.rectCount = 0;
-    std::vector<TimelineRect> rects;
-    std::vector<TimelineRect> highlightRects;
+    std::vector<TimelineRect>& rects = m_rectScratch;
     for (const Row& row : m_rows) {
-        if (row.header)
+        if (row.top >= contentBottom)
+            break;
+        if (row.header || row.top + row.height <= contentTop)
             continue;
         rects.clear();
         m_builder.buildTrack(row.track, s, rects);
-        const double top = row.top + kTrackPadding;
-        TimelineGeometryBuilder::addToBatches(rects, 0, top, kDepthHeight, 1, m_cache.batches);
         m_cache.rectCount += rects.size();
+        const int top = row.top + kTrackPadding;
+        const int depths = std::max(1, m_builder.depthCount(row.track));
+        const QSize size(width, depths * kDepthHeight - 1);
+        RowImage image;
+        image.top = top;
+        auto pooled
+            = std::find_if(m_imagePool.begin(), m_imagePool.end(), [&](const QImage& i) { return i.size() == size; });
+        if (pooled != m_imagePool.end()) {
+            image.image = std::move(*pooled);
+            m_imagePool.erase(pooled);
+        } else {
+            image.image = QImage(size, QImage::Format_ARGB32_Premultiplied);
+        }
+        rasteriseRow(rects, depths, width, image.image);
+        m_cache.rows.push_back(std::move(image));
         for (const TimelineRect& r : rects) {
             const double w = r.x1 - r.x0;
-            if (r.marked)
-                m_cache.markers.append(QRectF(r.x0, top + r.depth * kDepthHeight, std::max(1.0, w), 3));
+            if (r.marked && w >= 10)
+                m_cache.triangles.append(QRectF(r.x0, top + r.depth * kDepthHeight, w, 3));
             if (r.event != kNone && w >= kMinLabelWidthPx)
                 m_cache.labels.push_back(
                     {QRectF(r.x0, top + r.depth * kDepthHeight, w, kDepthHeight - 1), row.track, r.event, r.color});
         }
         if (row.track < m_highlightEvents.size() && !m_highlightEvents[row.track].empty()) {
-            highlightRects.clear();
-            m_builder.buildSubset(row.track, m_highlightEvents[row.track], s, highlightRects);
-            for (const TimelineRect& r : highlightRects)
+            m_highlightScratch.clear();
+            m_builder.buildSubset(row.track, m_highlightEvents[row.track], s, m_highlightScratch);
+            for (const TimelineRect& r : m_highlightScratch)
                 m_cache.highlights.append(
                     QRectF(r.x0, top + r.depth * kDepthHeight, std::max(1.0f, r.x1 - r.x0), kDepthHeight - 1));
         }
     }
+    m_imagePool.clear();
     m_cache.valid = true;
     m_cache.begin = m_begin;
     m_cache.end = m_end;
     m_cache.width = width;
+    m_cache.contentTop = contentTop;
+    m_cache.contentBottom = contentBottom;
     m_cache.layoutGeneration = m_layoutGeneration;
     m_cache.colorGeneration = m_colorGeneration;
     m_cache.highlightGeneration = m_highlightGeneration;
     m_cache.buildNs = timer.nsecsElapsed();
+}
+
+void TimelineView::rasteriseRow(const std::vector<TimelineRect>& rects, int depths, int width, QImage& image) const
+{
+    // The pixels QPainter would fill for the integer rect of each TimelineRect (rounded ends, at
+    // least one pixel), without its per-rect cost: a zoomed-out frame has ~10k one-pixel rects.
+    constexpr int kLineHeight = kDepthHeight - 1;
+    constexpr int kMarkerLines = 3;
+    image.fill(Qt::transparent);
+    auto span = [width](const TimelineRect& r) {
+        const int x0 = int(std::lround(r.x0));
+        const int x1 = std::max(x0 + 1, int(std::lround(r.x1)));
+        return std::pair<int, int>(std::clamp(x0, 0, width), std::clamp(x1, 0, width));
+    };
+    // Depth d's events go to the scanline below its marker lines first. Merged runs over exact
+    // events: a run sharing a pixel with a long event (a short op between two long ones) stays
+    // visible, so the boundaries between back-to-back long events do too.
+    std::vector<uint8_t> used(size_t(depths), 0); // 1: has events, 2: has markers
+    for (const bool runs : {false, true}) {
+        for (const TimelineRect& r : rects) {
+            if (r.depth >= depths || (r.event == kNone) != runs)
+                continue;
+            auto* line = reinterpret_cast<QRgb*>(image.scanLine(r.depth * kDepthHeight + kMarkerLines));
+            const auto [x0, x1] = span(r);
+            std::fill(line + x0, line + x1, r.color | 0xff000000u);
+            used[r.depth] |= r.marked ? 3 : 1;
+        }
+    }
+    const size_t bytes = size_t(width) * sizeof(QRgb);
+    const QRgb marker = kMarkerColor | 0xff000000u;
+    for (int d = 0; d < depths; ++d) {
+        if (!used[d])
+            continue;
+        const int y0 = d * kDepthHeight;
+        const uchar* source = image.constScanLine(y0 + kMarkerLines);
+        for (int y = 0; y < kLineHeight; ++y)
+            if (y != kMarkerLines)
+                std::memcpy(image.scanLine(y0 + y), source, bytes);
+        if (!(used[d] & 2))
+            continue;
+        for (const TimelineRect& r : rects) {
+            if (r.depth != d || !r.marked)
+                continue;
+            const auto [x0, x1] = span(r);
+            for (int y = 0; y < kMarkerLines; ++y) {
+                auto* line = reinterpret_cast<QRgb*>(image.scanLine(y0 + y));
+                std::fill(line + x0, line + x1, marker);
+            }
+        }
+    }
+}
+
+void TimelineView::clearTextCaches()
+{
+    m_opLabels.assign(m_profile ? m_profile->ops.size() : 0, OpLabel());
+    m_labelTexts.clear();
+    m_ellipsisWidth = -1;
+    for (Row& row : m_rows)
+        row.text = QStaticText();
+}
+
+const QStaticText* TimelineView::eventLabel(OpId op, qreal available)
+{
+    if (op >= m_opLabels.size())
+        return nullptr;
+    const QString& name = opName(op);
+    if (name.isEmpty())
+        return nullptr;
+    const QFontMetricsF fm(font());
+    OpLabel& label = m_opLabels[op];
+    if (label.fullWidth < 0)
+        label.fullWidth = fm.horizontalAdvance(name);
+    qsizetype keep = name.size();
+    if (label.fullWidth > available) {
+        // Elide as Qt::ElideRight does, from widths measured once per name: elidedText() per
+        // label per frame was a third of a zoomed-out frame.
+        if (m_ellipsisWidth < 0)
+            m_ellipsisWidth = fm.horizontalAdvance(QString(QChar(0x2026)));
+        if (label.prefixWidth.empty()) {
+            // No label is wider than the screen: a few hundred characters are plenty.
+            const QString head = name.left(400);
+            QTextLayout layout(head, font());
+            layout.beginLayout();
+            QTextLine line = layout.createLine();
+            line.setLineWidth(1e9);
+            layout.endLayout();
+            label.prefixWidth.resize(size_t(head.size()) + 1);
+            for (qsizetype i = 0; i <= head.size(); ++i)
+                label.prefixWidth[size_t(i)] = line.cursorToX(int(i));
+        }
+        const auto& widths = label.prefixWidth;
+        keep = qsizetype(std::upper_bound(widths.begin(), widths.end(), available - m_ellipsisWidth) - widths.begin())
+            - 1;
+        if (keep > 0 && name[keep - 1].isHighSurrogate())
+            --keep;
+        if (keep <= 0)
+            return nullptr;
+    }
+    const quint64 key = (quint64(op) << 24) | quint64(keep);
+    auto it = m_labelTexts.find(key);
+    if (it == m_labelTexts.end()) {
+        if (m_labelTexts.size() > 50'000)
+            m_labelTexts.clear(); // zooming through very many ops: start over rather than grow
+        QStaticText text(keep == name.size() ? name : name.left(keep) + QChar(0x2026));
+        text.setTextFormat(Qt::PlainText);
+        it = m_labelTexts.insert(key, text);
+    }
+    return &it.value();
 }
 
 void TimelineView::paintEvent(QPaintEvent*)
@@ -967,20 +1110,31 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing, false);
     const QPalette& pal = palette();
     const QRect area = viewport()->rect();
-    p.fillRect(area, pal.base());
 
     if (!m_profile) {
+        p.fillRect(area, pal.base());
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(area, Qt::AlignCenter, tr("No profile loaded"));
         emit framePainted(timer.nsecsElapsed());
         return;
     }
 
-    ensureGeometry();
     const TimeScale s = scale();
     const int scrollY = verticalScrollBar()->value();
     const QRect eventArea(kLabelWidth, kRulerHeight, area.width() - kLabelWidth, area.height() - kRulerHeight);
     const int visibleTop = scrollY, visibleBottom = scrollY + eventArea.height();
+    // The label column and the ruler paint their own background.
+    p.fillRect(eventArea, pal.base());
+    ensureGeometry(visibleTop, visibleBottom);
+    if (!m_cache.lodReady && !m_lodPollPending) {
+        m_builder.startLevelsOfDetail();
+        // Redraw with the exact colours once the worker is done.
+        m_lodPollPending = true;
+        QTimer::singleShot(100, this, [this] {
+            m_lodPollPending = false;
+            viewport()->update();
+        });
+    }
 
     p.save();
     p.setClipRect(eventArea);
@@ -1009,18 +1163,18 @@ void TimelineView::paintEvent(QPaintEvent*)
         if (tick.major)
             p.drawLine(QPointF(tick.x, visibleTop), QPointF(tick.x, visibleBottom));
 
-    // Events: one brush and one drawRects per colour.
-    p.setPen(Qt::NoPen);
-    for (auto it = m_cache.batches.cbegin(); it != m_cache.batches.cend(); ++it) {
-        p.setBrush(QColor(it.key()));
-        p.drawRects(it.value().constData(), int(it.value().size()));
+    // Events (and marker bars): one pre-rasterised image per visible track row.
+    for (const RowImage& row : m_cache.rows) {
+        if (row.top + row.image.height() < visibleTop || row.top > visibleBottom)
+            continue;
+        p.drawImage(QPoint(0, row.top), row.image);
     }
-    if (!m_cache.markers.isEmpty()) {
-        p.setBrush(QColor(kMarkerColor));
-        p.drawRects(m_cache.markers.constData(), int(m_cache.markers.size()));
+    if (!m_cache.triangles.isEmpty()) {
         // Triangles on rects wide enough to carry them make the marker findable at a glance.
-        for (const QRectF& r : m_cache.markers) {
-            if (r.width() < 10 || r.bottom() < visibleTop || r.top() > visibleBottom)
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(kMarkerColor));
+        for (const QRectF& r : m_cache.triangles) {
+            if (r.bottom() < visibleTop || r.top() > visibleBottom)
                 continue;
             const QPointF tri[3] = {r.topLeft(), r.topLeft() + QPointF(8, 0), r.topLeft() + QPointF(0, 8)};
             p.drawPolygon(tri, 3);
@@ -1028,19 +1182,19 @@ void TimelineView::paintEvent(QPaintEvent*)
     }
 
     // Labels inside rects wide enough for text.
-    const QFontMetrics fm = fontMetrics();
+    const qreal textHeight = QFontMetricsF(font()).height();
+    const QColor light(Qt::white), dark(Qt::black);
     for (const LabelItem& l : m_cache.labels) {
         if (l.rect.bottom() < visibleTop || l.rect.top() > visibleBottom)
             continue;
         const QRectF visible = l.rect.intersected(QRectF(0, l.rect.top(), eventArea.width(), l.rect.height()));
         if (visible.width() < kMinLabelWidthPx)
             continue;
-        const OpId op = m_profile->tracks[l.track].op[l.event];
-        const QString text = fm.elidedText(opName(op), Qt::ElideRight, int(visible.width()) - 6);
-        if (text.isEmpty() || text == QStringLiteral("…"))
+        const QStaticText* text = eventLabel(m_profile->tracks[l.track].op[l.event], int(visible.width()) - 6);
+        if (!text)
             continue;
-        p.setPen(isDark(l.color) ? QColor(Qt::white) : QColor(Qt::black));
-        p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+        p.setPen(isDark(l.color) ? light : dark);
+        p.drawStaticText(QPointF(visible.left() + 3, visible.top() + (visible.height() - textHeight) / 2), *text);
     }
 
     // Highlighted occurrences: outlines in the highlight colour.
@@ -1104,7 +1258,9 @@ void TimelineView::paintLabels(QPainter& p)
     const QFontMetrics fm = fontMetrics();
     QFont bold = font();
     bold.setBold(true);
-    for (const Row& row : m_rows) {
+    const qreal textHeight = QFontMetricsF(font()).height();
+    const qreal boldHeight = QFontMetricsF(bold).height();
+    for (Row& row : m_rows) {
         const int y = row.top + kRulerHeight - scrollY;
         if (y > height)
             break;
@@ -1117,17 +1273,21 @@ void TimelineView::paintLabels(QPainter& p)
             p.drawLine(0, y, viewport()->width(), y);
             p.setPen(pal.color(QPalette::ButtonText));
             p.setFont(bold);
-            const QString arrow = collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
-            // Header text may run across the event area: header rows carry no events.
-            p.drawText(
-                QRect(6, y, viewport()->width() - 12, row.height), Qt::AlignVCenter | Qt::AlignLeft, arrow + row.label);
+            if (row.text.text().isEmpty()) {
+                // Header text may run across the event area: header rows carry no events.
+                row.text.setText((collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + row.label);
+                row.text.setTextFormat(Qt::PlainText);
+            }
+            p.drawStaticText(QPointF(6, y + (row.height - boldHeight) / 2), row.text);
             p.setFont(font());
             continue;
         }
         p.setPen(pal.color(QPalette::WindowText));
-        const QString text = fm.elidedText(row.label, Qt::ElideMiddle, kLabelWidth - 22);
-        p.drawText(
-            QRect(16, y + kTrackPadding, kLabelWidth - 20, kDepthHeight), Qt::AlignVCenter | Qt::AlignLeft, text);
+        if (row.text.text().isEmpty()) {
+            row.text.setText(fm.elidedText(row.label, Qt::ElideMiddle, kLabelWidth - 22));
+            row.text.setTextFormat(Qt::PlainText);
+        }
+        p.drawStaticText(QPointF(16, y + kTrackPadding + (kDepthHeight - textHeight) / 2), row.text);
         p.setPen(pal.color(QPalette::Midlight));
         p.drawLine(0, y + row.height - 1, viewport()->width(), y + row.height - 1);
     }

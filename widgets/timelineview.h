@@ -7,7 +7,10 @@
 #include "core/profile.h"
 
 #include <QAbstractScrollArea>
+#include <QHash>
+#include <QImage>
 #include <QPointer>
+#include <QStaticText>
 #include <QStringList>
 
 #include <utility>
@@ -76,6 +79,11 @@ public:
     /// Figures of the last geometry build (for tests and the benchmark).
     size_t lastRectCount() const { return m_cache.rectCount; }
     qint64 lastGeometryBuildNs() const { return m_cache.buildNs; }
+    /// The levels of detail are built off the GUI thread after setProfile; until then zoomed-out
+    /// frames merge with sampled colours (TimelineGeometryBuilder).
+    bool levelsOfDetailReady() const { return m_builder.levelsOfDetailReady(); }
+    void waitForLevelsOfDetail() { m_builder.waitForLevelsOfDetail(); }
+    const TimelineGeometryBuilder& geometryBuilder() const { return m_builder; }
 
     QWidget* legendWidget(); // a small widget showing the colour legend (categories or util thresholds)
 
@@ -123,6 +131,7 @@ private:
         int height = 0;
         QString label;
         QString tooltip;
+        QStaticText text; // the label as drawn (elided, laid out once; empty until first painted)
     };
     struct LabelItem
     {
@@ -131,18 +140,35 @@ private:
         uint32_t event;
         QRgb color;
     };
+    /// A track row's events rasterised once per geometry build: one scanline per depth filled
+    /// span by span, copied down the row (markers on the top three lines), so a frame blits one
+    /// image per row however many rects or colours there are.
+    struct RowImage
+    {
+        int top = 0; // content y of the first depth row
+        QImage image; // eventAreaWidth × depth rows, transparent where no event
+    };
     struct GeometryCache
     {
         bool valid = false;
         TimePs begin = 0, end = 0;
         int width = 0;
+        int contentTop = 0, contentBottom = 0; // rows intersecting this content-y range are built
+        bool lodReady = false;
         quint64 layoutGeneration = 0, colorGeneration = 0, highlightGeneration = 0;
-        RectBatches batches;
-        QList<QRectF> markers;
+        std::vector<RowImage> rows;
+        QList<QRectF> triangles; // marked rects wide enough for the marker's triangle
         QList<QRectF> highlights;
         std::vector<LabelItem> labels;
         size_t rectCount = 0;
         qint64 buildNs = 0;
+    };
+    /// Per-op label text: the width of the full name, the widths of its prefixes (only once the
+    /// name had to be elided) and laid-out texts per number of characters kept.
+    struct OpLabel
+    {
+        qreal fullWidth = -1; // < 0: not measured yet
+        std::vector<qreal> prefixWidth; // prefixWidth[i] = width of the first i characters
     };
     enum class DragMode { None, PendingClick, Pan, Select };
 
@@ -150,7 +176,12 @@ private:
     void rebuildGroups();
     void relayout();
     void updateScrollBars();
-    void ensureGeometry();
+    void ensureGeometry(int visibleTop, int visibleBottom);
+    void rasteriseRow(const std::vector<TimelineRect>& rects, int depths, int width, QImage& image) const;
+    /// The text drawn in an event rect `available` px wide (elided like Qt::ElideRight), or
+    /// nullptr when not even one character fits.
+    const QStaticText* eventLabel(model::OpId op, qreal available);
+    void clearTextCaches();
     void recomputeColors();
     void computeUtilization();
     void zoomBy(double factor, double anchorX);
@@ -190,6 +221,11 @@ private:
     std::vector<std::pair<QString, QRgb>> m_categoryLegend;
     mutable std::vector<QString> m_opNames;
     mutable std::vector<bool> m_opNameReady;
+    std::vector<OpLabel> m_opLabels;
+    QHash<quint64, QStaticText> m_labelTexts; // (op << 24 | characters kept) → text
+    qreal m_ellipsisWidth = -1;
+    std::vector<TimelineRect> m_rectScratch, m_highlightScratch; // reused by every build
+    std::vector<QImage> m_imagePool; // row images of the previous build, reused when sizes match
 
     model::OpId m_highlightedOp = model::kNone;
     std::vector<std::vector<uint32_t>> m_highlightEvents; // per track
@@ -205,6 +241,7 @@ private:
     TimePs m_selectAnchor = 0, m_selectCurrent = 0;
     QPoint m_lastMousePos {-1, -1};
     bool m_updatingScrollBars = false;
+    bool m_lodPollPending = false;
 
     QPointer<TimelineLegend> m_legend;
 };
