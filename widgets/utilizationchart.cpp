@@ -29,6 +29,7 @@ namespace {
 constexpr int kBuckets = 1000; // over twice the visible width: ~500 points on screen
 constexpr int kRecomputeDelayMs = 40;
 constexpr int kEmitDelayMs = 15;
+constexpr int kFollowDelayMs = 80;
 // Below this many events a recompute takes a few ms at most: do it inline.
 constexpr size_t kBackgroundEventThreshold = 200000;
 
@@ -110,6 +111,10 @@ UtilizationChart::UtilizationChart(QWidget* parent)
     m_recomputeTimer->setSingleShot(true);
     m_recomputeTimer->setInterval(kRecomputeDelayMs);
     connect(m_recomputeTimer, &QTimer::timeout, this, [this] { recompute(); });
+    m_followTimer = new QTimer(this);
+    m_followTimer->setSingleShot(true);
+    m_followTimer->setInterval(kFollowDelayMs);
+    connect(m_followTimer, &QTimer::timeout, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
     m_emitTimer = new QTimer(this);
     m_emitTimer->setSingleShot(true);
     m_emitTimer->setInterval(kEmitDelayMs);
@@ -188,7 +193,9 @@ void UtilizationChart::setVisibleRange(TimePs begin, TimePs end)
     m_settingRange = true;
     m_plot->xAxis->setRange(static_cast<double>(begin), static_cast<double>(end));
     m_settingRange = false;
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    // While the timeline zooms or pans, a replot per step would cost as much as the timeline's
+    // own frame (7-40 ms in software raster): the chart follows once the range rests.
+    m_followTimer->start();
 }
 
 void UtilizationChart::setCore(int core)
@@ -200,6 +207,7 @@ void UtilizationChart::setCore(int core)
 void UtilizationChart::flush()
 {
     m_recomputeTimer->stop();
+    m_followTimer->stop();
     recompute(true);
     m_plot->replot();
 }

@@ -69,6 +69,7 @@ private:
     QCPGraph* m_flopsPeak = nullptr;
     QCPGraph* m_hbm = nullptr;
     QCPGraph* m_hbmPeak = nullptr;
+    QTimer* m_followTimer = nullptr;
     QTimer* m_recomputeTimer = nullptr;
     QThreadPool* m_pool = nullptr;
     int m_generation = 0;

@@ -57,6 +57,7 @@ template <typename ItemType> void copyRowMetrics(ItemType& item, const model::Op
 {
     item.occurrences = row.occurrences;
     item.totalTimePs = row.totalTimePs;
+    item.selfTimePs = row.selfTimePs;
     item.timeFraction = row.timeFraction;
     item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
     item.flopsUtilization = row.flopsUtilization;
@@ -183,7 +184,9 @@ void OpTreeModel::rebuildGroups()
         for (int child : group.children) {
             const Item& op = m_ops[child];
             row.occurrences += op.occurrences;
-            row.totalTimePs += op.totalTimePs;
+            // Self time, as computeOpBreakdown's category rows: nested ops count once.
+            row.totalTimePs += op.selfTimePs;
+            row.selfTimePs += op.selfTimePs;
             row.flops += op.flops;
             row.bytesAccessed += op.bytes;
             row.hbmBytes += op.hbmBytes;

@@ -91,6 +91,7 @@ private:
         QString filterText;
         qint64 occurrences = 0;
         double totalTimePs = 0;
+        double selfTimePs = 0;
         double timeFraction = 0;
         double averagePs = 0;
         double flopsUtilization = 0;
