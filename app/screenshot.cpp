@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QLayout>
 #include <QPixmap>
+#include <QSaveFile>
 #include <QRegularExpression>
 #include <QTimer>
 #include <QWidget>
@@ -66,8 +67,9 @@ QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
         return QCoreApplication::translate("Screenshot", "Rendering the view failed (got %1×%2 pixels).")
             .arg(pixmap.width())
             .arg(pixmap.height());
-    if (!pixmap.toImage().save(output, "PNG"))
-        return QCoreApplication::translate("Screenshot", "Cannot write %1.").arg(output);
+    QSaveFile file(output); // temp file + rename: an existing image is replaced whole or not at all
+    if (!file.open(QIODevice::WriteOnly) || !pixmap.toImage().save(&file, "PNG") || !file.commit())
+        return QCoreApplication::translate("Screenshot", "Cannot write %1: %2.").arg(output, file.errorString());
     return {};
 }
 

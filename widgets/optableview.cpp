@@ -17,6 +17,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
+#include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -150,8 +152,11 @@ OpTableView::OpTableView(QWidget* parent)
         menu.addAction(tr("Export &PNG…"), this, [this] {
             const QString path = QFileDialog::getSaveFileName(
                 this, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
-            if (!path.isEmpty())
-                renderImage().save(path, "PNG");
+            // Written beside the target and renamed over it, so a failed export never leaves a torn file.
+            QSaveFile file(path);
+            if (!path.isEmpty()
+                && !(file.open(QIODevice::WriteOnly) && renderImage().save(&file, "PNG") && file.commit()))
+                QMessageBox::warning(this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
         });
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
