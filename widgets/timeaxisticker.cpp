@@ -59,14 +59,16 @@ QVector<QString> TimeAxisTicker::createLabelVector(const QVector<double>& ticks,
     labels.reserve(ticks.size());
     if (ticks.isEmpty())
         return labels;
+    // Labels count from the tick origin (the profile's start), as the timeline's ruler does.
+    const double origin = tickOrigin();
     double magnitude = 0;
     for (double t : ticks)
-        magnitude = std::max(magnitude, std::abs(t));
+        magnitude = std::max(magnitude, std::abs(t - origin));
     const double step = ticks.size() > 1 ? std::abs(ticks[1] - ticks[0]) : 0;
     if (magnitude == 0)
         magnitude = step;
     for (double t : ticks)
-        labels.append(formatTime(t, magnitude, step));
+        labels.append(formatTime(t - origin, magnitude, step));
     return labels;
 }
 

@@ -177,6 +177,7 @@ void UtilizationChart::setProfile(ProfilePtr profile)
                                       .arg(d.peakTflopsPerCore, 0, 'g', 4)
                                       .arg(d.peakHbmGbpsPerCore, 0, 'g', 5)
                                 : tr("— device peaks unknown: absolute rates"));
+    m_plot->xAxis->ticker()->setTickOrigin(static_cast<double>(m_profile->spanBegin));
     m_settingRange = true;
     m_plot->xAxis->setRange(static_cast<double>(m_profile->spanBegin), static_cast<double>(m_profile->spanEnd));
     m_settingRange = false;
@@ -358,16 +359,17 @@ void UtilizationChart::updateHover(const QPoint& pos)
     const QString unitF = m_percent ? QStringLiteral("%") : QStringLiteral(" TFLOP/s");
     const QString unitH = m_percent ? QStringLiteral("%") : QStringLiteral(" GB/s");
     const QCPRange r = m_plot->xAxis->range();
-    const QString text
-        = tr("<b>%1</b> (bucket %2)<br>FLOPS: %3%4 average, %5%4 peak<br>HBM: %6%7 average, %8%7 peak")
-              .arg(TimeAxisTicker::formatTime(it->key, std::max(std::abs(r.lower), std::abs(r.upper)), bucket),
-                  TimeAxisTicker::formatTime(bucket, bucket, bucket / 10))
-              .arg(it->value, 0, 'f', 1)
-              .arg(unitF)
-              .arg(m_flopsPeak->data()->at(index)->value, 0, 'f', 1)
-              .arg(m_hbm->data()->at(index)->value, 0, 'f', 1)
-              .arg(unitH)
-              .arg(m_hbmPeak->data()->at(index)->value, 0, 'f', 1);
+    const double origin = m_plot->xAxis->ticker()->tickOrigin();
+    const QString text = tr("<b>%1</b> (bucket %2)<br>FLOPS: %3%4 average, %5%4 peak<br>HBM: %6%7 average, %8%7 peak")
+                             .arg(TimeAxisTicker::formatTime(it->key - origin,
+                                      std::max(std::abs(r.lower - origin), std::abs(r.upper - origin)), bucket),
+                                 TimeAxisTicker::formatTime(bucket, bucket, bucket / 10))
+                             .arg(it->value, 0, 'f', 1)
+                             .arg(unitF)
+                             .arg(m_flopsPeak->data()->at(index)->value, 0, 'f', 1)
+                             .arg(m_hbm->data()->at(index)->value, 0, 'f', 1)
+                             .arg(unitH)
+                             .arg(m_hbmPeak->data()->at(index)->value, 0, 'f', 1);
     QToolTip::showText(m_plot->mapToGlobal(pos), text, m_plot);
 }
 

@@ -61,6 +61,21 @@ TEST(TimeAxisTicker, Labels)
     EXPECT_EQ(TimeAxisTicker::formatTime(0, 2e6, 5e5), QStringLiteral("0.0 µs"));
 }
 
+// The chart's axis counts from the profile's start like the timeline's ruler, not from the
+// file's time base (a JSON trace starting at ts = 1 s showed 18.3 s on the chart, 17.3 s above).
+TEST(TimeAxisTicker, LabelsCountFromTheTickOrigin)
+{
+    TimeAxisTicker ticker;
+    ticker.setTickOrigin(1e12); // the profile starts at 1 s
+    QVector<double> ticks, subTicks;
+    QVector<QString> labels;
+    ticker.generate(QCPRange(1e12, 1e12 + 10e9), QLocale(), QLatin1Char('g'), 6, ticks, &subTicks, &labels);
+    ASSERT_GE(labels.size(), 3);
+    EXPECT_TRUE(labels.contains(QStringLiteral("0 ms"))) << labels.join(QStringLiteral(", ")).toStdString();
+    EXPECT_FALSE(labels.join(QStringLiteral(",")).contains(QStringLiteral("1000")))
+        << labels.join(QStringLiteral(", ")).toStdString();
+}
+
 TEST(UtilizationChart, FollowsProfileCoreAndRange)
 {
     auto profile = makeFusionProfile();
