@@ -595,7 +595,7 @@ void MainWindow::showSessionProfile()
     m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_details->setProfile(profile);
     m_utilization->setProfile(profile);
-    m_roofline->setProfile(profile);
+    m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_adviceReady = false;
     m_advice->setProfile(profile);
 }

@@ -89,9 +89,11 @@ RooflineChart::RooflineChart(QWidget* parent)
 
 RooflineChart::~RooflineChart() = default;
 
-void RooflineChart::setProfile(ProfilePtr profile)
+void RooflineChart::setProfile(ProfilePtr profile, std::shared_ptr<const OpBreakdown> breakdown)
 {
     m_profile = std::move(profile);
+    m_breakdown = m_profile && !breakdown ? std::make_shared<const OpBreakdown>(computeOpBreakdown(*m_profile))
+                                          : std::move(breakdown);
     m_selected = kNone;
     rebuild();
 }
@@ -110,7 +112,7 @@ void RooflineChart::rebuild()
     m_plot->clearItems();
     m_rooflineGraph = nullptr;
     m_selectionGraph = nullptr;
-    *m_roofline = m_profile ? computeRoofline(*m_profile, computeOpBreakdown(*m_profile)) : Roofline {};
+    *m_roofline = m_profile ? computeRoofline(*m_profile, *m_breakdown) : Roofline {};
     const Roofline& r = *m_roofline;
 
     QStringList notes;
