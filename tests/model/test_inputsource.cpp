@@ -8,8 +8,6 @@
 #include "loader/loader.h"
 #include "synth/synth.h"
 
-#include <zlib.h>
-
 #include <cstdlib>
 #include <random>
 
@@ -17,21 +15,6 @@ using namespace tpuscope::model;
 using namespace tpuscope::test;
 
 namespace {
-
-std::string gzip(const std::string& plain)
-{
-    z_stream zs {};
-    deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&zs, plain.size()) + 64, '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-    zs.avail_in = static_cast<uInt>(plain.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
-    return out;
-}
 
 /// A Chrome trace of `events` X events over 4 cores with 500 op names and random args, larger
 /// than the loaders' 16 MiB release step when `events` is above ~100k.
@@ -112,7 +95,7 @@ TEST(InflateStream, DeliversEverythingInStepsAndStopsAtTheLimit)
     std::string plain(5 << 20, '\0');
     for (size_t i = 0; i < plain.size(); ++i)
         plain[i] = static_cast<char>("abcdefgh"[(i * 7 + i / 1000) % 8]);
-    const std::string compressed = gzip(plain);
+    const std::string compressed = gzipBytes(plain);
     {
         InflateStream stream(compressed, 64 << 20);
         std::string error;
@@ -154,7 +137,7 @@ TEST(InputPaths, StreamedAndMappedLoadsMatchInMemoryLoads)
     const std::string json = chromeTrace(150000);
     ASSERT_GT(json.size(), size_t(20) << 20); // above the 16 MiB release step
     writeFile(dir + "/t.json", json);
-    writeFile(dir + "/t.json.gz", gzip(json));
+    writeFile(dir + "/t.json.gz", gzipBytes(json));
     const LoadResult memory = loadProfileFromBytes(json, "t.json");
     ASSERT_TRUE(memory.ok()) << memory.error;
     EXPECT_EQ(memory.profile->eventCount(), 150000u);
@@ -184,7 +167,7 @@ TEST(InputPaths, StreamedAndMappedLoadsMatchInMemoryLoads)
 TEST(InputPaths, TruncatedAndCorruptJsonGzipKeepTheEventsBefore)
 {
     const std::string json = chromeTrace(60000);
-    const std::string gz = gzip(json);
+    const std::string gz = gzipBytes(json);
     const LoadResult cut = loadProfileFromBytes(gz.substr(0, gz.size() / 2), "cut.json.gz");
     ASSERT_TRUE(cut.ok()) << cut.error;
     EXPECT_GT(cut.profile->eventCount(), 10000u);
@@ -212,7 +195,7 @@ TEST(InputPaths, TruncatedAndCorruptJsonGzipKeepTheEventsBefore)
     }
 
     // Not a profile inside the gzip: refused after the first megabyte, not after inflating it all.
-    const LoadResult zeros = loadProfileFromBytes(gzip(std::string(64 << 20, '\0')), "zeros.gz");
+    const LoadResult zeros = loadProfileFromBytes(gzipBytes(std::string(64 << 20, '\0')), "zeros.gz");
     EXPECT_FALSE(zeros.ok());
     EXPECT_NE(zeros.error.find("not a profile"), std::string::npos) << zeros.error;
 }

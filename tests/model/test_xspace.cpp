@@ -24,21 +24,6 @@ namespace {
 constexpr const char* kV6e = "tpu_v6e_inference.xplane.pb";
 constexpr const char* kGpu = "gpu_multiworker.xplane.pb";
 
-std::string gzipBytes(const std::string& plain)
-{
-    z_stream zs{};
-    deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&zs, plain.size()) + 64, '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-    zs.avail_in = static_cast<uInt>(plain.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
-    return out;
-}
-
 // Builds small XSpaces through the generated schema (the same field numbers the loader walks).
 struct PlaneBuilder
 {
