@@ -13,6 +13,24 @@ bool isGzip(std::string_view bytes)
         && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+std::string inflateLimitMessage(uint64_t maxBytes)
+{
+    return "decompressed data exceeds the limit of " + std::to_string(maxBytes >> 20)
+        + " MiB (possible gzip bomb); raise it with --max-decompressed-mb";
+}
+
+std::string inflateTruncatedMessage(uint64_t compressedRead, uint64_t inflated)
+{
+    return "the gzip stream is truncated after " + std::to_string(compressedRead) + " compressed bytes ("
+        + std::to_string(inflated) + " bytes inflated)";
+}
+
+std::string inflateCorruptMessage(uint64_t compressedOffset, const char* zlibMessage)
+{
+    return "corrupt gzip data at compressed offset " + std::to_string(compressedOffset) + ": "
+        + (zlibMessage ? zlibMessage : "inflate failed");
+}
+
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
     const std::function<void(double)>& progress, std::stop_token stop)
 {
@@ -48,8 +66,7 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
         zs.avail_in = static_cast<uInt>(std::min<size_t>(remainingIn, 1u << 30));
         if (produced == out.size()) {
             if (out.size() >= maxBytes) {
-                error = "decompressed data exceeds the limit of " + std::to_string(maxBytes >> 20)
-                    + " MiB (possible gzip bomb); raise it with --max-decompressed-mb";
+                error = inflateLimitMessage(maxBytes);
                 ok = false;
                 break;
             }
@@ -73,14 +90,12 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             break;
         }
         if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remainingIn == 0) {
-            error = "the gzip stream is truncated after " + std::to_string(consumedBefore + zs.total_in)
-                + " compressed bytes (" + std::to_string(produced) + " bytes inflated)";
+            error = inflateTruncatedMessage(consumedBefore + zs.total_in, produced);
             ok = false;
             break;
         }
         if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            error = std::string("corrupt gzip data at compressed offset ")
-                + std::to_string(consumedBefore + zs.total_in) + ": " + (zs.msg ? zs.msg : "inflate failed");
+            error = inflateCorruptMessage(consumedBefore + zs.total_in, zs.msg);
             ok = false;
             break;
         }

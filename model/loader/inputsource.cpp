@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputsource.h"
 
+#include "gzip.h"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -201,8 +203,7 @@ void InflateStream::run(std::stop_token stop)
         zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(m_compressed.data()));
         for (;;) {
             if (produced == m_reserved) {
-                error = "decompressed data exceeds the limit of " + std::to_string(m_limit >> 20)
-                    + " MiB (possible gzip bomb); raise it with --max-decompressed-mb";
+                error = inflateLimitMessage(m_limit);
                 break;
             }
             // Running further ahead of the reader than asked would only hold inflated bytes in memory.
@@ -237,8 +238,7 @@ void InflateStream::run(std::stop_token stop)
                 // Another gzip member may follow; trailing zero padding is tolerated.
                 const char* rest = m_compressed.data() + consumedBefore;
                 const size_t restSize = total - consumedBefore;
-                if (restSize >= 2 && static_cast<unsigned char>(rest[0]) == 0x1f
-                    && static_cast<unsigned char>(rest[1]) == 0x8b) {
+                if (restSize >= 2 && isGzip(std::string_view(rest, restSize))) {
                     inflateReset(&zs);
                     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(rest));
                     continue;
@@ -246,13 +246,11 @@ void InflateStream::run(std::stop_token stop)
                 break;
             }
             if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remainingIn == 0) {
-                error = "the gzip stream is truncated after " + std::to_string(consumedBefore + zs.total_in)
-                    + " compressed bytes (" + std::to_string(produced) + " bytes inflated)";
+                error = inflateTruncatedMessage(consumedBefore + zs.total_in, produced);
                 break;
             }
             if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                error = std::string("corrupt gzip data at compressed offset ")
-                    + std::to_string(consumedBefore + zs.total_in) + ": " + (zs.msg ? zs.msg : "inflate failed");
+                error = inflateCorruptMessage(consumedBefore + zs.total_in, zs.msg);
                 break;
             }
         }
