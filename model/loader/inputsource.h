@@ -30,6 +30,8 @@ public:
     virtual void release(const char* begin, const char* end) = 0;
     /// How much of the input has been consumed, 0..1, for progress bars.
     virtual double fraction(const char* position) const = 0;
+    /// Released pages read back the same bytes (a file mapping); otherwise they read as zeros.
+    virtual bool rereadable() const = 0;
 };
 
 /// A file opened read-only: mapped when possible, read into memory otherwise.
@@ -49,6 +51,7 @@ public:
     const char* extend(const char* end) override { return end; }
     void release(const char* begin, const char* end) override;
     double fraction(const char* position) const override;
+    bool rereadable() const override { return true; }
 
 private:
     const char* m_data = nullptr;
@@ -86,6 +89,7 @@ public:
     const char* extend(const char* end) override;
     void release(const char* begin, const char* end) override;
     double fraction(const char* position) const override;
+    bool rereadable() const override { return false; }
 
 private:
     void run(std::stop_token stop);

@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 namespace tpuscope::model {
@@ -203,7 +206,8 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
                 if (!stream->error().empty())
                     return fail(stream->error());
                 format = detectFormat(bytes);
-                source = nullptr;
+                // The XSpace decoder hands inflated lines back once their events are read.
+                source = format == FileFormat::XSpace ? stream.get() : nullptr;
             }
         } else {
             stream.reset();
@@ -256,7 +260,7 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     if (stop.stop_requested())
         return fail("cancelled");
     uint64_t decodedBytes = bytes.size();
-    if (stream && source == stream.get()) {
+    if (stream && source == stream.get() && format == FileFormat::ChromeJson) {
         // The JSON was parsed while it was inflated: a gzip error ended the text early.
         decodedBytes = stream->waitFor(0).size();
         const std::string gzipError = stream->error();
@@ -277,6 +281,11 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     if (progress)
         progress("indexing", 1.0);
     auto finished = builder.finish(options.deviceOverride);
+#if defined(__GLIBC__)
+    // Columns grown by doubling leave their old buffers in the heap, below glibc's mmap
+    // threshold; handing them back keeps resident memory at what the profile holds.
+    malloc_trim(0);
+#endif
     // seconds is set after finish so it covers the whole load; the profile is not yet shared.
     const_cast<Profile&>(*finished).load.seconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -278,8 +278,9 @@ struct LineHeader
 {
     int64_t id = 0;
     int64_t displayId = 0;
-    std::string_view name;
-    std::string_view displayName;
+    // Owned, not views: the line's bytes may be handed back (and, inflated, zeroed) once decoded.
+    std::string name;
+    std::string displayName;
     int64_t timestampNs = 0;
     size_t eventCount = 0; // events are decoded in a second pass, straight from the line bytes
 };
@@ -952,7 +953,9 @@ private:
             LocalLine& line = local.lines[l];
             line.bytes = spans.lines[l];
             line.header = scanLineHeader(line.bytes);
-            releaseInput(line.bytes);
+            // Read again in pass 2: only a mapped file can give the pages back meanwhile.
+            if (m_source && m_source->rereadable())
+                releaseInput(line.bytes);
             line.kind = trackKindFromLineName(line.header.name);
             if (line.kind == TrackKind::Other && local.kind == PlaneKind::Host)
                 line.kind = TrackKind::HostThread;
@@ -997,8 +1000,9 @@ private:
         }
     }
 
-    /// Hands a line's pages back to a mapped file once they are read; touched again, they are
-    /// read back from the file, so this only bounds the memory the mapping holds at a time.
+    /// Hands a line's pages back once they are read: a mapped file reads them again if touched,
+    /// an inflated buffer loses them, so pass 2 (the last reader of event bytes) may always call
+    /// this and pass 1 only for a mapped file.
     void releaseInput(std::string_view bytes) const
     {
         if (m_source)

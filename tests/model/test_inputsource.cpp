@@ -156,11 +156,18 @@ TEST(InputPaths, StreamedAndMappedLoadsMatchInMemoryLoads)
     std::string xspace;
     ASSERT_TRUE(syntheticXSpaceBytes(options, xspace, error)) << error;
     writeFile(dir + "/s.xplane.pb", xspace);
+    writeFile(dir + "/s.xplane.pb.gz", gzipBytes(xspace, 1));
     const LoadResult mapped = loadProfile(dir + "/s.xplane.pb");
+    const LoadResult inflated = loadProfile(dir + "/s.xplane.pb.gz"); // lines handed back after decoding
     const LoadResult inMemory = loadProfileFromBytes(xspace, "s.xplane.pb");
-    ASSERT_TRUE(mapped.ok() && inMemory.ok()) << mapped.error << inMemory.error;
+    ASSERT_TRUE(mapped.ok() && inflated.ok() && inMemory.ok()) << mapped.error << inflated.error << inMemory.error;
     EXPECT_GE(mapped.profile->eventCount(), 300000u);
     EXPECT_EQ(opTable(*mapped.profile), opTable(*inMemory.profile));
+    EXPECT_EQ(opTable(*inflated.profile), opTable(*inMemory.profile));
+    ASSERT_EQ(inflated.profile->tracks.size(), inMemory.profile->tracks.size());
+    for (size_t t = 0; t < inMemory.profile->tracks.size(); ++t)
+        EXPECT_EQ(inflated.profile->str(inflated.profile->tracks[t].name),
+            inMemory.profile->str(inMemory.profile->tracks[t].name));
 }
 
 // A damaged .json.gz opens what was inflated before the damage, and says where it stopped.
