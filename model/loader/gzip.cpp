@@ -31,14 +31,66 @@ std::string inflateCorruptMessage(uint64_t compressedOffset, const char* zlibMes
         + (zlibMessage ? zlibMessage : "inflate failed");
 }
 
+GzipReader::GzipReader(std::string_view compressed)
+    : m_compressed(compressed)
+    , m_stream(new z_stream {})
+{
+    auto* zs = static_cast<z_stream*>(m_stream);
+    if (inflateInit2(zs, 16 + MAX_WBITS) != Z_OK)
+        m_error = "zlib could not be initialised";
+    zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+}
+
+GzipReader::~GzipReader()
+{
+    auto* zs = static_cast<z_stream*>(m_stream);
+    inflateEnd(zs);
+    delete zs;
+}
+
+GzipReader::Status GzipReader::inflateInto(char* out, size_t capacity, size_t& written)
+{
+    if (!m_error.empty())
+        return Status::Error;
+    auto* zs = static_cast<z_stream*>(m_stream);
+    const size_t total = m_compressed.size();
+    const size_t remainingIn = total - m_consumedBefore - zs->total_in;
+    zs->avail_in = static_cast<uInt>(std::min<size_t>(remainingIn, 1u << 30));
+    zs->next_out = reinterpret_cast<Bytef*>(out);
+    zs->avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
+    const uInt outBefore = zs->avail_out;
+    const int rc = inflate(zs, Z_NO_FLUSH);
+    const size_t n = outBefore - zs->avail_out;
+    written += n;
+    m_produced += n;
+    m_totalIn = zs->total_in;
+    if (rc == Z_STREAM_END) {
+        m_consumedBefore += zs->total_in;
+        m_totalIn = 0;
+        // Another gzip member may follow; trailing zero padding is tolerated.
+        const char* rest = m_compressed.data() + m_consumedBefore;
+        const size_t restSize = total - m_consumedBefore;
+        if (restSize >= 2 && isGzip(std::string_view(rest, restSize))) {
+            inflateReset(zs);
+            zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(rest));
+            return Status::More;
+        }
+        return Status::Done;
+    }
+    if (rc == Z_BUF_ERROR && zs->avail_in == 0 && remainingIn == 0) {
+        m_error = inflateTruncatedMessage(consumed(), m_produced);
+        return Status::Error;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        m_error = inflateCorruptMessage(consumed(), zs->msg);
+        return Status::Error;
+    }
+    return Status::More;
+}
+
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
     const std::function<void(double)>& progress, std::stop_token stop)
 {
-    z_stream zs {};
-    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-        error = "zlib could not be initialised";
-        return false;
-    }
     out.clear();
     // ISIZE (last 4 bytes) is the uncompressed size mod 2^32. When it is at least what deflate
     // could have produced from this input (stored blocks add ~5 bytes per 64 KiB) it is taken as
@@ -55,15 +107,12 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             guess = std::min<uint64_t>(isize, compressed.size() * 1032ull + (1 << 20));
     }
     out.resize(std::min<uint64_t>(std::max<uint64_t>(guess, 1), maxBytes));
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    GzipReader reader(compressed);
     size_t produced = 0;
-    size_t consumedBefore = 0;
     const size_t total = compressed.size();
     int lastPermille = -1;
     bool ok = true;
     for (;;) {
-        const size_t remainingIn = total - consumedBefore - zs.total_in;
-        zs.avail_in = static_cast<uInt>(std::min<size_t>(remainingIn, 1u << 30));
         if (produced == out.size()) {
             if (out.size() >= maxBytes) {
                 error = inflateLimitMessage(maxBytes);
@@ -72,30 +121,11 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             }
             out.resize(std::min<uint64_t>(maxBytes, out.size() * 2));
         }
-        zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-        zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
-        const uInt outBefore = zs.avail_out;
-        const int rc = inflate(&zs, Z_NO_FLUSH);
-        produced += outBefore - zs.avail_out;
-        if (rc == Z_STREAM_END) {
-            consumedBefore += zs.total_in;
-            // Another gzip member may follow; trailing zero padding is tolerated.
-            const char* rest = compressed.data() + consumedBefore;
-            const size_t restSize = total - consumedBefore;
-            if (restSize >= 2 && isGzip(std::string_view(rest, restSize))) {
-                inflateReset(&zs);
-                zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(rest));
-                continue;
-            }
+        const GzipReader::Status status = reader.inflateInto(out.data() + produced, out.size() - produced, produced);
+        if (status == GzipReader::Status::Done)
             break;
-        }
-        if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remainingIn == 0) {
-            error = inflateTruncatedMessage(consumedBefore + zs.total_in, produced);
-            ok = false;
-            break;
-        }
-        if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            error = inflateCorruptMessage(consumedBefore + zs.total_in, zs.msg);
+        if (status == GzipReader::Status::Error) {
+            error = reader.error();
             ok = false;
             break;
         }
@@ -105,14 +135,13 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             break;
         }
         if (progress && total) {
-            const int permille = static_cast<int>(1000.0 * (consumedBefore + zs.total_in) / total);
+            const int permille = static_cast<int>(1000.0 * static_cast<double>(reader.consumed()) / total);
             if (permille != lastPermille) {
                 lastPermille = permille;
                 progress(permille / 1000.0);
             }
         }
     }
-    inflateEnd(&zs);
     out.resize(produced);
     return ok;
 }

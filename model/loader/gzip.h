@@ -16,6 +16,35 @@ std::string inflateLimitMessage(uint64_t maxBytes);
 std::string inflateTruncatedMessage(uint64_t compressedRead, uint64_t inflated);
 std::string inflateCorruptMessage(uint64_t compressedOffset, const char* zlibMessage);
 
+/// zlib inflate over a gzip stream of one or more members (concatenated, as gzip allows;
+/// trailing zero padding is tolerated). Callers bring the output buffers.
+class GzipReader
+{
+public:
+    enum class Status { More, Done, Error };
+
+    explicit GzipReader(std::string_view compressed);
+    ~GzipReader();
+    GzipReader(const GzipReader&) = delete;
+    GzipReader& operator=(const GzipReader&) = delete;
+
+    /// Inflates into [out, out + capacity) (capacity > 0), adding the bytes written to `written`.
+    /// Error means corrupt or truncated input; error() says which and where.
+    Status inflateInto(char* out, size_t capacity, size_t& written);
+    /// Compressed bytes consumed so far.
+    uint64_t consumed() const { return m_consumedBefore + m_totalIn; }
+    uint64_t produced() const { return m_produced; }
+    const std::string& error() const { return m_error; }
+
+private:
+    std::string_view m_compressed;
+    void* m_stream; // z_stream, kept out of this header
+    uint64_t m_consumedBefore = 0;
+    uint64_t m_totalIn = 0;
+    uint64_t m_produced = 0;
+    std::string m_error;
+};
+
 /// Inflates a gzip stream (several members are concatenated, as gzip allows). Refuses to
 /// produce more than `maxBytes` (gzip bombs) and reports corrupt or truncated input in
 /// `error`. `progress` gets the fraction of input consumed.

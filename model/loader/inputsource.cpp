@@ -3,8 +3,6 @@
 
 #include "gzip.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -193,68 +191,41 @@ double InflateStream::fraction(const char*) const
 void InflateStream::run(std::stop_token stop)
 {
     std::string error;
-    z_stream zs {};
-    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-        error = "zlib could not be initialised";
-    } else {
-        const size_t total = m_compressed.size();
-        size_t consumedBefore = 0;
-        size_t produced = 0;
-        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(m_compressed.data()));
-        for (;;) {
-            if (produced == m_reserved) {
-                error = inflateLimitMessage(m_limit);
-                break;
-            }
-            // Running further ahead of the reader than asked would only hold inflated bytes in memory.
-            auto mayProduce = [&] {
-                const size_t ahead = m_readAhead.load();
-                const size_t requested = m_requested.load();
-                return ahead == 0 || produced < requested || produced - requested < ahead;
-            };
-            if (!mayProduce()) {
-                std::unique_lock lock(m_mutex);
-                m_cv.wait(lock, [&] { return stop.stop_requested() || mayProduce(); });
-            }
-            if (stop.stop_requested()) {
-                error = "cancelled";
-                break;
-            }
-            const size_t remainingIn = total - consumedBefore - zs.total_in;
-            zs.avail_in = static_cast<uInt>(std::min<size_t>(remainingIn, 1u << 30));
-            zs.next_out = reinterpret_cast<Bytef*>(m_base + produced);
-            zs.avail_out = static_cast<uInt>(std::min(kInflateStep, m_reserved - produced));
-            const uInt outBefore = zs.avail_out;
-            const int rc = inflate(&zs, Z_NO_FLUSH);
-            produced += outBefore - zs.avail_out;
-            m_consumedInput.store(consumedBefore + zs.total_in);
-            m_produced.store(produced);
-            {
-                std::lock_guard lock(m_mutex);
-            }
-            m_cv.notify_all();
-            if (rc == Z_STREAM_END) {
-                consumedBefore += zs.total_in;
-                // Another gzip member may follow; trailing zero padding is tolerated.
-                const char* rest = m_compressed.data() + consumedBefore;
-                const size_t restSize = total - consumedBefore;
-                if (restSize >= 2 && isGzip(std::string_view(rest, restSize))) {
-                    inflateReset(&zs);
-                    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(rest));
-                    continue;
-                }
-                break;
-            }
-            if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remainingIn == 0) {
-                error = inflateTruncatedMessage(consumedBefore + zs.total_in, produced);
-                break;
-            }
-            if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                error = inflateCorruptMessage(consumedBefore + zs.total_in, zs.msg);
-                break;
-            }
+    GzipReader reader(m_compressed);
+    size_t produced = 0;
+    for (;;) {
+        if (produced == m_reserved) {
+            error = inflateLimitMessage(m_limit);
+            break;
         }
-        inflateEnd(&zs);
+        // Running further ahead of the reader than asked would only hold inflated bytes in memory.
+        auto mayProduce = [&] {
+            const size_t ahead = m_readAhead.load();
+            const size_t requested = m_requested.load();
+            return ahead == 0 || produced < requested || produced - requested < ahead;
+        };
+        if (!mayProduce()) {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [&] { return stop.stop_requested() || mayProduce(); });
+        }
+        if (stop.stop_requested()) {
+            error = "cancelled";
+            break;
+        }
+        const GzipReader::Status status
+            = reader.inflateInto(m_base + produced, std::min(kInflateStep, m_reserved - produced), produced);
+        m_consumedInput.store(reader.consumed());
+        m_produced.store(produced);
+        {
+            std::lock_guard lock(m_mutex);
+        }
+        m_cv.notify_all();
+        if (status == GzipReader::Status::Done)
+            break;
+        if (status == GzipReader::Status::Error) {
+            error = reader.error();
+            break;
+        }
     }
     {
         std::lock_guard lock(m_mutex);
