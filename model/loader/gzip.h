@@ -16,6 +16,9 @@ std::string inflateLimitMessage(uint64_t maxBytes);
 std::string inflateTruncatedMessage(uint64_t compressedRead, uint64_t inflated);
 std::string inflateCorruptMessage(uint64_t compressedOffset, const char* zlibMessage);
 
+/// One gzip member of `in` at `level` (1 fastest … 9 smallest); false with `error` if zlib fails.
+bool gzipCompress(std::string_view in, std::string& out, std::string& error, int level = 9);
+
 /// zlib inflate over a gzip stream of one or more members (concatenated, as gzip allows;
 /// trailing zero padding is tolerated). Callers bring the output buffers.
 class GzipReader

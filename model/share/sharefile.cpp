@@ -668,30 +668,7 @@ bool countedOneByOne(const std::string& c)
 }
 
 // ---------------------------------------------------------------------------------------------
-// gzip and base64
-
-bool gzipCompress(std::string_view in, std::string& out, std::string& error)
-{
-    z_stream z {};
-    if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
-        error = "cannot initialize zlib";
-        return false;
-    }
-    out.resize(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    z.avail_in = static_cast<uInt>(in.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    const int rc = deflate(&z, Z_FINISH);
-    const size_t produced = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        error = "zlib deflate failed";
-        return false;
-    }
-    out.resize(produced);
-    return true;
-}
+// base64
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

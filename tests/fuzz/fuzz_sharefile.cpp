@@ -4,26 +4,17 @@
 // the rest is a whole file as is (damaged header, damaged gzip). Loaded through
 // loadProfileFromBytes like any file, then the analyses run on the result.
 #include "fuzzcommon.h"
+#include "loader/gzip.h"
 #include "share/sharefile.h"
-
-#include <zlib.h>
 
 namespace {
 
 std::string gzip(const uint8_t* data, size_t size)
 {
-    z_stream zs {};
-    if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return {};
-    std::string out(deflateBound(&zs, size) + 64, '\0');
-    zs.next_in = const_cast<Bytef*>(data);
-    zs.avail_in = static_cast<uInt>(size);
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    const int rc = deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
-    return rc == Z_STREAM_END ? out : std::string();
+    std::string out, error;
+    return tpuscope::model::gzipCompress(std::string_view(reinterpret_cast<const char*>(data), size), out, error, 1)
+        ? out
+        : std::string();
 }
 
 } // namespace

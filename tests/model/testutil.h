@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "loader/gzip.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,7 +12,6 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 namespace tpuscope::test {
 
@@ -50,16 +51,8 @@ inline void writeFile(const std::string& path, const std::string& bytes)
 /// `plain` as one gzip member (level 6 unless told), for tests of the .gz paths.
 inline std::string gzipBytes(const std::string& plain, int level = 6)
 {
-    z_stream zs {};
-    deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&zs, plain.size()) + 64, '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-    zs.avail_in = static_cast<uInt>(plain.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
+    std::string out, error;
+    EXPECT_TRUE(model::gzipCompress(plain, out, error, level)) << error;
     return out;
 }
 
