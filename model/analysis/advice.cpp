@@ -729,33 +729,36 @@ bool parseAdviceFormat(std::string_view name, AdviceFormat& out)
     return true;
 }
 
-namespace {
-
-void writeValue(JsonWriter& w, const AdviceValue& v)
+void writeAdviceValue(JsonWriter& w, const AdviceValue& v, const std::function<std::string(std::string_view)>& text)
 {
     switch (v.kind) {
     case AdviceValue::Kind::Number:
         w.value(v.number);
         break;
     case AdviceValue::Kind::Text:
-        w.value(v.text);
+        if (text)
+            w.value(text(v.text));
+        else
+            w.value(v.text);
         break;
     case AdviceValue::Kind::List:
         w.beginArray();
         for (const AdviceValue& i : v.items)
-            writeValue(w, i);
+            writeAdviceValue(w, i, text);
         w.endArray();
         break;
     case AdviceValue::Kind::Object:
         w.beginObject();
         for (const auto& [k, f] : v.fields) {
             w.key(k);
-            writeValue(w, f);
+            writeAdviceValue(w, f, text);
         }
         w.endObject();
         break;
     }
 }
+
+namespace {
 
 std::string valueText(const AdviceValue& v)
 {
@@ -840,7 +843,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
                 w.value(static_cast<int64_t>(id));
             w.endArray();
             w.key("numbers");
-            writeValue(w, a.numbers);
+            writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
             w.endObject();
         }

@@ -9,7 +9,9 @@
 #include "opbreakdown.h"
 #include "padding.h"
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -117,5 +119,11 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
 enum class AdviceFormat { Text, Json, Markdown };
 bool parseAdviceFormat(std::string_view name, AdviceFormat& out);
 std::string adviceReport(const Profile& profile, const AdviceReport& report, AdviceFormat format);
+
+class JsonWriter;
+/// Writes an advice value as JSON. `text`, when given, rewrites every text on the way out
+/// (the share file's name redaction); otherwise texts are written as they are.
+void writeAdviceValue(
+    JsonWriter& w, const AdviceValue& v, const std::function<std::string(std::string_view)>& text = {});
 
 } // namespace tpuscope::model

@@ -74,8 +74,7 @@ namespace {
 
 // A damaged or hand-edited share file may hold any number (1e33, NaN); casting such a double to an
 // integer type is undefined behaviour (found by tests/fuzz/fuzz_sharefile), so clamp first.
-template <typename T>
-T clampedNumber(double v)
+template <typename T> T clampedNumber(double v)
 {
     if (std::isnan(v))
         return 0;
@@ -519,35 +518,6 @@ std::shared_ptr<const hlo::Module> readModule(const json::Value& v)
     }
     module->buildIndex();
     return module;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Advice values
-
-void writeAdviceValue(JsonWriter& w, const AdviceValue& v, const NameMap& names)
-{
-    switch (v.kind) {
-    case AdviceValue::Kind::Number:
-        w.value(v.number);
-        break;
-    case AdviceValue::Kind::Text:
-        w.value(names.text(v.text));
-        break;
-    case AdviceValue::Kind::List:
-        w.beginArray();
-        for (const AdviceValue& i : v.items)
-            writeAdviceValue(w, i, names);
-        w.endArray();
-        break;
-    case AdviceValue::Kind::Object:
-        w.beginObject();
-        for (const auto& [k, f] : v.fields) {
-            w.key(k);
-            writeAdviceValue(w, f, names);
-        }
-        w.endObject();
-        break;
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1087,7 +1057,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
             w.value(names.name(n));
         w.endArray();
         w.key("numbers");
-        writeAdviceValue(w, a.numbers, names);
+        writeAdviceValue(w, a.numbers, [&names](std::string_view s) { return names.text(s); });
         w.field("gain_ps", a.gainPs);
         w.endObject();
     }
