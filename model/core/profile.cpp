@@ -482,24 +482,8 @@ std::string LoadLimits::check(uint64_t events, uint64_t stringBytes) const
 
 std::shared_ptr<const Profile> ProfileBuilder::snapshot(std::string_view deviceOverride) const
 {
-    const Profile& from = *m_profile;
     ProfileBuilder copy;
-    Profile& to = *copy.m_profile;
-    // The pool is rebuilt in id order so every StringId keeps its meaning.
-    for (StringId id = 1; id < from.strings.size(); ++id)
-        to.strings.intern(from.strings.str(id));
-    to.hosts = from.hosts;
-    to.planes = from.planes;
-    to.tracks = from.tracks;
-    to.counters = from.counters;
-    to.ops = from.ops;
-    to.programs = from.programs; // modules are immutable and shared
-    to.m_programIndex = from.m_programIndex;
-    to.layoutHints = from.layoutHints;
-    to.device = from.device;
-    to.stats = from.stats;
-    to.load = from.load;
-    to.originNs = from.originNs;
+    *copy.m_profile = *m_profile; // HLO modules are immutable and shared, not copied
     return copy.finish(deviceOverride);
 }
 

@@ -18,9 +18,22 @@ class StringPool
 {
 public:
     StringPool() { intern({}); }
-    StringPool(const StringPool&) = delete;
-    StringPool& operator=(const StringPool&) = delete;
-    StringPool(StringPool&&) = default;
+    /// A copy keeps every id; its index is rebuilt over its own strings (the index holds views
+    /// into the storage, which a memberwise copy would leave pointing at the original).
+    StringPool(const StringPool& other)
+        : m_strings(other.m_strings)
+    {
+        reindex();
+    }
+    StringPool& operator=(const StringPool& other)
+    {
+        if (this != &other) {
+            m_strings = other.m_strings;
+            reindex();
+        }
+        return *this;
+    }
+    StringPool(StringPool&&) = default; // a moved deque keeps its elements where they are
     StringPool& operator=(StringPool&&) = default;
 
     StringId intern(std::string_view text)
@@ -52,6 +65,14 @@ public:
     }
 
 private:
+    void reindex()
+    {
+        m_index.clear();
+        m_index.reserve(m_strings.size());
+        for (size_t id = 0; id < m_strings.size(); ++id)
+            m_index.emplace(std::string_view(m_strings[id]), static_cast<StringId>(id));
+    }
+
     std::deque<std::string> m_strings;
     std::unordered_map<std::string_view, StringId> m_index;
 };
