@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advice.h"
 
+#include "advicerules.h"
+
 #include "../report/jsonwriter.h"
 #include "../report/report.h"
 #include "summary.h"
@@ -115,69 +117,9 @@ const AdviceValue* AdviceValue::find(std::string_view name) const
     return nullptr;
 }
 
+using namespace advice_detail;
+
 namespace {
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...)
-{
-    char buffer[2048];
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buffer, sizeof buffer, fmt, args);
-    va_end(args);
-    return buffer;
-}
-
-std::string pct(double fraction)
-{
-    return formatPercent(fraction, fraction < 0.1 && fraction > 0 ? 2 : 1);
-}
-
-struct Context
-{
-    const Profile& profile;
-    const OpBreakdown& breakdown;
-    int64_t steps = 0;
-    int cores = 1;
-    std::vector<OpPadding> paddings; // by breakdown row
-    BatchInference batch;
-
-    /// Time per step per core of a total over all cores.
-    double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
-    std::string perStepText(double totalPs) const
-    {
-        return formatDurationPs(perStep(totalPs)) + (steps > 0 ? "/step" : " per core over the profile");
-    }
-    std::string layer(OpId op) const
-    {
-        const OpInfo& info = profile.ops[op];
-        std::string text = profile.str(info.tfOp);
-        if (!text.empty() && text.back() == ':')
-            text.pop_back();
-        const std::string& source = profile.str(info.source);
-        if (!source.empty())
-            text += (text.empty() ? "" : ", ") + source;
-        return text;
-    }
-};
-
-void addEvidence(Advice& a, const Context& ctx, OpId op)
-{
-    if (std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end())
-        return;
-    a.ops.push_back(op);
-    a.opNames.push_back(ctx.profile.str(ctx.profile.ops[op].name));
-}
-
-std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4)
-{
-    std::string out;
-    for (size_t i = 0; i < rows.size() && i < max; ++i)
-        out += (i ? ", " : "") + rows[i]->name + " (" + pct(rows[i]->timeFraction) + ")";
-    if (rows.size() > max)
-        out += format(" and %zu more", rows.size() - max);
-    return out;
-}
 
 AdviceValue dimensionList(const layout::PaddingInfo& p)
 {
