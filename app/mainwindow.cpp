@@ -758,8 +758,12 @@ void MainWindow::updateStatusBar()
                   .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
     m_coresLabel->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
     if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
-        m_utilLabel->setText(tr("FLOPS util %1").arg(qs(model::formatPercent(breakdown->flopsUtilization))));
-        m_utilLabel->setToolTip(tr("FLOPs of all TPU ops ÷ (their time × peak), over all cores"));
+        m_utilLabel->setText(tr("FLOPS util %1 · %2")
+                                 .arg(qs(model::headlineUtilizationText(breakdown->flops)),
+                                     qs(model::costCoverageText(breakdown->costCoverage))));
+        m_utilLabel->setToolTip(tr("Time-weighted FLOPS utilization of the TPU ops with cost data, each capped at "
+                                   "its peak, over all cores. Ops that record no FLOPs or bytes are unknown and left "
+                                   "out; the cost coverage says how much of the op time the figure describes."));
     } else {
         m_utilLabel->setText(tr("FLOPS util n/a"));
         m_utilLabel->setToolTip(tr("The device peak is unknown; start with --device to choose a TPU generation"));

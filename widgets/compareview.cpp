@@ -102,8 +102,8 @@ QString CompareView::summaryText() const
         parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
     parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
                                      beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
-    parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization, true));
-    parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization, true));
+    parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
+    parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
     return tr("<b>Before → after:</b> ") + parts.join(QStringLiteral(" · "));
 }

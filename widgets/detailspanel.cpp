@@ -590,24 +590,39 @@ void DetailsPanel::render()
                 .arg(qs(formatBytes(row->bytesAccessed)), qs(formatBytes(op.bytesAccessed))));
         if (row->hbmFromBreakdown)
             doc.kv(tr("HBM bytes"), qs(formatBytes(row->hbmBytes)));
-        const bool peaks = p.device.peakTflopsPerCore > 0 && p.device.peakHbmGbpsPerCore > 0;
-        if (peaks) {
-            const QString fu = pct(row->flopsUtilization);
-            const QString hu = pct(row->hbmUtilization);
-            doc.kv(tr("FLOPS utilization"), fu, chip(fu, flopsUtilColor(row->flopsUtilization, pal)));
-            doc.kv(tr("HBM bandwidth utilization"), hu, chip(hu, hbmUtilColor(row->hbmUtilization, pal)));
-            doc.kv(tr("Bound by"), qs(boundBy(row->flopsUtilization, row->hbmUtilization)));
-            doc.kv(tr("Wasted time"), pct(row->wastedFraction) + tr(" of op time"));
+        if (row->hostBytes > 0)
+            doc.kv(tr("Host-link bytes"), qs(formatBytes(row->hostBytes)));
+        if (!row->asyncPartner.empty())
+            doc.kv(tr("Async pair"),
+                tr("with %1: bytes counted once, rated over the start→done span (%2)")
+                    .arg(qs(row->asyncPartner), qs(formatDurationPs(row->rateTimePs))));
+        // Unknown is shown as unknown, with the reason; over-peak values are shown uncapped.
+        auto utilization = [&](const std::optional<double>& uncapped, const std::optional<double>& capped,
+                               QColor (*color)(double, const QPalette&)) {
+            const QString text = qs(formatUtilization(uncapped));
+            return std::make_pair(text, capped ? chip(text, color(*capped, pal)) : QString());
+        };
+        const auto [fu, fuChip] = utilization(row->flopsUtilizationUncapped, row->flopsUtilization, flopsUtilColor);
+        doc.kv(tr("FLOPS utilization"), fu, fuChip);
+        if (row->boundBy == BoundBy::Host && row->hostGbps) {
+            doc.kv(tr("Host link"), tr("%1 GB/s attained").arg(QString::number(*row->hostGbps, 'g', 3)));
         } else {
-            doc.kv(tr("Utilization"), tr("unknown (no device peaks)"));
+            const auto [hu, huChip] = utilization(row->hbmUtilizationUncapped, row->hbmUtilization, hbmUtilColor);
+            doc.kv(tr("HBM bandwidth utilization"), hu, huChip);
         }
-        if (row->bytesAccessed > 0) {
-            QString ai = QStringLiteral("%1 FLOP/byte").arg(row->arithmeticIntensity, 0, 'g', 3);
+        doc.kv(tr("Roofline efficiency"), qs(formatOptionalPercent(row->rooflineEfficiency)));
+        doc.kv(tr("Bound by"), qs(boundByText(row->boundBy)));
+        doc.kv(tr("Wasted time"),
+            row->wastedFraction ? pct(*row->wastedFraction) + tr(" of op time") : QString::fromUtf8(kUnknownText));
+        if (const std::string why = utilizationCaveat(*row, p.device); !why.empty())
+            doc.kv(tr("Note"), qs(why));
+        if (row->arithmeticIntensity) {
+            QString ai = QStringLiteral("%1 %2").arg(*row->arithmeticIntensity, 0, 'g', 3).arg(qs(kIntensityUnit));
             const double ridge = ridgePoint(p.device.peakTflopsPerCore, p.device.peakHbmGbpsPerCore);
             if (ridge > 0)
                 ai += tr(" (ridge point %1: %2)")
                           .arg(ridge, 0, 'f', 0)
-                          .arg(row->arithmeticIntensity < ridge ? tr("memory side") : tr("compute side"));
+                          .arg(*row->arithmeticIntensity < ridge ? tr("memory side") : tr("compute side"));
             doc.kv(tr("Arithmetic intensity"), ai);
         }
     } else {

@@ -158,11 +158,21 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         summary.steps.count > 0
             ? q(formatDurationPs(summary.steps.averagePs)) + QStringLiteral("  (%1 steps)").arg(summary.steps.count)
             : QStringLiteral("n/a")});
-    stats.push_back({QStringLiteral("FLOPS utilization"),
-        peaksKnown ? q(formatPercent(breakdown.flopsUtilization)) : QStringLiteral("peak unknown")});
-    stats.push_back({QStringLiteral("HBM bandwidth"),
-        profile.device.peakHbmGbpsPerCore > 0 ? q(formatPercent(breakdown.hbmUtilization))
-                                              : QStringLiteral("peak unknown")});
+    // Headlines are capped per op and say what they cover; an unknown one says why.
+    auto headlineValue = [&](const HeadlineUtilization& h, bool peakKnown) {
+        if (!peakKnown)
+            return QStringLiteral("peak unknown");
+        if (!h.capped)
+            return QStringLiteral("no cost data");
+        QString text = q(formatPercent(*h.capped));
+        if (h.overPeakOps > 0)
+            text += QStringLiteral("*");
+        return text;
+    };
+    stats.push_back({QStringLiteral("FLOPS utilization"), headlineValue(breakdown.flops, peaksKnown)});
+    stats.push_back(
+        {QStringLiteral("HBM bandwidth"), headlineValue(breakdown.hbm, profile.device.peakHbmGbpsPerCore > 0)});
+    stats.push_back({QStringLiteral("Cost coverage"), q(formatPercent(breakdown.costCoverage))});
     stats.push_back({QStringLiteral("TensorCore busy"), q(formatPercent(summary.busyFraction))});
     const int statWidth = inner / int(stats.size());
     for (size_t i = 0; i < stats.size(); ++i) {
@@ -213,14 +223,17 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         timeColor.setAlpha(110);
         drawBar(p, QRect(timeX, y + 3, barWidth, rowHeight - 10), maxFraction > 0 ? row.timeFraction / maxFraction : 0,
             timeColor, q(formatPercent(row.timeFraction)));
-        if (row.flops <= 0) {
+        if (row.costCoverage <= 0) {
+            // A kernel that records no cost: its utilization is unknown, not zero.
+            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), 0, kRule, QStringLiteral("no cost data"));
+        } else if (row.flops <= 0) {
             // Copies, collectives, waits: no FLOPs to use, which is not the same as 0 % of them.
             drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), 0, kRule, QStringLiteral("no FLOPs"));
-        } else if (peaksKnown) {
-            QColor c = shareCardFlopsColor(row.flopsUtilization);
+        } else if (peaksKnown && row.flopsUtilization) {
+            QColor c = shareCardFlopsColor(*row.flopsUtilization);
             c.setAlpha(170);
-            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), row.flopsUtilization, c,
-                q(formatPercent(row.flopsUtilization)));
+            drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), *row.flopsUtilization, c,
+                q(formatUtilization(row.flopsUtilizationUncapped)));
         } else {
             drawBar(p, QRect(flopsX, y + 3, barWidth, rowHeight - 10), 0, kRule, QStringLiteral("peak unknown"));
         }
@@ -379,6 +392,11 @@ QString beforeAfterText(double before, double after, bool fraction)
     return text;
 }
 
+QString beforeAfterText(const std::optional<double>& before, const std::optional<double>& after)
+{
+    return q(formatOptionalPercent(before)) + QStringLiteral(" \u2192 ") + q(formatOptionalPercent(after));
+}
+
 QImage renderComparisonCard(
     const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, const ShareCardOptions& options)
 {
@@ -403,13 +421,13 @@ QImage renderComparisonCard(
     p.drawText(QRect(margin, 54, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
         QFontMetrics(font(16)).elidedText(
             beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
-    const auto change = beforeAfterText;
+    auto change = [](double before, double after, bool fraction) { return beforeAfterText(before, after, fraction); };
     const QString stats[][2] = {
         {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
             diff.a.stepPs > 0 && diff.b.stepPs > 0 ? change(diff.a.stepPs, diff.b.stepPs, false)
                                                    : change(diff.a.totalOpTimePs, diff.b.totalOpTimePs, false)},
-        {QStringLiteral("FLOPS utilization"), change(diff.a.flopsUtilization, diff.b.flopsUtilization, true)},
-        {QStringLiteral("HBM bandwidth"), change(diff.a.hbmUtilization, diff.b.hbmUtilization, true)},
+        {QStringLiteral("FLOPS utilization"), beforeAfterText(diff.a.flopsUtilization, diff.b.flopsUtilization)},
+        {QStringLiteral("HBM bandwidth"), beforeAfterText(diff.a.hbmUtilization, diff.b.hbmUtilization)},
     };
     const int statWidth = inner / 3;
     for (int i = 0; i < 3; ++i) {
@@ -461,7 +479,7 @@ QImage renderComparisonCard(
         p.setFont(font(14));
         if (row.status == DiffStatus::Both)
             p.drawText(QRect(x, y, width - margin - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                QStringLiteral("FLOPS ") + change(row.a.flopsUtilization, row.b.flopsUtilization, true));
+                QStringLiteral("FLOPS ") + beforeAfterText(row.a.flopsUtilization, row.b.flopsUtilization));
         y += rowHeight;
     }
     y += 10;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
+
 // The share card: one PNG made for a forum post (~1200 px wide, readable when scaled down) with
 // the device, step time, utilization, top ops (time % and FLOPS % bars), the padding of the
 // flagged ops and the advice with its numbers. QtGui only (QPainter on a QImage): works in the
@@ -32,6 +34,8 @@ QImage renderComparisonCard(const model::ProfileDiff& diff, const QString& befor
 
 /// "1.2 ms → 0.8 ms (-33%)" for durations (ps), "12.0% → 30.0%" for fractions.
 QString beforeAfterText(double before, double after, bool fraction);
+/// The same for utilizations that may be unknown ("–").
+QString beforeAfterText(const std::optional<double>& before, const std::optional<double>& after);
 
 /// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
 /// of the op table and timeline; NaN gives grey.

@@ -2,6 +2,7 @@
 #include "timelineview.h"
 
 #include "analysis/opbreakdown.h"
+#include "report/report.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -322,26 +323,25 @@ void TimelineView::computeUtilization()
     m_opHbmUtil.assign(nOps, std::nan(""));
     m_opTimeFraction.assign(nOps, 0);
     const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
-    const bool havePeak = m_profile->device.peakTflopsPerCore > 0;
     std::map<std::string, double> categoryTime;
-    for (const model::OpRow& row : breakdown.rows) {
-        if (row.op == kNone || row.op >= nOps)
-            continue;
-        m_opTimeFraction[row.op] = row.timeFraction;
-        if (havePeak) {
-            m_opFlopsUtil[row.op] = row.flopsUtilization;
-            if (m_profile->device.peakHbmGbpsPerCore > 0)
-                m_opHbmUtil[row.op] = row.hbmUtilization;
-        }
-        categoryTime[row.category] += row.totalTimePs;
-    }
     m_lowUtilOps.assign(nOps, false);
-    if (havePeak) {
-        for (OpId op = 0; op < nOps; ++op) {
-            const auto& info = m_profile->ops[op];
-            m_lowUtilOps[op] = info.isXlaOp && model::isFusionCategory(m_profile->str(info.category))
-                && m_opTimeFraction[op] >= 0.01 && m_opFlopsUtil[op] < m_lowUtilThreshold;
-        }
+    m_opRooflineEfficiency.assign(nOps, std::nan(""));
+    for (const model::OpRow& row : breakdown.rows)
+        categoryTime[row.category] += row.totalTimePs;
+    // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
+    // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
+    // the roofline), as the op table uses.
+    const std::vector<size_t> rowOf = model::rowOfEachOp(*m_profile, breakdown);
+    for (OpId op = 0; op < nOps; ++op) {
+        if (rowOf[op] == SIZE_MAX)
+            continue;
+        const model::OpRow& row = breakdown.rows[rowOf[op]];
+        m_opTimeFraction[op] = row.timeFraction;
+        m_opFlopsUtil[op] = row.flopsUtilization.value_or(std::nan(""));
+        m_opHbmUtil[op] = row.hbmUtilization.value_or(std::nan(""));
+        m_opRooflineEfficiency[op] = row.rooflineEfficiency.value_or(std::nan(""));
+        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
+            && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
     }
     std::vector<std::pair<std::string, double>> sorted(categoryTime.begin(), categoryTime.end());
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -892,23 +892,23 @@ QString TimelineView::eventTooltip(TrackId track, uint32_t index) const
         + tr("start: %1").arg(TimeScale::formatDuration(double(t.start[index] - m_profile->spanBegin)));
     const auto& device = m_profile->device;
     if (info.isXlaOp) {
-        if (device.peakTflopsPerCore > 0) {
-            const double u = model::flopsUtilization(info.flops, double(t.duration[index]), device.peakTflopsPerCore);
-            text += QStringLiteral("<br>")
-                + tr("FLOPS utilization: %1% (op average %2%)")
-                      .arg(100 * u, 0, 'f', 1)
-                      .arg(100 * m_opFlopsUtil[op], 0, 'f', 1);
+        // The op's rates as the breakdown knows them (async pairs over their span, host
+        // transfers on the host link); unknown is said so, with the reason.
+        if (device.peakTflopsPerCore <= 0) {
+            text += QStringLiteral("<br>") + tr("utilization: unknown (no TPU generation: choose a device)");
+        } else if (std::isnan(m_opFlopsUtil[op]) && std::isnan(m_opHbmUtil[op])) {
+            text += QStringLiteral("<br>") + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
         } else {
-            text += QStringLiteral("<br>") + tr("FLOPS utilization: unknown (no device peak)");
-        }
-        if (device.peakHbmGbpsPerCore > 0) {
-            const double bytes = info.hbmBytes >= 0 ? info.hbmBytes : info.bytesAccessed;
-            const double u = model::hbmUtilization(bytes, double(t.duration[index]), device.peakHbmGbpsPerCore);
-            text += QStringLiteral("<br>") + tr("HBM utilization: %1%").arg(100 * u, 0, 'f', 1);
+            auto value = [](double u) {
+                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText) : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
+            };
+            text += QStringLiteral("<br>")
+                + tr("op average: FLOPS %1, HBM %2, roofline efficiency %3")
+                      .arg(value(m_opFlopsUtil[op]), value(m_opHbmUtil[op]), value(m_opRooflineEfficiency[op]));
         }
         if (isLowUtilizationOp(op))
             text += QStringLiteral("<br><span style='color:#b00020'>")
-                + tr("low-utilization fusion: %1% of op time, FLOPS utilization below %2%")
+                + tr("low-utilization fusion: %1% of op time, below %2% of its roofline bound")
                       .arg(100 * m_opTimeFraction[op], 0, 'f', 1)
                       .arg(int(std::lround(m_lowUtilThreshold * 100)))
                 + QStringLiteral("</span>");

@@ -216,6 +216,7 @@ private:
     double m_lowUtilThreshold = 0.25;
     std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
     std::vector<double> m_opHbmUtil;
+    std::vector<double> m_opRooflineEfficiency; // NaN when unknown
     std::vector<double> m_opTimeFraction;
     std::vector<bool> m_lowUtilOps;
     std::vector<std::pair<QString, QRgb>> m_categoryLegend;

@@ -230,8 +230,13 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
             << " of op time), " << row->occurrences << " occurrences, "
             << formatDurationPs(row->totalTimePs / std::max<int64_t>(1, row->occurrences)) << " each\n";
         out << "Costs:       " << formatCount(row->flops, "FLOP") << ", " << formatBytes(row->bytesAccessed)
-            << " accessed; FLOPS util " << formatPercent(row->flopsUtilization) << ", HBM util "
-            << formatPercent(row->hbmUtilization) << "\n";
+            << " accessed; FLOPS util " << formatUtilization(row->flopsUtilizationUncapped) << ", HBM util "
+            << (row->hostGbps ? std::to_string(*row->hostGbps).substr(0, 5) + " GB/s on the host link"
+                              : formatUtilization(row->hbmUtilizationUncapped))
+            << ", roofline efficiency " << formatOptionalPercent(row->rooflineEfficiency) << " (bound by "
+            << boundByText(row->boundBy) << ")\n";
+        if (const std::string why = utilizationCaveat(*row, profile->device); !why.empty())
+            out << "             " << why << "\n";
     }
     out << "Shape from:  " << shapeSourceName(padding.source);
     if (padding.computeCore)

@@ -36,7 +36,6 @@ constexpr size_t kPaddingMaxItems = 3;
 constexpr double kPaddingWarningShare = 0.10; // op time share for "warning" (ours)
 // Low-utilization fusion: FLOPS utilization below 25 % (ours; xprof's latency-bound precondition is
 // MXU < 50 %, smart_suggestion/constants.h) in a fusion with >= 10 % of time ("dominating").
-constexpr double kLowFlopsUtilization = 0.25;
 constexpr double kLowUtilDominantShare = 0.10;
 constexpr double kLowUtilWarningShare = 0.25;
 constexpr double kLowUtilCriticalShare = 0.50;
@@ -71,8 +70,10 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "an array of a top op uses less than this fraction of its tiles, with a padded non-batch dimension",
             "Cloud TPU performance guide (128x8 tiles, feature dims multiples of 8 or 128); 0.5 is ours"},
         {"padding", "warning_share", kPaddingWarningShare, "warning when the op takes this share of op time", "ours"},
-        {"low-utilization-fusion", "flops_utilization", kLowFlopsUtilization,
-            "fusion FLOPS utilization below this (and HBM utilization below 50 %)",
+        {"all", "low_utilization", kDefaultLowUtilizationThreshold,
+            "an op is low-utilization when its roofline efficiency (attained FLOP/s over the roofline bound at its "
+            "arithmetic intensity) is below this; ops without cost data or peaks are unknown, never low "
+            "(op table, timeline, advice, share card; the GUI's \"Low utilization below\" box)",
             "ours; xprof smart suggestions use MXU < 50 % as the latency-bound precondition"},
         {"low-utilization-fusion", "dominant_share", kLowUtilDominantShare,
             "the largest such fusion takes at least this share of op time", "ours"},
@@ -338,12 +339,14 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
         const OpRow& row = ctx.breakdown.rows[i];
         if (row.op == kNone || row.timeFraction < kMinOpShare || !isFusionCategory(row.category))
             continue;
-        if (row.flopsUtilization >= kLowFlopsUtilization || row.hbmUtilization >= kHbmBoundFlopsUtilization)
+        // One definition of "low utilization" for every view: far from the roofline at the op's
+        // arithmetic intensity. Ops without cost data or peaks are unknown and never evidence.
+        if (row.lowUtilization != true)
             continue;
         rows.push_back(&row);
         indexes.push_back(i);
         time += row.totalTimePs;
-        gainTime += row.totalTimePs * (1 - row.flopsUtilization / kTargetUtilization);
+        gainTime += row.totalTimePs * std::max(0.0, 1 - *row.rooflineEfficiency / kTargetUtilization);
     }
     if (rows.empty() || rows.front()->timeFraction < kLowUtilDominantShare)
         return;
@@ -354,37 +357,42 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
     a.severity = top.timeFraction >= kLowUtilCriticalShare ? Severity::Critical
         : top.timeFraction >= kLowUtilWarningShare         ? Severity::Warning
                                                            : Severity::Info;
-    a.title = format("%s takes %s of op time at %s FLOPS utilization", top.name.c_str(), pct(top.timeFraction).c_str(),
-        pct(top.flopsUtilization).c_str());
+    const double topFlops = top.flopsUtilization.value_or(0);
+    const double topHbm = top.hbmUtilization.value_or(0);
+    const double topEfficiency = top.rooflineEfficiency.value_or(0);
+    a.title = format("%s takes %s of op time at %s of its roofline bound (%s FLOPS utilization)", top.name.c_str(),
+        pct(top.timeFraction).c_str(), pct(topEfficiency).c_str(), pct(topFlops).c_str());
     std::string why;
     if (const ArrayPadding* w = topPadding.worst(); w && w->padding.efficiency < kPaddingEfficiency)
         why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization: see the "
                      "padding and per-core-batch advice.",
             w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str());
-    else if (top.hbmUtilization < 0.2)
+    else if (topHbm < 0.2)
         why = " It is neither compute- nor bandwidth-bound, which points at latency: small shapes, padding or a "
               "poor fusion.";
-    a.detail = format("%s (%s%s) runs at %s of the peak FLOP rate and %s of the HBM bandwidth.%s Fusions below %s "
-                      "FLOPS utilization with at least %s of the time: %s (together %s of op time).",
+    a.detail = format("%s (%s%s) runs at %s of the peak FLOP rate and %s of the HBM bandwidth: %s of what the "
+                      "roofline allows at its arithmetic intensity (%.3g %s).%s Fusions below %s of their roofline "
+                      "bound with at least %s of the time: %s (together %s of op time).",
         top.name.c_str(), top.category.c_str(),
-        topPadding.computeCore ? (", around " + topPadding.computeCore->name).c_str() : "",
-        pct(top.flopsUtilization).c_str(), pct(top.hbmUtilization).c_str(), why.c_str(),
-        pct(kLowFlopsUtilization).c_str(), pct(kMinOpShare).c_str(), opList(ctx, rows).c_str(),
+        topPadding.computeCore ? (", around " + topPadding.computeCore->name).c_str() : "", pct(topFlops).c_str(),
+        pct(topHbm).c_str(), pct(topEfficiency).c_str(), top.arithmeticIntensity.value_or(0), kIntensityUnit,
+        why.c_str(), pct(kDefaultLowUtilizationThreshold).c_str(), pct(kMinOpShare).c_str(), opList(ctx, rows).c_str(),
         pct(time / ctx.breakdown.totalTimePs).c_str());
     for (const OpRow* r : rows)
         addEvidence(a, ctx, r->op);
-    a.numbers.set("flops_utilization", top.flopsUtilization)
-        .set("hbm_utilization", top.hbmUtilization)
+    a.numbers.set("flops_utilization", topFlops)
+        .set("hbm_utilization", topHbm)
+        .set("roofline_efficiency", topEfficiency)
         .set("time_fraction", top.timeFraction)
         .set("evidence_time_fraction", time / ctx.breakdown.totalTimePs)
         .set("fusions", static_cast<int64_t>(rows.size()));
-    a.threshold = format("fusion with >= %s of op time, FLOPS utilization < %s and HBM utilization < %s (ours; xprof's "
-                         "latency-bound precondition is MXU < 50 %%); warning from %s, critical from %s",
-        pct(kLowUtilDominantShare).c_str(), pct(kLowFlopsUtilization).c_str(), pct(kHbmBoundFlopsUtilization).c_str(),
+    a.threshold = format("fusion with >= %s of op time below %s of its roofline bound (the low-utilization setting; "
+                         "ours, xprof's latency-bound precondition is MXU < 50 %%); warning from %s, critical from %s",
+        pct(kLowUtilDominantShare).c_str(), pct(kDefaultLowUtilizationThreshold).c_str(),
         pct(kLowUtilWarningShare).c_str(), pct(kLowUtilCriticalShare).c_str());
     a.gainPs = ctx.perStep(gainTime);
-    a.gain = format("up to %s if these fusions reached %s FLOPS utilization (time x (1 - util/%s)). An upper bound "
-                    "under that assumption; the profile cannot say which fixes get there",
+    a.gain = format("up to %s if these fusions reached %s of their roofline bound (time x (1 - efficiency/%s)). An "
+                    "upper bound under that assumption; the profile cannot say which fixes get there",
         ctx.perStepText(gainTime).c_str(), pct(kTargetUtilization).c_str(), pct(kTargetUtilization).c_str());
     out.push_back(std::move(a));
 }
@@ -398,7 +406,9 @@ void hbmBoundRule(const Context& ctx, std::vector<Advice>& out)
     for (const OpRow& row : ctx.breakdown.rows) {
         if (row.op == kNone || row.timeFraction < kMinOpShare)
             continue;
-        if (row.hbmUtilization > kHbmBoundHbmUtilization && row.flopsUtilization < kHbmBoundFlopsUtilization) {
+        if (!row.hbmUtilization || !row.flopsUtilization)
+            continue; // unknown cost, unknown peak or a host transfer: not evidence of HBM limits
+        if (*row.hbmUtilization > kHbmBoundHbmUtilization && *row.flopsUtilization < kHbmBoundFlopsUtilization) {
             rows.push_back(&row);
             time += row.totalTimePs;
         }
@@ -418,8 +428,8 @@ void hbmBoundRule(const Context& ctx, std::vector<Advice>& out)
         opList(ctx, rows).c_str(), pct(kHbmBoundHbmUtilization).c_str(), pct(kHbmBoundFlopsUtilization).c_str());
     for (const OpRow* r : rows)
         addEvidence(a, ctx, r->op);
-    a.numbers.set("hbm_utilization", rows.front()->hbmUtilization)
-        .set("flops_utilization", rows.front()->flopsUtilization)
+    a.numbers.set("hbm_utilization", *rows.front()->hbmUtilization)
+        .set("flops_utilization", *rows.front()->flopsUtilization)
         .set("evidence_time_fraction", share);
     a.threshold = format("HBM BW utilization > %s and FLOPS utilization < %s (xprof MemoryBoundRule) in ops with >= %s "
                          "of op time",

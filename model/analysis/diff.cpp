@@ -55,14 +55,25 @@ DiffProfileSide profileSide(const Profile& p, const Side& s)
     out.steps = s.steps.count;
     out.stepPs = s.steps.averagePs;
     out.totalOpTimePs = s.breakdown.totalTimePs / s.divisor;
-    out.flopsUtilization = s.breakdown.flopsUtilization;
-    out.hbmUtilization = s.breakdown.hbmUtilization;
+    out.flopsUtilization = s.breakdown.flops.capped;
+    out.hbmUtilization = s.breakdown.hbm.capped;
     out.ops = s.breakdown.rows.size();
     return out;
 }
 
-std::string signedPercent(double fraction)
+/// b − a, empty when either side is unknown.
+std::optional<double> delta(const std::optional<double>& a, const std::optional<double>& b)
 {
+    if (!a || !b)
+        return std::nullopt;
+    return *b - *a;
+}
+
+std::string signedPercent(const std::optional<double>& maybe)
+{
+    if (!maybe)
+        return kUnknownText;
+    const double fraction = *maybe;
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%+.1f pp", 100.0 * fraction);
     return buffer;
@@ -191,8 +202,8 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
         w.key("delta").beginObject();
         w.field("step_ps", diff.b.stepPs - diff.a.stepPs);
         w.field("total_op_time_ps", diff.b.totalOpTimePs - diff.a.totalOpTimePs);
-        w.field("flops_utilization", diff.b.flopsUtilization - diff.a.flopsUtilization);
-        w.field("hbm_utilization", diff.b.hbmUtilization - diff.a.hbmUtilization);
+        w.field("flops_utilization", delta(diff.a.flopsUtilization, diff.b.flopsUtilization));
+        w.field("hbm_utilization", delta(diff.a.hbmUtilization, diff.b.hbmUtilization));
         w.endObject();
         w.field("matched", static_cast<uint64_t>(diff.matched))
             .field("matched_by_name", static_cast<uint64_t>(diff.matchedByName));
@@ -218,7 +229,7 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
             opSide("a", r.a, r.status != DiffStatus::New);
             opSide("b", r.b, r.status != DiffStatus::Removed);
             w.field("time_delta_ps", r.timeDeltaPs()).field("time_fraction_delta", r.fractionDelta());
-            w.field("flops_utilization_delta", r.b.flopsUtilization - r.a.flopsUtilization);
+            w.field("flops_utilization_delta", delta(r.a.flopsUtilization, r.b.flopsUtilization));
             w.field("occurrences_delta", r.b.occurrences - r.a.occurrences);
             w.endObject();
         }
@@ -247,10 +258,10 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
         {"Op time" + unit, formatDurationPs(diff.a.totalOpTimePs), formatDurationPs(diff.b.totalOpTimePs),
             signedDuration(diff.b.totalOpTimePs - diff.a.totalOpTimePs) + " ("
                 + relative(diff.a.totalOpTimePs, diff.b.totalOpTimePs) + ")"});
-    summary.rows.push_back({"FLOPS utilization", formatPercent(diff.a.flopsUtilization),
-        formatPercent(diff.b.flopsUtilization), signedPercent(diff.b.flopsUtilization - diff.a.flopsUtilization)});
-    summary.rows.push_back({"HBM utilization", formatPercent(diff.a.hbmUtilization),
-        formatPercent(diff.b.hbmUtilization), signedPercent(diff.b.hbmUtilization - diff.a.hbmUtilization)});
+    summary.rows.push_back({"FLOPS utilization", formatOptionalPercent(diff.a.flopsUtilization),
+        formatOptionalPercent(diff.b.flopsUtilization), signedPercent(delta(diff.a.flopsUtilization, diff.b.flopsUtilization))});
+    summary.rows.push_back({"HBM utilization", formatOptionalPercent(diff.a.hbmUtilization),
+        formatOptionalPercent(diff.b.hbmUtilization), signedPercent(delta(diff.a.hbmUtilization, diff.b.hbmUtilization))});
     summary.rows.push_back({"Ops", std::to_string(diff.a.ops), std::to_string(diff.b.ops),
         std::to_string(diff.matched) + " matched (" + std::to_string(diff.matchedByName) + " by name only), "
             + std::to_string(diff.added) + " new, " + std::to_string(diff.removed) + " removed"});
@@ -268,7 +279,8 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
             hasB ? formatDurationPs(r.b.timePs) : "-",
             signedDuration(r.timeDeltaPs()) + (hasA && hasB ? " (" + relative(r.a.timePs, r.b.timePs) + ")" : ""),
             hasA ? formatPercent(r.a.timeFraction) : "-", hasB ? formatPercent(r.b.timeFraction) : "-",
-            hasA ? formatPercent(r.a.flopsUtilization) : "-", hasB ? formatPercent(r.b.flopsUtilization) : "-",
+            hasA ? formatOptionalPercent(r.a.flopsUtilization) : "-",
+            hasB ? formatOptionalPercent(r.b.flopsUtilization) : "-",
             hasA ? std::to_string(r.a.occurrences) : "-", hasB ? std::to_string(r.b.occurrences) : "-"});
     }
     if (format == TableFormat::Markdown) {

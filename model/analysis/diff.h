@@ -7,6 +7,7 @@
 #include "../core/profile.h"
 #include "../report/report.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ struct DiffSide
     int64_t occurrences = 0;
     double timePs = 0; // total (over cores), or per step when DiffSummary::perStep
     double timeFraction = 0; // of that profile's op time
-    double flopsUtilization = 0;
-    double hbmUtilization = 0;
+    std::optional<double> flopsUtilization; // empty when unknown (no cost data or peak)
+    std::optional<double> hbmUtilization;
 };
 
 struct DiffRow
@@ -44,8 +45,8 @@ struct DiffProfileSide
     int64_t steps = 0;
     double stepPs = 0; // average step time (0 = unknown)
     double totalOpTimePs = 0; // total op time over all cores (per step when perStep)
-    double flopsUtilization = 0;
-    double hbmUtilization = 0;
+    std::optional<double> flopsUtilization;
+    std::optional<double> hbmUtilization;
     size_t ops = 0;
 };
 

@@ -1,25 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opbreakdown.h"
 
+#include "opcost.h"
+
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 namespace tpuscope::model {
 
-double flopsUtilization(double flops, double timePs, double peakTflops)
+std::optional<double> flopsUtilization(double flops, double timePs, double peakTflops)
 {
     if (timePs <= 0 || peakTflops <= 0)
-        return 0;
+        return std::nullopt;
     // flops / (time_ps · 1e-12 s) / (peak · 1e12 FLOP/s) = flops / (time_ps · peak)
-    return std::min(1.0, flops / (timePs * peakTflops));
+    return flops / (timePs * peakTflops);
 }
 
-double hbmUtilization(double bytes, double timePs, double peakGbps)
+std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbps)
 {
     if (timePs <= 0 || peakGbps <= 0)
-        return 0;
+        return std::nullopt;
     // bytes / (time_ps · 1e-12 s) / (peak · 1e9 B/s) = bytes · 1000 / (time_ps · peak)
-    return std::min(1.0, bytes * 1000.0 / (timePs * peakGbps));
+    return bytes * 1000.0 / (timePs * peakGbps);
 }
 
 bool isFusionCategory(std::string_view category)
@@ -27,13 +30,26 @@ bool isFusionCategory(std::string_view category)
     return category.ends_with(" fusion") || category == "fusion";
 }
 
-void finishRow(OpRow& row, double totalTimePs, const DeviceInfo& device)
+const char* boundByName(BoundBy bound)
 {
-    row.timeFraction = totalTimePs > 0 ? row.totalTimePs / totalTimePs : 0;
-    row.flopsUtilization = flopsUtilization(row.flops, row.totalTimePs, device.peakTflopsPerCore);
-    row.hbmUtilization = hbmUtilization(row.hbmBytes, row.totalTimePs, device.peakHbmGbpsPerCore);
-    row.wastedFraction = row.timeFraction * (1.0 - std::max(row.flopsUtilization, row.hbmUtilization));
-    row.arithmeticIntensity = row.bytesAccessed > 0 ? row.flops / row.bytesAccessed : 0;
+    switch (bound) {
+    case BoundBy::Compute:
+        return "compute";
+    case BoundBy::Hbm:
+        return "hbm";
+    case BoundBy::Host:
+        return "host";
+    case BoundBy::Unknown:
+        break;
+    }
+    return nullptr;
+}
+
+std::optional<bool> isLowUtilization(const OpRow& row, double threshold)
+{
+    if (!row.rooflineEfficiency)
+        return std::nullopt;
+    return *row.rooflineEfficiency < threshold;
 }
 
 namespace {
@@ -43,11 +59,15 @@ struct OpTotals
     int64_t occurrences = 0;
     double time = 0;
     double self = 0;
+    double pairSpan = 0; // done halves: start→done spans of the pairs matched on the timeline
+    int64_t pairsTimed = 0; // how many occurrences those spans cover
 };
 
 /// Sums time and self time per op over one track. Self time = duration − time of the
-/// direct children on the same line (children clipped to their parent).
-void accumulateTrack(const Track& track, const OpFilter& filter, std::vector<OpTotals>& totals)
+/// direct children on the same line (children clipped to their parent). Async done events are
+/// matched with the oldest open start of their pair on the same line, for the pair's span.
+void accumulateTrack(
+    const Track& track, const OpFilter& filter, const std::vector<OpCostTraits>& traits, std::vector<OpTotals>& totals)
 {
     const bool ranged = filter.rangeEnd > filter.rangeBegin;
     const size_t n = track.size();
@@ -64,13 +84,29 @@ void accumulateTrack(const Track& track, const OpFilter& filter, std::vector<OpT
         }
         lastAtDepth[depth] = static_cast<uint32_t>(i);
     }
+    std::unordered_map<OpId, std::deque<TimePs>> openStarts;
     for (size_t i = 0; i < n; ++i) {
+        const OpCostTraits& trait = traits[track.op[i]];
+        TimePs pairBegin = -1;
+        if (trait.async == AsyncRole::Start) {
+            openStarts[track.op[i]].push_back(track.start[i]);
+        } else if (trait.async == AsyncRole::Done) {
+            auto it = openStarts.find(trait.partner);
+            if (it != openStarts.end() && !it->second.empty()) {
+                pairBegin = it->second.front();
+                it->second.pop_front();
+            }
+        }
         if (ranged && (track.start[i] >= filter.rangeEnd || track.end(i) <= filter.rangeBegin))
             continue;
         OpTotals& t = totals[track.op[i]];
         t.occurrences += 1;
         t.time += static_cast<double>(track.duration[i]);
         t.self += static_cast<double>(std::max<TimePs>(0, track.duration[i] - childTime[i]));
+        if (pairBegin >= 0) {
+            t.pairSpan += static_cast<double>(track.end(i) - pairBegin);
+            t.pairsTimed += 1;
+        }
     }
     if (!ranged) {
         for (const auto& a : track.aggregated) {
@@ -91,7 +127,223 @@ std::string programName(const Profile& profile, const OpInfo& op)
     return {};
 }
 
+/// Per-row facts that the rates need beyond the row's totals.
+struct RowCost
+{
+    bool costKnown = false;
+    bool hostTransfer = false;
+    AsyncRole async = AsyncRole::None;
+    size_t partnerRow = SIZE_MAX;
+    double vmemBytes = 0;
+    double pairSpan = 0;
+    int64_t pairsTimed = 0;
+    double ratedFlops = 0; // what the rates use: an async pair's cost once, on its done half
+    double ratedBytes = 0;
+};
+
+/// Utilizations, roofline position and waste of one op row, from its totals and rate time.
+void rateRow(OpRow& row, const RowCost& cost, const DeviceInfo& device)
+{
+    if (!cost.costKnown || row.rateTimePs <= 0)
+        return;
+    row.flopsUtilizationUncapped = flopsUtilization(cost.ratedFlops, row.rateTimePs, device.peakTflopsPerCore);
+    if (row.flopsUtilizationUncapped)
+        row.flopsUtilization = std::min(1.0, *row.flopsUtilizationUncapped);
+    if (cost.hostTransfer) {
+        // Host memory sits behind the host link, not HBM: rate the bytes there. No host-link peak
+        // is recorded in any format, so its efficiency stays unknown.
+        row.hostGbps = row.hostBytes * 1000.0 / row.rateTimePs;
+        row.boundBy = BoundBy::Host;
+        return;
+    }
+    if (cost.ratedBytes > 0)
+        row.arithmeticIntensity = cost.ratedFlops / cost.ratedBytes;
+    row.hbmUtilizationUncapped = hbmUtilization(cost.ratedBytes, row.rateTimePs, device.peakHbmGbpsPerCore);
+    if (row.hbmUtilizationUncapped)
+        row.hbmUtilization = std::min(1.0, *row.hbmUtilizationUncapped);
+    row.capped = row.flopsUtilizationUncapped.value_or(0) > 1 || row.hbmUtilizationUncapped.value_or(0) > 1;
+    if (row.flopsUtilizationUncapped && row.hbmUtilizationUncapped) {
+        // At intensity I the roofline bound is min(peak FLOP/s, I × peak B/s); attained over bound
+        // is the larger of the two utilizations, and the larger one names the roof (FORMATS.md §7).
+        const double fu = *row.flopsUtilizationUncapped;
+        const double hu = *row.hbmUtilizationUncapped;
+        row.rooflineEfficiency = std::min(1.0, std::max(fu, hu));
+        row.boundBy = fu >= hu ? BoundBy::Compute : BoundBy::Hbm;
+        row.wastedFraction = row.timeFraction * (1.0 - *row.rooflineEfficiency);
+        row.lowUtilization = isLowUtilization(row);
+    }
+}
+
+/// The start half of an async pair shows the pair's rates (its bytes are counted on the done half).
+void copyPairRates(OpRow& start, const OpRow& done)
+{
+    start.flopsUtilization = done.flopsUtilization;
+    start.flopsUtilizationUncapped = done.flopsUtilizationUncapped;
+    start.hbmUtilization = done.hbmUtilization;
+    start.hbmUtilizationUncapped = done.hbmUtilizationUncapped;
+    start.capped = done.capped;
+    start.hostGbps = done.hostGbps;
+    start.arithmeticIntensity = done.arithmeticIntensity;
+    start.rooflineEfficiency = done.rooflineEfficiency;
+    start.boundBy = done.boundBy;
+    start.rateTimePs = done.rateTimePs;
+    if (start.rooflineEfficiency) {
+        start.wastedFraction = start.timeFraction * (1.0 - *start.rooflineEfficiency);
+        start.lowUtilization = isLowUtilization(start);
+    }
+}
+
+/// Time-weighted mean of a utilization over the rows that know it.
+template <typename Get> HeadlineUtilization headline(const std::vector<OpRow>& rows, Get get)
+{
+    HeadlineUtilization h;
+    double capped = 0, uncapped = 0, overPeak = 0;
+    for (const OpRow& row : rows) {
+        const std::optional<double> u = get(row);
+        if (!u || row.totalTimePs <= 0)
+            continue;
+        h.coveredTimePs += row.totalTimePs;
+        capped += std::min(1.0, *u) * row.totalTimePs;
+        uncapped += *u * row.totalTimePs;
+        if (*u > 1) {
+            overPeak += row.totalTimePs;
+            ++h.overPeakOps;
+        }
+    }
+    if (h.coveredTimePs > 0) {
+        h.capped = capped / h.coveredTimePs;
+        h.uncapped = uncapped / h.coveredTimePs;
+        h.overPeakPoints = overPeak / h.coveredTimePs;
+    }
+    return h;
+}
+
+/// Category or program rows, each combined from its op rows.
+std::vector<OpRow> groupRows(const std::vector<OpRow>& opRows, GroupBy groupBy, double totalTimePs)
+{
+    std::vector<std::vector<const OpRow*>> members;
+    std::vector<std::string> names;
+    std::unordered_map<std::string, size_t> index;
+    for (const OpRow& r : opRows) {
+        const std::string& key = groupBy == GroupBy::Category ? r.category : r.program;
+        auto [it, inserted] = index.emplace(key, members.size());
+        if (inserted) {
+            members.emplace_back();
+            names.push_back(key);
+        }
+        members[it->second].push_back(&r);
+    }
+    std::vector<OpRow> rows;
+    rows.reserve(members.size());
+    for (size_t g = 0; g < members.size(); ++g) {
+        OpRow row = combineOpRows(members[g], totalTimePs);
+        if (groupBy == GroupBy::Category) {
+            row.name = names[g];
+            row.category = names[g];
+        } else {
+            row.name = names[g].empty() ? "(no program)" : names[g];
+            row.program = names[g];
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 } // namespace
+
+std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& breakdown)
+{
+    std::unordered_map<std::string, size_t> index;
+    index.reserve(breakdown.rows.size());
+    for (size_t r = 0; r < breakdown.rows.size(); ++r)
+        index.emplace(breakdown.rows[r].program + '\x1f' + breakdown.rows[r].name, r);
+    std::vector<size_t> rows(profile.ops.size(), SIZE_MAX);
+    for (OpId id = 0; id < profile.ops.size(); ++id) {
+        auto it = index.find(programName(profile, profile.ops[id]) + '\x1f' + profile.str(profile.ops[id].name));
+        if (it != index.end())
+            rows[id] = it->second;
+    }
+    return rows;
+}
+
+OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs)
+{
+    OpRow row;
+    double fuT = 0, fuUT = 0, fuW = 0, huT = 0, huUT = 0, huW = 0, effT = 0, effW = 0, wasted = 0;
+    double knownCostTime = 0, hostRateTime = 0;
+    bool anyWasted = false;
+    size_t hostMembers = 0;
+    for (const OpRow* member : members) {
+        const OpRow& r = *member;
+        // A category or program row counts each instant once, for the innermost op running then
+        // (self time): with inclusive times a row holding a step and the ops inside it, as some
+        // Chrome traces have on one line, would count that time twice and rows would add up to
+        // more than the busy time. On TPU XLA Ops lines nothing nests, and the two are the same.
+        const double w = r.selfTimePs;
+        row.occurrences += r.occurrences;
+        row.totalTimePs += r.selfTimePs;
+        row.selfTimePs += r.selfTimePs;
+        row.flops += r.flops;
+        row.modelFlops += r.modelFlops;
+        row.bytesAccessed += r.bytesAccessed;
+        row.hbmBytes += r.hbmBytes;
+        row.hostBytes += r.hostBytes;
+        row.hbmFromBreakdown = row.hbmFromBreakdown || r.hbmFromBreakdown;
+        row.customKernelCost = row.customKernelCost || r.customKernelCost;
+        row.capped = row.capped || r.capped;
+        knownCostTime += r.costCoverage * w;
+        if (r.flopsUtilizationUncapped) {
+            fuT += std::min(1.0, *r.flopsUtilizationUncapped) * w;
+            fuUT += *r.flopsUtilizationUncapped * w;
+            fuW += w;
+        }
+        if (r.hbmUtilizationUncapped) {
+            huT += std::min(1.0, *r.hbmUtilizationUncapped) * w;
+            huUT += *r.hbmUtilizationUncapped * w;
+            huW += w;
+        }
+        if (r.rooflineEfficiency) {
+            effT += *r.rooflineEfficiency * w;
+            effW += w;
+        }
+        if (r.wastedFraction && r.totalTimePs > 0) {
+            wasted += *r.wastedFraction * (r.selfTimePs / r.totalTimePs);
+            anyWasted = true;
+        }
+        if (r.boundBy == BoundBy::Host) {
+            ++hostMembers;
+            hostRateTime += r.rateTimePs;
+        }
+    }
+    // Sums add up; rates are the time-weighted means of the members that know them, so a group is
+    // never rated on ops without cost data.
+    row.timeFraction = totalTimePs > 0 ? row.totalTimePs / totalTimePs : 0;
+    row.rateTimePs = row.totalTimePs;
+    row.costCoverage = row.totalTimePs > 0 ? knownCostTime / row.totalTimePs : 0;
+    if (fuW > 0) {
+        row.flopsUtilization = fuT / fuW;
+        row.flopsUtilizationUncapped = fuUT / fuW;
+    }
+    if (huW > 0) {
+        row.hbmUtilization = huT / huW;
+        row.hbmUtilizationUncapped = huUT / huW;
+    }
+    if (row.hbmBytes > 0 && row.costCoverage > 0)
+        row.arithmeticIntensity = row.flops / row.hbmBytes;
+    if (effW > 0) {
+        row.rooflineEfficiency = effT / effW;
+        row.lowUtilization = isLowUtilization(row);
+        row.boundBy
+            = row.flopsUtilization.value_or(0) >= row.hbmUtilization.value_or(0) ? BoundBy::Compute : BoundBy::Hbm;
+    } else if (!members.empty() && hostMembers == members.size()) {
+        row.boundBy = BoundBy::Host;
+        if (hostRateTime > 0)
+            row.hostGbps = row.hostBytes * 1000.0 / hostRateTime;
+    }
+    if (anyWasted)
+        row.wastedFraction = wasted;
+    return row;
+}
 
 OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, GroupBy groupBy)
 {
@@ -99,6 +351,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
     result.groupBy = groupBy;
     result.core = filter.core;
 
+    const std::vector<OpCostTraits> traits = classifyOpCosts(profile);
     std::vector<OpTotals> totals(profile.ops.size());
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
     for (size_t ordinal = 0; ordinal < cores.size(); ++ordinal) {
@@ -108,11 +361,14 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         for (TrackId trackId : profile.planes[cores[ordinal]].tracks) {
             const Track& track = profile.tracks[trackId];
             if (track.kind == TrackKind::XlaOps)
-                accumulateTrack(track, filter, totals);
+                accumulateTrack(track, filter, traits, totals);
         }
     }
 
-    // Rows keyed by (program, op name), or by category / program when grouping further.
+    // Op rows keyed by (program, op name): the same HLO op on eight cores is one row.
+    std::vector<OpRow> rows;
+    std::vector<RowCost> costs;
+    std::vector<size_t> rowOfOp(profile.ops.size(), SIZE_MAX);
     std::unordered_map<std::string, size_t> rowIndex;
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         const OpTotals& t = totals[id];
@@ -120,41 +376,20 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
             continue;
         const OpInfo& op = profile.ops[id];
         const std::string program = programName(profile, op);
-        const std::string& category = profile.str(op.category);
-        std::string key;
-        switch (groupBy) {
-        case GroupBy::Op:
-            key = program + '\x1f' + profile.str(op.name);
-            break;
-        case GroupBy::Category:
-            key = category;
-            break;
-        case GroupBy::Program:
-            key = program;
-            break;
-        }
-        auto [it, inserted] = rowIndex.emplace(key, result.rows.size());
+        auto [it, inserted] = rowIndex.emplace(program + '\x1f' + profile.str(op.name), rows.size());
         if (inserted) {
             OpRow row;
-            switch (groupBy) {
-            case GroupBy::Op:
-                row.op = id;
-                row.name = profile.str(op.name);
-                row.program = program;
-                row.category = category;
-                break;
-            case GroupBy::Category:
-                row.name = category;
-                row.category = category;
-                break;
-            case GroupBy::Program:
-                row.name = program.empty() ? "(no program)" : program;
-                row.program = program;
-                break;
-            }
-            result.rows.push_back(std::move(row));
+            row.op = id;
+            row.name = profile.str(op.name);
+            row.program = program;
+            row.category = profile.str(op.category);
+            rows.push_back(std::move(row));
+            costs.emplace_back();
         }
-        OpRow& row = result.rows[it->second];
+        rowOfOp[id] = it->second;
+        OpRow& row = rows[it->second];
+        RowCost& cost = costs[it->second];
+        const OpCostTraits& trait = traits[id];
         const double occurrences = static_cast<double>(t.occurrences);
         row.occurrences += t.occurrences;
         row.totalTimePs += t.time;
@@ -162,27 +397,89 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         row.flops += op.flops * occurrences;
         row.modelFlops += op.modelFlops * occurrences;
         row.bytesAccessed += op.bytesAccessed * occurrences;
-        row.hbmBytes += (op.hbmBytes >= 0 ? op.hbmBytes : op.bytesAccessed) * occurrences;
+        // HBM bytes: the breakdown's HBM entries; else bytes accessed less the arrays in VMEM.
+        const double hbmPerOccurrence
+            = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - trait.vmemBytes);
+        row.hbmBytes += hbmPerOccurrence * occurrences;
         row.hbmFromBreakdown = row.hbmFromBreakdown || op.hbmBytes >= 0;
+        row.customKernelCost = row.customKernelCost || trait.customKernel;
+        cost.costKnown = cost.costKnown || trait.costKnown;
+        cost.hostTransfer = cost.hostTransfer || trait.hostTransfer;
+        cost.async = trait.async;
+        cost.pairSpan += t.pairSpan;
+        cost.pairsTimed += t.pairsTimed;
+    }
+    for (OpId id = 0; id < profile.ops.size(); ++id) {
+        const size_t r = rowOfOp[id];
+        if (r != SIZE_MAX && traits[id].partner != kNone && rowOfOp[traits[id].partner] != SIZE_MAX)
+            costs[r].partnerRow = rowOfOp[traits[id].partner];
     }
 
-    for (const auto& row : result.rows) {
+    for (const OpRow& row : rows) {
         result.totalTimePs += row.selfTimePs;
         result.totalFlops += row.flops;
-        result.totalHbmBytes += row.hbmBytes;
     }
-    // A category or program row counts each instant once, for the innermost op running then
-    // (self time): with inclusive times a row holding a step and the ops inside it, as some
-    // Chrome traces have on one line, would count that time twice and rows would add up to more
-    // than the busy time. Op rows keep inclusive time. On TPU XLA Ops lines nothing nests, and
-    // the two are the same.
-    for (auto& row : result.rows) {
-        if (groupBy != GroupBy::Op)
-            row.totalTimePs = row.selfTimePs;
-        finishRow(row, result.totalTimePs, profile.device);
+    double costKnownTime = 0;
+    for (size_t r = 0; r < rows.size(); ++r) {
+        OpRow& row = rows[r];
+        RowCost& cost = costs[r];
+        row.timeFraction = result.totalTimePs > 0 ? row.totalTimePs / result.totalTimePs : 0;
+        row.rateTimePs = row.totalTimePs;
+        cost.ratedFlops = row.flops;
+        cost.ratedBytes = row.hbmBytes;
+        if (cost.partnerRow != SIZE_MAX)
+            row.asyncPartner = rows[cost.partnerRow].name;
+        if (cost.async == AsyncRole::Done && cost.partnerRow != SIZE_MAX) {
+            // One transfer: its bytes once (the larger record of the two halves), over start→done.
+            const OpRow& start = rows[cost.partnerRow];
+            const RowCost& startCost = costs[cost.partnerRow];
+            cost.ratedFlops = std::max(row.flops, start.flops);
+            cost.ratedBytes = std::max(row.hbmBytes, start.hbmBytes);
+            cost.costKnown = cost.costKnown || startCost.costKnown;
+            cost.hostTransfer = cost.hostTransfer || startCost.hostTransfer;
+            // Spans from the timeline where pairs were matched; otherwise (op_profile, aggregated
+            // events) the two halves' own times, a lower bound of the span.
+            row.rateTimePs = cost.pairsTimed > 0
+                ? cost.pairSpan * (static_cast<double>(row.occurrences) / cost.pairsTimed)
+                : row.totalTimePs + start.totalTimePs;
+        }
+        if (cost.hostTransfer) {
+            row.hostBytes = cost.ratedBytes;
+            cost.ratedBytes = 0;
+        }
+        row.costCoverage = cost.costKnown ? 1 : 0;
+        if (cost.costKnown)
+            costKnownTime += row.totalTimePs;
     }
-    result.flopsUtilization = flopsUtilization(result.totalFlops, result.totalTimePs, profile.device.peakTflopsPerCore);
-    result.hbmUtilization = hbmUtilization(result.totalHbmBytes, result.totalTimePs, profile.device.peakHbmGbpsPerCore);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const RowCost& cost = costs[r];
+        if (cost.async == AsyncRole::Start && cost.partnerRow != SIZE_MAX)
+            continue;
+        rateRow(rows[r], cost, profile.device);
+    }
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const RowCost& cost = costs[r];
+        if (cost.async != AsyncRole::Start || cost.partnerRow == SIZE_MAX)
+            continue;
+        // The start half's bytes are the done half's: count them there only.
+        rows[r].hostBytes = 0;
+        costs[r].ratedBytes = 0;
+        costs[r].ratedFlops = 0;
+        rows[r].costCoverage = costs[cost.partnerRow].costKnown ? 1 : 0;
+        if (rows[r].costCoverage > 0 && !cost.costKnown)
+            costKnownTime += rows[r].totalTimePs;
+        copyPairRates(rows[r], rows[cost.partnerRow]);
+    }
+    result.totalFlops = 0;
+    for (const RowCost& cost : costs) {
+        result.totalFlops += cost.ratedFlops;
+        result.totalHbmBytes += cost.ratedBytes;
+    }
+    result.costCoverage = result.totalTimePs > 0 ? std::min(1.0, costKnownTime / result.totalTimePs) : 0;
+    result.flops = headline(rows, [](const OpRow& r) { return r.flopsUtilizationUncapped; });
+    result.hbm = headline(rows, [](const OpRow& r) { return r.hbmUtilizationUncapped; });
+
+    result.rows = groupBy == GroupBy::Op ? std::move(rows) : groupRows(rows, groupBy, result.totalTimePs);
     std::stable_sort(result.rows.begin(), result.rows.end(), [](const OpRow& a, const OpRow& b) {
         if (a.totalTimePs != b.totalTimePs)
             return a.totalTimePs > b.totalTimePs;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "summary.h"
 
+#include "../report/report.h"
+
 #include <algorithm>
 
 namespace tpuscope::model {
@@ -62,8 +64,10 @@ ProfileSummary computeSummary(const Profile& profile)
     }
     const OpBreakdown categories = computeOpBreakdown(profile, {}, GroupBy::Category);
     summary.totalOpTimePs = categories.totalTimePs;
-    summary.flopsUtilization = categories.flopsUtilization;
-    summary.hbmUtilization = categories.hbmUtilization;
+    summary.flops = categories.flops;
+    summary.hbm = categories.hbm;
+    summary.costCoverage = categories.costCoverage;
+    summary.warnings = breakdownWarnings(profile, categories);
     const double capacity = static_cast<double>(summary.spanPs) * std::max(1, categories.coresCounted);
     summary.busyFraction = capacity > 0 ? std::min(1.0, categories.totalTimePs / capacity) : 0;
     summary.topCategories = categories.rows;

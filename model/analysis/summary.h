@@ -23,8 +23,10 @@ struct ProfileSummary
     std::string message; // plain statement when there is nothing TPU to report
     TimePs spanPs = 0;
     double totalOpTimePs = 0;  // busy time summed over TPU cores
-    double flopsUtilization = 0;
-    double hbmUtilization = 0;
+    HeadlineUtilization flops; // capped per op, over the ops with cost data
+    HeadlineUtilization hbm;
+    double costCoverage = 0;   // share of op time whose ops have cost data
+    std::vector<std::string> warnings; // coverage, over-peak ops, unknown device
     double busyFraction = 0;   // totalOpTimePs / (span × cores)
     size_t events = 0;
     size_t tracks = 0;

@@ -217,11 +217,13 @@ Roofline computeRoofline(const Profile& profile, const OpBreakdown& breakdown)
     for (const OpRow& row : breakdown.rows) {
         if (row.op == kNone || row.totalTimePs <= 0)
             continue;
-        if (row.flops <= 0) {
+        // A point needs a known position on both axes: FLOPs, HBM bytes and a rate (host
+        // transfers and ops without cost data have none).
+        if (row.flops <= 0 || !row.flopsUtilization) {
             ++roofline.opsWithoutFlops;
             continue;
         }
-        if (row.hbmBytes <= 0) {
+        if (!row.arithmeticIntensity || !row.hbmUtilization) {
             ++roofline.opsWithoutBytes;
             continue;
         }
@@ -234,12 +236,17 @@ Roofline computeRoofline(const Profile& profile, const OpBreakdown& breakdown)
         p.timeFraction = row.timeFraction;
         p.flops = row.flops;
         p.hbmBytes = row.hbmBytes;
-        p.intensity = row.flops / row.hbmBytes;
-        p.achievedTflops = row.flops / row.totalTimePs; // FLOP per ps = TFLOP/s
+        // The breakdown's intensity and rate, so the chart, the table and the details agree.
+        p.intensity = *row.arithmeticIntensity;
+        p.achievedTflops = *row.flopsUtilizationUncapped * roofline.peakTflops;
         p.attainableTflops = rooflineTflops(p.intensity, roofline.peakTflops, roofline.peakHbmGbps);
-        p.flopsUtilization = row.flopsUtilization;
-        p.hbmUtilization = row.hbmUtilization;
-        p.boundBy = boundBy(row.flopsUtilization, row.hbmUtilization);
+        p.flopsUtilization = *row.flopsUtilization;
+        p.flopsUtilizationUncapped = *row.flopsUtilizationUncapped;
+        p.hbmUtilization = *row.hbmUtilization;
+        p.rooflineEfficiency = row.rooflineEfficiency.value_or(0);
+        p.lowUtilization = row.lowUtilization.value_or(false);
+        p.customKernelCost = row.customKernelCost;
+        p.boundBy = row.boundBy == BoundBy::Compute ? "Compute" : "HBM";
         roofline.points.push_back(std::move(p));
     }
     return roofline;

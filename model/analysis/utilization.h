@@ -82,8 +82,12 @@ struct RooflinePoint
     double intensity = 0; // FLOP per HBM byte (xprof hbm_operational_intensity)
     double achievedTflops = 0; // flops / time, per core
     double attainableTflops = 0; // the roofline at this intensity (0 when peaks unknown)
-    double flopsUtilization = 0;
+    double flopsUtilization = 0; // capped
+    double flopsUtilizationUncapped = 0;
     double hbmUtilization = 0;
+    double rooflineEfficiency = 0; // attained over the roofline at this intensity
+    bool lowUtilization = false;
+    bool customKernelCost = false;
     std::string boundBy;
 };
 

@@ -64,8 +64,8 @@ QVariant DiffModel::data(const QModelIndex& index, int role) const
         case TimeDeltaColumn: return delta;
         case TimeDeltaPercentColumn: return both ? relative : 0.0;
         case ShareDeltaColumn: return row.fractionDelta();
-        case FlopsAColumn: return row.a.flopsUtilization;
-        case FlopsBColumn: return row.b.flopsUtilization;
+        case FlopsAColumn: return row.a.flopsUtilization.value_or(-1.0); // unknown sorts last
+        case FlopsBColumn: return row.b.flopsUtilization.value_or(-1.0);
         case OccurrencesAColumn: return static_cast<qlonglong>(row.a.occurrences);
         case OccurrencesBColumn: return static_cast<qlonglong>(row.b.occurrences);
         }
@@ -90,10 +90,10 @@ QVariant DiffModel::data(const QModelIndex& index, int role) const
             return both && row.a.timePs > 0 ? QString::asprintf("%+.1f%%", relative * 100) : QString();
         case ShareDeltaColumn: return QString::asprintf("%+.2f pt", row.fractionDelta() * 100);
         case FlopsAColumn:
-            return row.status == model::DiffStatus::New ? QString() : qs(model::formatPercent(row.a.flopsUtilization));
+            return row.status == model::DiffStatus::New ? QString() : qs(model::formatOptionalPercent(row.a.flopsUtilization));
         case FlopsBColumn:
             return row.status == model::DiffStatus::Removed ? QString()
-                                                            : qs(model::formatPercent(row.b.flopsUtilization));
+                                                            : qs(model::formatOptionalPercent(row.b.flopsUtilization));
         case OccurrencesAColumn: return row.status == model::DiffStatus::New ? QVariant() : QVariant(qlonglong(row.a.occurrences));
         case OccurrencesBColumn: return row.status == model::DiffStatus::Removed ? QVariant() : QVariant(qlonglong(row.b.occurrences));
         }

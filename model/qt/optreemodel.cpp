@@ -55,16 +55,14 @@ bool isDarkPalette()
 /// private Item type without naming it.
 template <typename ItemType> void copyRowMetrics(ItemType& item, const model::OpRow& row)
 {
-    item.occurrences = row.occurrences;
-    item.totalTimePs = row.totalTimePs;
-    item.selfTimePs = row.selfTimePs;
-    item.timeFraction = row.timeFraction;
+    item.row = row;
     item.averagePs = row.occurrences > 0 ? row.totalTimePs / static_cast<double>(row.occurrences) : 0;
-    item.flopsUtilization = row.flopsUtilization;
-    item.hbmUtilization = row.hbmUtilization;
-    item.wastedFraction = row.wastedFraction;
-    item.flops = row.flops;
-    item.bytes = row.bytesAccessed;
+}
+
+/// A sortable, bar-drawable value for an optional rate: unknown sorts below every known value.
+QVariant optionalValue(const std::optional<double>& v)
+{
+    return v ? QVariant(*v) : QVariant(-1.0);
 }
 
 } // namespace
@@ -100,8 +98,6 @@ void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const mo
             item.program = qs(row.program);
             item.category = qs(row.category);
             copyRowMetrics(item, row);
-            item.hbmFromBreakdown = row.hbmFromBreakdown;
-            item.hbmBytes = row.hbmBytes;
             item.fusion = model::isFusionCategory(row.category);
             // Rows arrive sorted by time, so a running sum finds the top share.
             item.inTopTime = covered < kTopTimeFraction * totalFraction;
@@ -178,23 +174,14 @@ void OpTreeModel::rebuildGroups()
         group.children.push_back(i);
     }
 
-    // Group totals come from the op rows, with the same formulas as the core uses.
+    // Group totals come from the op rows, combined by the core as its category rows are.
     for (Group& group : m_groups) {
-        model::OpRow row;
-        for (int child : group.children) {
-            const Item& op = m_ops[child];
-            row.occurrences += op.occurrences;
-            // Self time, as computeOpBreakdown's category rows: nested ops count once.
-            row.totalTimePs += op.selfTimePs;
-            row.selfTimePs += op.selfTimePs;
-            row.flops += op.flops;
-            row.bytesAccessed += op.bytes;
-            row.hbmBytes += op.hbmBytes;
-        }
-        model::finishRow(row, m_breakdown->totalTimePs, m_profile->device);
+        std::vector<const model::OpRow*> members;
+        members.reserve(group.children.size());
+        for (int child : group.children)
+            members.push_back(&m_ops[child].row);
         Item& item = group.item;
-        copyRowMetrics(item, row);
-        item.hbmFromBreakdown = true;
+        copyRowMetrics(item, model::combineOpRows(members, m_breakdown->totalTimePs));
         formatItem(item);
     }
 }
@@ -216,10 +203,9 @@ void OpTreeModel::updateFlags()
 
 bool OpTreeModel::shouldFlag(const Item& item) const
 {
-    // Without a known peak every utilization reads 0; flagging everything would be noise.
-    if (!m_profile || m_profile->device.peakTflopsPerCore <= 0)
-        return false;
-    return item.fusion && item.timeFraction >= kFlagMinTimeFraction && item.flopsUtilization < m_threshold;
+    // The core's definition: far from the roofline. Unknown (no cost data, no peak) is never low.
+    return item.fusion && item.row.timeFraction >= kFlagMinTimeFraction
+        && model::isLowUtilization(item.row, m_threshold) == true;
 }
 
 int OpTreeModel::flaggedCount() const
@@ -229,20 +215,13 @@ int OpTreeModel::flaggedCount() const
 
 QString OpTreeModel::flagReason(const Item& item) const
 {
-    QString reason = tr("Low FLOPS utilization: %1 of peak (threshold %2) while this fusion takes %3 of the op time.")
-                         .arg(percent(item.flopsUtilization), percent(m_threshold), percent(item.timeFraction));
-    if (item.hbmUtilization >= 0.5) {
-        reason += QLatin1Char(' ')
-            + tr("HBM bandwidth utilization is %1, so it is memory-bound: moving fewer bytes helps more than "
-                 "compute.")
-                  .arg(percent(item.hbmUtilization));
-    } else {
-        reason += QLatin1Char(' ')
-            + tr("HBM bandwidth utilization is only %1 too: neither compute nor memory is busy. Look for padded "
-                 "shapes (see the layout in the details panel), small batches or serialization.")
-                  .arg(percent(item.hbmUtilization));
-    }
-    return reason;
+    const model::OpRow& row = item.row;
+    return tr("Low utilization: %1 of its roofline bound (threshold %2) while this fusion takes %3 of the op time. "
+              "It runs at %4 of the peak FLOP rate and %5 of the HBM bandwidth, at %6 %7: neither roof is near. "
+              "Look for padded shapes (see the layout in the details panel), small batches or serialization.")
+        .arg(percent(row.rooflineEfficiency.value_or(0)), percent(m_threshold), percent(row.timeFraction),
+            percent(row.flopsUtilization.value_or(0)), percent(row.hbmUtilization.value_or(0)),
+            QString::number(row.arithmeticIntensity.value_or(0), 'g', 3), qs(model::kIntensityUnit));
 }
 
 QString OpTreeModel::toolTip(const Item& item, bool isGroup) const
@@ -258,27 +237,47 @@ QString OpTreeModel::toolTip(const Item& item, bool isGroup) const
         + tr("%1 of op time, %2 occurrences, average %3")
               .arg(item.text[TimeFractionColumn], item.text[OccurrencesColumn], item.text[AverageColumn]);
     tip += QStringLiteral("<br>")
-        + tr("FLOPS utilization %1, HBM utilization %2")
-              .arg(item.text[FlopsUtilizationColumn], item.text[HbmUtilizationColumn]);
-    if (!isGroup && !item.hbmFromBreakdown)
+        + tr("FLOPS utilization %1, HBM utilization %2, roofline efficiency %3 (bound by %4)")
+              .arg(item.text[FlopsUtilizationColumn], item.text[HbmUtilizationColumn],
+                  item.text[RooflineEfficiencyColumn], qs(model::boundByText(item.row.boundBy)));
+    if (item.row.arithmeticIntensity)
+        tip += QStringLiteral("<br>")
+            + tr("Arithmetic intensity %1 %2")
+                  .arg(QString::number(*item.row.arithmeticIntensity, 'g', 3), qs(model::kIntensityUnit));
+    if (!isGroup && !item.row.hbmFromBreakdown && item.row.hbmBytes > 0)
         tip += QStringLiteral(" ") + tr("(HBM bytes estimated from bytes accessed)");
+    if (!item.row.asyncPartner.empty())
+        tip += QStringLiteral("<br>")
+            + tr("Async pair with %1: its bytes are counted once, rated over the start→done span.")
+                  .arg(qs(item.row.asyncPartner).toHtmlEscaped());
+    if (const QString why = caveat(item); !why.isEmpty())
+        tip += QStringLiteral("<p>") + why.toHtmlEscaped() + QStringLiteral("</p>");
     if (!isGroup && item.flagged)
         tip += QStringLiteral("<p>") + flagReason(item).toHtmlEscaped() + QStringLiteral("</p>");
     return tip;
 }
 
+QString OpTreeModel::caveat(const Item& item) const
+{
+    return m_profile ? qs(model::utilizationCaveat(item.row, m_profile->device)) : QString();
+}
+
 void OpTreeModel::formatItem(Item& item)
 {
+    const model::OpRow& row = item.row;
     item.text[NameColumn] = item.name;
-    item.text[TimeFractionColumn] = percent(item.timeFraction);
-    item.text[TotalTimeColumn] = qs(model::formatDurationPs(item.totalTimePs));
-    item.text[OccurrencesColumn] = QString::number(item.occurrences);
+    item.text[TimeFractionColumn] = percent(row.timeFraction);
+    item.text[TotalTimeColumn] = qs(model::formatDurationPs(row.totalTimePs));
+    item.text[OccurrencesColumn] = QString::number(row.occurrences);
     item.text[AverageColumn] = qs(model::formatDurationPs(item.averagePs));
-    item.text[FlopsUtilizationColumn] = percent(item.flopsUtilization);
-    item.text[HbmUtilizationColumn] = percent(item.hbmUtilization);
-    item.text[WastedColumn] = percent(item.wastedFraction);
-    item.text[FlopsColumn] = item.flops > 0 ? qs(model::formatCount(item.flops, "FLOP")) : QString();
-    item.text[BytesColumn] = item.bytes > 0 ? qs(model::formatBytes(item.bytes)) : QString();
+    item.text[FlopsUtilizationColumn] = qs(model::formatUtilization(row.flopsUtilizationUncapped));
+    item.text[HbmUtilizationColumn] = row.boundBy == model::BoundBy::Host && row.hostGbps
+        ? tr("%1 GB/s host").arg(QString::number(*row.hostGbps, 'g', 3))
+        : qs(model::formatUtilization(row.hbmUtilizationUncapped));
+    item.text[RooflineEfficiencyColumn] = qs(model::formatOptionalPercent(row.rooflineEfficiency));
+    item.text[WastedColumn] = qs(model::formatOptionalPercent(row.wastedFraction));
+    item.text[FlopsColumn] = row.flops > 0 ? qs(model::formatCount(row.flops, "FLOP")) : QString();
+    item.text[BytesColumn] = row.bytesAccessed > 0 ? qs(model::formatBytes(row.bytesAccessed)) : QString();
 }
 
 QModelIndex OpTreeModel::indexForOp(model::OpId op) const
@@ -370,23 +369,25 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         case NameColumn:
             return item->name;
         case TimeFractionColumn:
-            return item->timeFraction;
+            return item->row.timeFraction;
         case TotalTimeColumn:
-            return item->totalTimePs;
+            return item->row.totalTimePs;
         case OccurrencesColumn:
-            return static_cast<qlonglong>(item->occurrences);
+            return static_cast<qlonglong>(item->row.occurrences);
         case AverageColumn:
             return item->averagePs;
         case FlopsUtilizationColumn:
-            return item->flopsUtilization;
+            return optionalValue(item->row.flopsUtilizationUncapped);
         case HbmUtilizationColumn:
-            return item->hbmUtilization;
+            return optionalValue(item->row.hbmUtilizationUncapped);
+        case RooflineEfficiencyColumn:
+            return optionalValue(item->row.rooflineEfficiency);
         case WastedColumn:
-            return item->wastedFraction;
+            return optionalValue(item->row.wastedFraction);
         case FlopsColumn:
-            return item->flops;
+            return item->row.flops;
         case BytesColumn:
-            return item->bytes;
+            return item->row.bytesAccessed;
         }
         return {};
     case OpIdRole:
@@ -397,14 +398,17 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         return isGroup || item->inTopTime;
     case BarFractionRole:
         switch (column) {
+        // No bar for an unknown value: an empty bar would read as zero.
         case TimeFractionColumn:
-            return item->timeFraction;
+            return item->row.timeFraction;
         case FlopsUtilizationColumn:
-            return item->flopsUtilization;
+            return item->row.flopsUtilization ? QVariant(*item->row.flopsUtilization) : QVariant();
         case HbmUtilizationColumn:
-            return item->hbmUtilization;
+            return item->row.hbmUtilization ? QVariant(*item->row.hbmUtilization) : QVariant();
+        case RooflineEfficiencyColumn:
+            return item->row.rooflineEfficiency ? QVariant(*item->row.rooflineEfficiency) : QVariant();
         case WastedColumn:
-            return item->wastedFraction;
+            return item->row.wastedFraction ? QVariant(*item->row.wastedFraction) : QVariant();
         }
         return {};
     case FilterTextRole:
@@ -433,6 +437,8 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("FLOPS util");
         case HbmUtilizationColumn:
             return tr("HBM util");
+        case RooflineEfficiencyColumn:
+            return tr("Roofline eff");
         case WastedColumn:
             return tr("Wasted %");
         case FlopsColumn:
@@ -453,11 +459,16 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
         case AverageColumn:
             return tr("Total time ÷ occurrences");
         case FlopsUtilizationColumn:
-            return tr("Achieved FLOP/s ÷ the device peak (xprof formula)");
+            return tr("Achieved FLOP/s ÷ the device peak (xprof formula). – when the op records no cost data or "
+                      "the device is unknown; \"over peak\" when the cost estimate exceeds what the device can do");
         case HbmUtilizationColumn:
-            return tr("Achieved HBM bandwidth ÷ the device peak");
+            return tr("Achieved HBM bandwidth ÷ the device peak. Host transfers (S(5)) show their host-link GB/s "
+                      "instead; – when unknown");
+        case RooflineEfficiencyColumn:
+            return tr("Attained FLOP/s ÷ the roofline bound at the op's arithmetic intensity (= the larger "
+                      "utilization). Rows below the low-utilization setting are highlighted");
         case WastedColumn:
-            return tr("Time share × (1 − max(FLOPS util, HBM util)): time not spent near a roofline");
+            return tr("Time share × (1 − roofline efficiency): time not spent near a roofline; – when unknown");
         case FlopsColumn:
             return tr("FLOPs over all occurrences (device-normalized)");
         case BytesColumn:

@@ -31,6 +31,7 @@ public:
         AverageColumn,
         FlopsUtilizationColumn,
         HbmUtilizationColumn,
+        RooflineEfficiencyColumn,
         WastedColumn,
         FlopsColumn,
         BytesColumn,
@@ -46,8 +47,8 @@ public:
     };
     enum class Grouping { Category, Program };
 
-    /// Default flag threshold (issue 3): FLOPS utilization below 25 %.
-    static constexpr double kDefaultLowUtilizationThreshold = 0.25;
+    /// Default flag threshold: roofline efficiency below the core's low-utilization setting.
+    static constexpr double kDefaultLowUtilizationThreshold = model::kDefaultLowUtilizationThreshold;
     /// Fusions below this share of the time are never flagged: fixing them would not pay.
     static constexpr double kFlagMinTimeFraction = 0.01;
     /// The "top of time" toggle keeps ops until this share of time is covered.
@@ -89,18 +90,8 @@ private:
         QString program;
         QString category;
         QString filterText;
-        qint64 occurrences = 0;
-        double totalTimePs = 0;
-        double selfTimePs = 0;
-        double timeFraction = 0;
+        model::OpRow row; // the core's numbers; unknown rates stay empty
         double averagePs = 0;
-        double flopsUtilization = 0;
-        double hbmUtilization = 0;
-        bool hbmFromBreakdown = false;
-        double wastedFraction = 0;
-        double flops = 0;
-        double bytes = 0;
-        double hbmBytes = 0;
         bool fusion = false;
         bool flagged = false;
         bool inTopTime = false;
@@ -119,6 +110,7 @@ private:
     QString toolTip(const Item& item, bool isGroup) const;
     const Item* itemAt(const QModelIndex& index) const;
     static void formatItem(Item& item);
+    QString caveat(const Item& item) const;
 
     model::ProfilePtr m_profile;
     std::shared_ptr<const model::OpBreakdown> m_breakdown;

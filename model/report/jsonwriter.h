@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,12 @@ public:
         return *this;
     }
     JsonWriter& value(int i) { return value(static_cast<int64_t>(i)); }
+    /// An unknown number or flag is `null`, never a made-up zero.
+    template<typename T>
+    JsonWriter& value(const std::optional<T>& v)
+    {
+        return v ? value(*v) : null();
+    }
     JsonWriter& null()
     {
         separator();

@@ -85,6 +85,73 @@ std::string formatBytes(double bytes)
     return u == 0 ? printf1("%.0f B", v) : printf1("%.3g ", v) + units[u];
 }
 
+std::string formatOptionalPercent(const std::optional<double>& fraction, int decimals)
+{
+    return fraction ? formatPercent(*fraction, decimals) : kUnknownText;
+}
+
+std::string formatUtilization(const std::optional<double>& uncapped, int decimals)
+{
+    if (!uncapped)
+        return kUnknownText;
+    if (*uncapped > 1)
+        return formatPercent(*uncapped, 0) + " (over peak)";
+    return formatPercent(*uncapped, decimals);
+}
+
+std::string boundByText(BoundBy bound)
+{
+    switch (bound) {
+    case BoundBy::Compute:
+        return "compute";
+    case BoundBy::Hbm:
+        return "HBM";
+    case BoundBy::Host:
+        return "host link";
+    case BoundBy::Unknown:
+        break;
+    }
+    return kUnknownText;
+}
+
+std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
+{
+    if (row.costCoverage <= 0)
+        return "No cost data: the profile records neither FLOPs nor bytes for this op (custom kernels often "
+               "record none), so its utilization is unknown, not zero.";
+    if (row.boundBy == BoundBy::Host)
+        return "Host transfer (S(5)): rated against the host link, not HBM"
+            + (row.hostGbps ? ", at " + printf1("%.3g", *row.hostGbps) + " GB/s attained" : std::string())
+            + "; no host-link peak is recorded, so its efficiency is unknown.";
+    if (device.peakTflopsPerCore <= 0 || device.peakHbmGbpsPerCore <= 0)
+        return "The TPU generation is unknown, so there is no peak to compare with: choose a device "
+               "(--device, or the device chooser in the GUI).";
+    if (row.capped)
+        return "Over peak: the uncapped value is above 100%, so the op's cost estimate"
+            + std::string(row.customKernelCost ? " (a custom kernel's own estimate)" : "")
+            + " or the chosen device is wrong; totals use 100%.";
+    if (row.costCoverage < 1)
+        return "Rated over the " + formatPercent(row.costCoverage) + " of its time whose ops have cost data.";
+    return {};
+}
+
+std::string costCoverageText(double coverage)
+{
+    return "cost data for " + formatPercent(coverage) + " of op time";
+}
+
+std::string headlineUtilizationText(const HeadlineUtilization& h)
+{
+    if (!h.capped)
+        return kUnknownText;
+    std::string text = formatPercent(*h.capped);
+    if (h.overPeakOps > 0)
+        text += " (" + printf1("%.1f", h.overPeakPoints * 100) + " points from " + std::to_string(h.overPeakOps)
+            + " over-peak op" + (h.overPeakOps == 1 ? "" : "s") + ", each capped at 100%; " + formatPercent(*h.uncapped)
+            + " uncapped)";
+    return text;
+}
+
 std::string markdownCell(std::string_view text)
 {
     std::string out;
@@ -194,9 +261,12 @@ namespace {
 const char* groupByName(GroupBy g)
 {
     switch (g) {
-    case GroupBy::Op: return "op";
-    case GroupBy::Category: return "category";
-    case GroupBy::Program: return "program";
+    case GroupBy::Op:
+        return "op";
+    case GroupBy::Category:
+        return "category";
+    case GroupBy::Program:
+        return "program";
     }
     return "op";
 }
@@ -216,7 +286,84 @@ void writeDevice(JsonWriter& json, const Profile& profile)
     json.endObject();
 }
 
+void writeHeadlineOne(JsonWriter& json, const char* name, const HeadlineUtilization& h)
+{
+    json.field(name, h.capped);
+    json.field(std::string(name) + "_uncapped", h.uncapped);
+    json.field(
+        std::string(name) + "_over_peak_points", h.capped ? std::optional<double>(h.overPeakPoints) : std::nullopt);
+    json.field(std::string(name) + "_over_peak_ops", h.overPeakOps);
+}
+
+void writeHeadline(JsonWriter& json, const HeadlineUtilization& flops, const HeadlineUtilization& hbm, double coverage)
+{
+    writeHeadlineOne(json, "flops_utilization", flops);
+    writeHeadlineOne(json, "hbm_utilization", hbm);
+    json.field("cost_coverage", coverage);
+}
+
+void writeHeadline(JsonWriter& json, const OpBreakdown& b)
+{
+    writeHeadline(json, b.flops, b.hbm, b.costCoverage);
+}
+
+std::string peakText(const DeviceInfo& d)
+{
+    if (d.peakTflopsPerCore <= 0 && d.peakHbmGbpsPerCore <= 0)
+        return "peak unknown (no TPU generation: utilizations are –; choose one with --device)";
+    return "peak " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s and " + printf1("%.4g", d.peakHbmGbpsPerCore)
+        + " GB/s per core (" + peakSourceName(d.peakSource) + ")";
+}
+
 } // namespace
+
+std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& b)
+{
+    std::vector<std::string> out;
+    if (b.totalTimePs > 0 && b.costCoverage < kLowCostCoverage)
+        out.push_back("only " + costCoverageText(b.costCoverage)
+            + ": the other ops record no FLOPs or bytes (custom kernels often do not), so their utilization is "
+              "unknown and the headline describes the covered ops only");
+    for (const auto* h : {&b.flops, &b.hbm}) {
+        if (h->overPeakOps == 0)
+            continue;
+        out.push_back(std::to_string(h->overPeakOps) + " op" + (h->overPeakOps == 1 ? "" : "s") + " run above the "
+            + (h == &b.flops ? "FLOP" : "HBM")
+            + " peak (shown as \"over peak\"): their cost estimate or the chosen "
+              "device is wrong; the headline caps each at 100% and "
+            + printf1("%.1f", h->overPeakPoints * 100) + " of its points come from them");
+    }
+    if (profile.device.peakTflopsPerCore <= 0 && b.totalTimePs > 0)
+        out.push_back("the TPU generation is unknown: utilizations are unknown (–) until a device is chosen");
+    return out;
+}
+
+void writeRates(JsonWriter& json, const OpRow& r)
+{
+    json.field("cost_coverage", r.costCoverage);
+    json.field("custom_kernel_cost", r.customKernelCost);
+    if (!r.asyncPartner.empty())
+        json.field("async_partner", r.asyncPartner);
+    else
+        json.key("async_partner").null();
+    json.field("rate_time_ps", r.rateTimePs);
+    json.field("host_bytes", r.hostBytes);
+    json.field("host_gbps", r.hostGbps);
+    json.field("flops_utilization", r.flopsUtilization);
+    json.field("flops_utilization_uncapped", r.flopsUtilizationUncapped);
+    json.field("hbm_utilization", r.hbmUtilization);
+    json.field("hbm_utilization_uncapped", r.hbmUtilizationUncapped);
+    json.field("capped", r.capped);
+    json.field("roofline_efficiency", r.rooflineEfficiency);
+    if (const char* bound = boundByName(r.boundBy))
+        json.field("bound_by", bound);
+    else
+        json.key("bound_by").null();
+    json.field("low_utilization", r.lowUtilization);
+    json.field("wasted_fraction", r.wastedFraction);
+    json.field("arithmetic_intensity", r.arithmeticIntensity);
+    json.field("arithmetic_intensity_unit", kIntensityUnit);
+}
 
 std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, TableFormat format, size_t top)
 {
@@ -233,8 +380,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             json.key("core").null();
         json.field("cores_counted", breakdown.coresCounted);
         json.field("total_time_ps", breakdown.totalTimePs);
-        json.field("flops_utilization", breakdown.flopsUtilization);
-        json.field("hbm_utilization", breakdown.hbmUtilization);
+        writeHeadline(json, breakdown);
         json.key("rows").beginArray();
         for (size_t i = 0; i < count; ++i) {
             const OpRow& r = breakdown.rows[i];
@@ -252,10 +398,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             json.field("bytes_accessed", r.bytesAccessed);
             json.field("hbm_bytes", r.hbmBytes);
             json.field("hbm_bytes_source", r.hbmFromBreakdown ? "memory_access_breakdown" : "bytes_accessed");
-            json.field("flops_utilization", r.flopsUtilization);
-            json.field("hbm_utilization", r.hbmUtilization);
-            json.field("wasted_fraction", r.wastedFraction);
-            json.field("arithmetic_intensity", r.arithmeticIntensity);
+            writeRates(json, r);
             json.endObject();
         }
         json.endArray();
@@ -269,8 +412,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     if (byOp)
         table.header.insert(table.header.end(), {"Category", "Program"});
     table.header.insert(table.header.end(),
-                        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util",
-                         "Wasted %", "FLOPs", "Bytes"});
+        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util", "Roofline eff",
+            "Bound by", "Wasted %", "FLOPs", "Bytes"});
     table.rightAligned.assign(table.header.size(), true);
     table.rightAligned[1] = false;
     if (byOp)
@@ -278,7 +421,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     const bool machine = format == TableFormat::Csv || format == TableFormat::Tsv;
     for (size_t i = 0; i < count; ++i) {
         const OpRow& r = breakdown.rows[i];
-        std::vector<std::string> cells{std::to_string(i + 1), r.name};
+        std::vector<std::string> cells {std::to_string(i + 1), r.name};
         if (byOp)
             cells.insert(cells.end(), {r.category, r.program});
         const double avg = r.occurrences ? r.totalTimePs / r.occurrences : 0;
@@ -293,23 +436,28 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
                     std::snprintf(b, sizeof b, "%.10g", v);
                 return std::string(b);
             };
-            cells.insert(cells.end(), {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs),
-                                       std::to_string(r.occurrences), num(avg), num(r.flopsUtilization),
-                                       num(r.hbmUtilization), num(r.wastedFraction), num(r.flops),
-                                       num(r.bytesAccessed)});
+            // Unknown values are empty cells: a spreadsheet must not average in a made-up zero.
+            auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
+            const char* bound = boundByName(r.boundBy);
+            cells.insert(cells.end(),
+                {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs), std::to_string(r.occurrences), num(avg),
+                    opt(r.flopsUtilizationUncapped), opt(r.hbmUtilizationUncapped), opt(r.rooflineEfficiency),
+                    bound ? bound : "", opt(r.wastedFraction), num(r.flops), num(r.bytesAccessed)});
         } else {
-            cells.insert(cells.end(), {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs),
-                                       formatDurationPs(r.selfTimePs), std::to_string(r.occurrences),
-                                       formatDurationPs(avg), formatPercent(r.flopsUtilization),
-                                       formatPercent(r.hbmUtilization), formatPercent(r.wastedFraction),
-                                       formatCount(r.flops), formatBytes(r.bytesAccessed)});
+            cells.insert(cells.end(),
+                {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs), formatDurationPs(r.selfTimePs),
+                    std::to_string(r.occurrences), formatDurationPs(avg), formatUtilization(r.flopsUtilizationUncapped),
+                    r.boundBy == BoundBy::Host && r.hostGbps ? printf1("%.3g GB/s host", *r.hostGbps)
+                                                             : formatUtilization(r.hbmUtilizationUncapped),
+                    formatOptionalPercent(r.rooflineEfficiency), boundByText(r.boundBy),
+                    formatOptionalPercent(r.wastedFraction), formatCount(r.flops), formatBytes(r.bytesAccessed)});
         }
         table.rows.push_back(std::move(cells));
     }
     if (machine) {
         for (size_t c = 0; c < table.header.size(); ++c) {
             std::string& h = table.header[c];
-            if (h == "Time %" || h == "FLOPS util" || h == "HBM util" || h == "Wasted %")
+            if (h == "Time %" || h == "FLOPS util" || h == "HBM util" || h == "Roofline eff" || h == "Wasted %")
                 h += " (fraction)";
             else if (h == "Total time" || h == "Self time" || h == "Avg time")
                 h += " (ps)";
@@ -321,14 +469,20 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
                                                   : std::to_string(breakdown.coresCounted) + " TPU cores";
     if (format == TableFormat::Markdown) {
         out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
-            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization " + formatPercent(breakdown.flopsUtilization)
-            + ", HBM utilization " + formatPercent(breakdown.hbmUtilization) + "\n\n";
+            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
+            + headlineUtilizationText(breakdown.flops) + ", HBM utilization " + headlineUtilizationText(breakdown.hbm)
+            + ", " + costCoverageText(breakdown.costCoverage) + "\n\n";
+        for (const std::string& w : breakdownWarnings(profile, breakdown))
+            out += "> " + w + "\n\n";
     } else if (format == TableFormat::Text) {
         out += (d.type.empty() ? std::string("TPU") : d.type) + " · " + scope + " · total op time "
-            + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + formatPercent(breakdown.flopsUtilization)
-            + " · HBM util " + formatPercent(breakdown.hbmUtilization) + "\n";
-        out += "peak " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s and " + printf1("%.4g", d.peakHbmGbpsPerCore)
-            + " GB/s per core (" + peakSourceName(d.peakSource) + ")\n\n";
+            + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + headlineUtilizationText(breakdown.flops)
+            + " · HBM util " + headlineUtilizationText(breakdown.hbm) + " · " + costCoverageText(breakdown.costCoverage)
+            + "\n";
+        out += peakText(d) + "\n";
+        for (const std::string& w : breakdownWarnings(profile, breakdown))
+            out += "Warning: " + w + "\n";
+        out += "\n";
     }
     out += renderTable(table, format);
     if (format == TableFormat::Markdown && count < breakdown.rows.size())
@@ -353,8 +507,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         json.field("span_ps", static_cast<int64_t>(s.spanPs));
         json.field("total_op_time_ps", s.totalOpTimePs);
         json.field("busy_fraction", s.busyFraction);
-        json.field("flops_utilization", s.flopsUtilization);
-        json.field("hbm_utilization", s.hbmUtilization);
+        writeHeadline(json, s.flops, s.hbm, s.costCoverage);
         json.key("steps").beginObject();
         json.field("source", s.steps.source);
         json.field("count", s.steps.count);
@@ -368,8 +521,12 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
             json.field("category", c.name);
             json.field("total_time_ps", c.totalTimePs);
             json.field("time_fraction", c.timeFraction);
+            json.field("cost_coverage", c.costCoverage);
             json.field("flops_utilization", c.flopsUtilization);
+            json.field("flops_utilization_uncapped", c.flopsUtilizationUncapped);
             json.field("hbm_utilization", c.hbmUtilization);
+            json.field("hbm_utilization_uncapped", c.hbmUtilizationUncapped);
+            json.field("roofline_efficiency", c.rooflineEfficiency);
             json.endObject();
         }
         json.endArray();
@@ -415,8 +572,11 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         if (d.hosts > 1)
             out += " on " + std::to_string(d.hosts) + " hosts";
         out += "\n";
-        out += "Peak per core:   " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s, "
-            + printf1("%.4g", d.peakHbmGbpsPerCore) + " GB/s HBM (" + d.peakNote + ")\n";
+        if (d.peakTflopsPerCore > 0 || d.peakHbmGbpsPerCore > 0)
+            out += "Peak per core:   " + printf1("%.4g", d.peakTflopsPerCore) + " TFLOP/s, "
+                + printf1("%.4g", d.peakHbmGbpsPerCore) + " GB/s HBM (" + d.peakNote + ")\n";
+        else
+            out += "Peak per core:   unknown (" + d.peakNote + ")\n";
     }
     if (s.spanPs > 0)
         out += "Profile span:    " + formatDurationPs(static_cast<double>(s.spanPs)) + "\n";
@@ -430,19 +590,25 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         if (s.spanPs > 0)
             out += " (busy " + formatPercent(s.busyFraction) + " of span × cores)";
         out += "\n";
-        out += "FLOPS util:      " + formatPercent(s.flopsUtilization) + "\n";
-        out += "HBM BW util:     " + formatPercent(s.hbmUtilization) + "\n";
+        out += "FLOPS util:      " + headlineUtilizationText(s.flops) + "\n";
+        out += "HBM BW util:     " + headlineUtilizationText(s.hbm) + "\n";
+        out += "Cost coverage:   " + costCoverageText(s.costCoverage) + "\n";
+        for (const std::string& w : s.warnings)
+            out += "Warning:         " + w + "\n";
         if (s.steps.count)
             out += "Steps:           " + std::to_string(s.steps.count) + " (" + s.steps.source + " line), average "
                 + formatDurationPs(s.steps.averagePs) + "\n";
         out += "\nTop categories:\n";
         Table table;
-        table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util"};
-        table.rightAligned = {false, true, true, true, true};
+        table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util", "Roofline eff"};
+        table.rightAligned = {false, true, true, true, true, true};
         for (size_t i = 0; i < s.topCategories.size() && i < 10; ++i) {
             const auto& c = s.topCategories[i];
             table.rows.push_back({c.name, formatPercent(c.timeFraction), formatDurationPs(c.totalTimePs),
-                                  formatPercent(c.flopsUtilization), formatPercent(c.hbmUtilization)});
+                formatUtilization(c.flopsUtilizationUncapped),
+                c.boundBy == BoundBy::Host && c.hostGbps ? printf1("%.3g GB/s host", *c.hostGbps)
+                                                         : formatUtilization(c.hbmUtilizationUncapped),
+                formatOptionalPercent(c.rooflineEfficiency)});
         }
         out += renderTable(table, TableFormat::Text);
     }

@@ -4,6 +4,7 @@
 #include "../analysis/opbreakdown.h"
 #include "../analysis/summary.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,24 @@ std::string formatPercent(double fraction, int decimals = 1);
 std::string formatCount(double value, std::string_view unit = {}); // SI prefixes: k, M, G, T, P
 std::string formatBytes(double bytes);
 
+/// Shown wherever a number cannot be known (no cost data, no device peak): never a made-up zero.
+inline constexpr const char* kUnknownText = "–";
+/// "12.3%"; an uncapped utilization above 1 reads "328% (over peak)"; unknown reads "–".
+std::string formatUtilization(const std::optional<double>& uncapped, int decimals = 1);
+/// formatPercent, or "–" when unknown.
+std::string formatOptionalPercent(const std::optional<double>& fraction, int decimals = 1);
+/// "compute", "HBM", "host link", "–".
+std::string boundByText(BoundBy bound);
+/// Why a row's utilizations are unknown or not rated against HBM, in one sentence; empty when
+/// both are known (tooltips, CLI notes).
+std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device);
+/// "cost data for 28.0% of op time".
+std::string costCoverageText(double coverage);
+/// "52.1%", "52.1% (7.6 points from 2 over-peak ops)", or "–" when no op has a known utilization.
+std::string headlineUtilizationText(const HeadlineUtilization& headline);
+/// The arithmetic-intensity unit, naming its bytes.
+inline constexpr const char* kIntensityUnit = "FLOP per HBM byte";
+
 /// A generic table: the same rows render as aligned text, CSV/TSV or a Markdown table.
 struct Table
 {
@@ -29,6 +48,12 @@ struct Table
 std::string renderTable(const Table& table, TableFormat format);
 /// Escapes one Markdown table cell (pipes, newlines).
 std::string markdownCell(std::string_view text);
+
+/// Warnings a breakdown's headline needs: low cost coverage, over-peak ops, unknown device.
+std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& breakdown);
+class JsonWriter;
+/// The rate fields of an op row in JSON (`null` where unknown); shared by every JSON writer.
+void writeRates(JsonWriter& json, const OpRow& row);
 
 std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, TableFormat format, size_t top = 0);
 std::string summaryReport(const Profile& profile, const ProfileSummary& summary, bool json);

@@ -799,6 +799,19 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     std::unordered_map<std::string, size_t> keptRow;
     for (size_t i = 0; i < kept; ++i)
         keptRow.emplace(breakdown.rows[i].program + '\x1f' + breakdown.rows[i].name, i);
+    // An async half travels with its other half: the pair's rate needs both (its bytes over the
+    // start→done span), so a kept start whose small done half fell below the cut keeps it too.
+    std::unordered_map<std::string, size_t> rowByKey;
+    for (size_t i = kept; i < breakdown.rows.size(); ++i)
+        rowByKey.emplace(breakdown.rows[i].program + '\x1f' + breakdown.rows[i].name, i);
+    for (size_t i = 0; i < kept; ++i) {
+        const OpRow& row = breakdown.rows[i];
+        if (row.asyncPartner.empty())
+            continue;
+        auto it = rowByKey.find(row.program + '\x1f' + row.asyncPartner);
+        if (it != rowByKey.end() && keptRow.emplace(it->first, it->second).second)
+            ++result.stats.keptAsyncPartners;
+    }
     std::vector<std::pair<size_t, OpId>> keptOps; // (row, op)
     std::vector<OpId> briefOps, restOps;
     for (OpId id = 0; id < profile.ops.size(); ++id) {
@@ -881,7 +894,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     w.endObject();
 
     w.key("totals").beginObject();
-    w.field("ops", static_cast<uint64_t>(breakdown.rows.size())).field("kept", static_cast<uint64_t>(kept));
+    w.field("ops", static_cast<uint64_t>(breakdown.rows.size())).field("kept", static_cast<uint64_t>(kept + result.stats.keptAsyncPartners));
     w.field("time_ps", breakdown.totalTimePs).field("kept_time_fraction", covered);
     w.field("span_ps", static_cast<int64_t>(profile.spanEnd - profile.spanBegin));
     w.endObject();

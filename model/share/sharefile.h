@@ -38,6 +38,7 @@ struct ShareOptions
 struct ShareStats
 {
     size_t keptOps = 0;
+    size_t keptAsyncPartners = 0; // other halves of kept async ops, kept beyond the top rows
     size_t totalOps = 0;
     double keptTimeFraction = 0;
     size_t programsWithHlo = 0;

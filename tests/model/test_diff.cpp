@@ -97,8 +97,8 @@ TEST(Diff, KnownDifferences)
     EXPECT_TRUE(conv->matchedByNameOnly);
     EXPECT_DOUBLE_EQ(conv->timeDeltaPs(), -500'000);
     // 5e7 FLOP in 1 µs at 100 TFLOP/s = 50 %; in 0.5 µs = 100 %.
-    EXPECT_NEAR(conv->a.flopsUtilization, 0.5, 1e-12);
-    EXPECT_NEAR(conv->b.flopsUtilization, 1.0, 1e-12);
+    EXPECT_NEAR(conv->a.flopsUtilization.value_or(-1), 0.5, 1e-12);
+    EXPECT_NEAR(conv->b.flopsUtilization.value_or(-1), 1.0, 1e-12);
     EXPECT_EQ(conv->a.occurrences, 4);
     EXPECT_EQ(conv->b.occurrences, 8);
     const DiffRow* reduce = findRow(d, "reduce.3");

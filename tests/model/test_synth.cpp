@@ -68,7 +68,7 @@ TEST(Synth, OriginStoryLoadsAsTheStoryTellsIt)
     EXPECT_EQ(top.category, "output fusion");
     EXPECT_EQ(top.occurrences, 160);
     EXPECT_NEAR(top.timeFraction, 0.58, 0.005);
-    EXPECT_NEAR(top.flopsUtilization, 0.12, 0.005);
+    EXPECT_NEAR(top.flopsUtilization.value_or(-1), 0.12, 0.005);
     // Every XLA op links to its HLO instruction.
     for (const OpRow& row : breakdown.rows)
         EXPECT_NE(profile->instructionFor(profile->ops[row.op]), nullptr) << row.name;

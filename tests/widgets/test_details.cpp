@@ -171,7 +171,7 @@ TEST(DetailsPanel, FusionShowsPaddingOfTheOutput)
     // 20 occurrences over two cores; 4096 FLOP in 400 ps = 10.24 TFLOP/s of 100 → 10.2 %.
     EXPECT_TRUE(text.contains(QStringLiteral("Occurrences"))) << text.toStdString();
     EXPECT_TRUE(text.contains(QStringLiteral("10.2%"))) << text.toStdString();
-    EXPECT_TRUE(text.contains(QStringLiteral("16 FLOP/byte"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("16 FLOP per HBM byte"))) << text.toStdString();
 
     // Fused instructions: root and compute core are marked, the convolution is shown first.
     QTreeWidget* tree = panel.fusedTree();

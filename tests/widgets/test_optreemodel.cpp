@@ -224,7 +224,7 @@ TEST(OpTreeModel, FlagsLowUtilizationFusions)
     EXPECT_TRUE(low.data(Qt::ForegroundRole).isValid());
     EXPECT_FALSE(findRow(model, QStringLiteral("fusion.high")).data(Qt::BackgroundRole).isValid());
     const QString tip = low.data(Qt::ToolTipRole).toString();
-    EXPECT_TRUE(tip.contains(QStringLiteral("Low FLOPS utilization"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("Low utilization: 10.0% of its roofline bound"))) << tip.toStdString();
     EXPECT_TRUE(tip.contains(QStringLiteral("10.0%"))) << tip.toStdString();
 
     model.setLowUtilizationThreshold(0.05);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "opcost.h"
+
+#include "layout.h"
+#include "padding.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+namespace tpuscope::model {
+
+namespace {
+
+constexpr int64_t kVmemSpace = 1; // S(1)
+constexpr int64_t kHostSpace = 5; // S(5)
+
+struct ArrayScan
+{
+    bool host = false;
+    double vmemBytes = 0;
+    double largestBytes = 0;
+};
+
+void scanArray(const hlo::Shape& shape, ArrayScan& scan)
+{
+    if (shape.isTuple()) {
+        for (const hlo::Shape& element : shape.tupleShapes)
+            scanArray(element, scan);
+        return;
+    }
+    if (shape.elementType == hlo::PrimitiveType::Token || shape.elementType == hlo::PrimitiveType::Invalid)
+        return;
+    const layout::PaddingInfo padding = layout::computePadding(shape);
+    const double bytes = static_cast<double>(padding.valid ? padding.paddedBytes : padding.logicalBytes);
+    scan.largestBytes = std::max(scan.largestBytes, bytes);
+    if (!shape.hasLayout)
+        return;
+    if (shape.layout.memorySpace == kHostSpace)
+        scan.host = true;
+    else if (shape.layout.memorySpace == kVmemSpace)
+        scan.vmemBytes += bytes;
+}
+
+bool isTypeChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+/// Every array shape written in a line of HLO text ("bf16[8,128]{1,0:T(8,128)(2,1)S(1)}"), found by
+/// its element type and parsed with the layout parser. Shapes the parser refuses are skipped: the
+/// traits are evidence, and a shape we cannot read is no evidence.
+void scanHloText(std::string_view text, ArrayScan& scan)
+{
+    for (size_t open = text.find('['); open != std::string_view::npos; open = text.find('[', open + 1)) {
+        size_t begin = open;
+        while (begin > 0 && isTypeChar(text[begin - 1]))
+            --begin;
+        if (begin == open
+            || hlo::primitiveTypeFromName(text.substr(begin, open - begin)) == hlo::PrimitiveType::Invalid)
+            continue;
+        const size_t close = text.find(']', open);
+        if (close == std::string_view::npos)
+            return;
+        size_t end = close + 1;
+        if (end < text.size() && text[end] == '{') {
+            int depth = 0;
+            for (; end < text.size(); ++end) {
+                if (text[end] == '{')
+                    ++depth;
+                else if (text[end] == '}' && --depth == 0) {
+                    ++end;
+                    break;
+                }
+            }
+        }
+        const layout::ShapeParseResult parsed = layout::parseShape(text.substr(begin, end - begin));
+        if (parsed.ok())
+            scanArray(parsed.shape, scan);
+    }
+}
+
+/// "copy-start.4" -> ("copy", ".4", Start); names without "-start"/"-done" are not async halves.
+AsyncRole asyncRoleOf(std::string_view name, std::string& partnerName)
+{
+    for (auto [from, to, role] :
+        {std::tuple {"-start", "-done", AsyncRole::Start}, std::tuple {"-done", "-start", AsyncRole::Done}}) {
+        const size_t at = name.rfind(from);
+        if (at == std::string_view::npos || at == 0)
+            continue;
+        const std::string_view rest = name.substr(at + std::char_traits<char>::length(from));
+        // Only a numeric ".N" suffix may follow: "copy-start.4", not "start-done-ish.fusion".
+        if (!rest.empty()
+            && (rest[0] != '.' || !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return std::isdigit(c); })))
+            continue;
+        partnerName = std::string(name.substr(0, at)) + to + std::string(rest);
+        return role;
+    }
+    return AsyncRole::None;
+}
+
+bool isCustomKernel(const Profile& profile, const OpInfo& op, const hlo::Instruction* instruction)
+{
+    if (profile.str(op.category) == "custom-call")
+        return true;
+    if (instruction && instruction->opcode == "custom-call")
+        return true;
+    const std::string& text = profile.str(op.longName);
+    return text.find(" custom-call(") != std::string::npos;
+}
+
+} // namespace
+
+std::string opHloText(const Profile& profile, OpId id)
+{
+    const OpInfo& op = profile.ops[id];
+    if (op.longName != 0 && !profile.str(op.longName).empty())
+        return profile.str(op.longName);
+    if (const hlo::Module* module = profile.hloFor(op))
+        if (const hlo::Instruction* instruction = module->instruction(profile.str(op.name)))
+            return instructionSummary(*module, *instruction);
+    return {};
+}
+
+std::vector<OpCostTraits> classifyOpCosts(const Profile& profile)
+{
+    std::vector<OpCostTraits> traits(profile.ops.size());
+    std::unordered_map<std::string, OpId> byProgramAndName;
+    byProgramAndName.reserve(profile.ops.size());
+    auto key = [&](const OpInfo& op, std::string_view name) {
+        return std::to_string(op.programId) + (op.hasProgramId ? "#" : "?") + std::string(name);
+    };
+    for (OpId id = 0; id < profile.ops.size(); ++id)
+        byProgramAndName.emplace(key(profile.ops[id], profile.str(profile.ops[id].name)), id);
+
+    for (OpId id = 0; id < profile.ops.size(); ++id) {
+        const OpInfo& op = profile.ops[id];
+        OpCostTraits& t = traits[id];
+        t.costKnown = op.flops > 0 || op.modelFlops > 0 || op.bytesAccessed > 0 || op.hbmBytes > 0;
+        const hlo::Instruction* instruction = profile.instructionFor(op);
+        t.customKernel = isCustomKernel(profile, op, instruction);
+
+        // One source of shapes per op, so that no array is counted twice: the HLO instruction
+        // (result and operands), else the producer's HLO text, else its result shape.
+        ArrayScan scan;
+        if (instruction) {
+            scanArray(instruction->shape, scan);
+            if (!instruction->operandShapes.empty()) {
+                for (const hlo::Shape& operand : instruction->operandShapes)
+                    scanArray(operand, scan);
+            } else if (const hlo::Module* module = profile.hloFor(op)) {
+                for (int64_t operandId : instruction->operandIds)
+                    if (const hlo::Instruction* operand = module->instructionById(operandId))
+                        scanArray(operand->shape, scan);
+            }
+        } else if (op.longName != 0 && !profile.str(op.longName).empty()) {
+            scanHloText(profile.str(op.longName), scan);
+        } else if (op.shapeWithLayout != 0) {
+            scanHloText(profile.str(op.shapeWithLayout), scan);
+        }
+        t.hostTransfer = scan.host;
+        t.vmemBytes = scan.vmemBytes;
+        t.largestArrayBytes = scan.largestBytes;
+
+        std::string partnerName;
+        t.async = asyncRoleOf(profile.str(op.name), partnerName);
+        if (t.async != AsyncRole::None) {
+            auto it = byProgramAndName.find(key(op, partnerName));
+            if (it != byProgramAndName.end())
+                t.partner = it->second;
+            else
+                t.async = AsyncRole::None; // a lone half is an ordinary op
+        }
+    }
+    // A pair moves data to or from the host when either half names host memory (the done half of a
+    // copy often has only the device-side result shape).
+    for (OpId id = 0; id < traits.size(); ++id)
+        if (traits[id].partner != kNone && traits[traits[id].partner].hostTransfer)
+            traits[id].hostTransfer = true;
+    return traits;
+}
+
+} // namespace tpuscope::model
