@@ -2,6 +2,7 @@
 #include "advice.h"
 
 #include "advicerules.h"
+#include "deviceconsistency.h"
 
 #include "../report/jsonwriter.h"
 #include "../report/report.h"
@@ -91,6 +92,10 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "xprof CollectiveBound (smart_suggestion)"},
         {"idle-gaps", "idle_share", kIdleGapShare, "TensorCore idle between module runs, share of the span",
             "xprof TensorCoreIdleBound (smart_suggestion)"},
+        {"device-consistency", "tolerance", kDeviceTolerance,
+            "ordinary XLA ops (>= 20 µs per occurrence, custom kernels excluded) above the device peak by more than "
+            "this, or an array larger than one chip's HBM, contradict the device",
+            "ours; capacities FORMATS.md §6.1"},
         {"idle-gaps", "critical_share", kIdleGapCriticalShare, "idle share for critical",
             "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
     };
@@ -660,6 +665,7 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     dataFormattingRule(ctx, report.advice);
     collectivesRule(ctx, report.advice);
     idleGapsRule(ctx, report.advice);
+    deviceConsistencyRule(ctx, report.advice);
     std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;

@@ -51,4 +51,7 @@ void addEvidence(Advice& a, const Context& ctx, OpId op);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 
+// Rules that live in files of their own (advice_<topic>.cpp); computeAdvice calls each once.
+void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out);
+
 } // namespace tpuscope::model::advice_detail

@@ -146,6 +146,10 @@ void rateRow(OpRow& row, const RowCost& cost, const DeviceInfo& device)
 {
     if (!cost.costKnown || row.rateTimePs <= 0)
         return;
+    // FLOP per ps = TFLOP/s; bytes per ps × 1000 = GB/s.
+    row.attainedTflops = cost.ratedFlops / row.rateTimePs;
+    if (!cost.hostTransfer)
+        row.attainedHbmGbps = cost.ratedBytes * 1000.0 / row.rateTimePs;
     row.flopsUtilizationUncapped = flopsUtilization(cost.ratedFlops, row.rateTimePs, device.peakTflopsPerCore);
     if (row.flopsUtilizationUncapped)
         row.flopsUtilization = std::min(1.0, *row.flopsUtilizationUncapped);
@@ -183,6 +187,8 @@ void copyPairRates(OpRow& start, const OpRow& done)
     start.hbmUtilizationUncapped = done.hbmUtilizationUncapped;
     start.capped = done.capped;
     start.hostGbps = done.hostGbps;
+    start.attainedTflops = done.attainedTflops;
+    start.attainedHbmGbps = done.attainedHbmGbps;
     start.arithmeticIntensity = done.arithmeticIntensity;
     start.rooflineEfficiency = done.rooflineEfficiency;
     start.boundBy = done.boundBy;
@@ -288,6 +294,7 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         row.bytesAccessed += r.bytesAccessed;
         row.hbmBytes += r.hbmBytes;
         row.hostBytes += r.hostBytes;
+        row.largestArrayBytes = std::max(row.largestArrayBytes, r.largestArrayBytes);
         row.hbmFromBreakdown = row.hbmFromBreakdown || r.hbmFromBreakdown;
         row.customKernelCost = row.customKernelCost || r.customKernelCost;
         row.capped = row.capped || r.capped;
@@ -403,6 +410,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         row.hbmBytes += hbmPerOccurrence * occurrences;
         row.hbmFromBreakdown = row.hbmFromBreakdown || op.hbmBytes >= 0;
         row.customKernelCost = row.customKernelCost || trait.customKernel;
+        row.largestArrayBytes = std::max(row.largestArrayBytes, trait.largestArrayBytes);
         cost.costKnown = cost.costKnown || trait.costKnown;
         cost.hostTransfer = cost.hostTransfer || trait.hostTransfer;
         cost.async = trait.async;
@@ -478,6 +486,8 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
     result.costCoverage = result.totalTimePs > 0 ? std::min(1.0, costKnownTime / result.totalTimePs) : 0;
     result.flops = headline(rows, [](const OpRow& r) { return r.flopsUtilizationUncapped; });
     result.hbm = headline(rows, [](const OpRow& r) { return r.hbmUtilizationUncapped; });
+    for (HeadlineUtilization* h : {&result.flops, &result.hbm})
+        h->coveredFraction = result.totalTimePs > 0 ? std::min(1.0, h->coveredTimePs / result.totalTimePs) : 0;
 
     result.rows = groupBy == GroupBy::Op ? std::move(rows) : groupRows(rows, groupBy, result.totalTimePs);
     std::stable_sort(result.rows.begin(), result.rows.end(), [](const OpRow& a, const OpRow& b) {

@@ -65,6 +65,9 @@ struct OpRow
     std::optional<double> hbmUtilizationUncapped;
     bool capped = false; // an uncapped utilization is above 1 (over peak)
     std::optional<double> hostGbps; // attained host-link rate of a host transfer
+    std::optional<double> attainedTflops;  // per core, over the rate time; known with cost data
+    std::optional<double> attainedHbmGbps; // per core; empty for host transfers
+    double largestArrayBytes = 0; // largest operand or result array: a lower bound of the footprint
     std::optional<double> arithmeticIntensity; // FLOPs per HBM byte
     /// Attained FLOP/s over the roofline bound at the row's arithmetic intensity, capped at 1
     /// (= the larger of the two utilizations: FORMATS.md §7 bound-by).
@@ -87,6 +90,7 @@ struct HeadlineUtilization
     double overPeakPoints = 0; // share of `capped` that comes from over-peak ops
     int overPeakOps = 0;
     double coveredTimePs = 0; // op time the figure is computed over
+    double coveredFraction = 0; // of the total op time (host transfers and unknown ops are left out)
 };
 
 struct OpBreakdown

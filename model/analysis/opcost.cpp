@@ -20,7 +20,29 @@ struct ArrayScan
     bool host = false;
     double vmemBytes = 0;
     double largestBytes = 0;
+    std::vector<std::pair<std::string, double>> parameters;
 };
+
+/// Padded bytes of an array in HBM (memory space 0); 0 for tuples, tokens and other spaces.
+double hbmArrayBytes(const hlo::Shape& shape)
+{
+    if (shape.isTuple() || shape.elementType == hlo::PrimitiveType::Token
+        || shape.elementType == hlo::PrimitiveType::Invalid || (shape.hasLayout && shape.layout.memorySpace != 0))
+        return 0;
+    const layout::PaddingInfo padding = layout::computePadding(shape);
+    return static_cast<double>(padding.valid ? padding.paddedBytes : padding.logicalBytes);
+}
+
+/// HLO text names entry parameters "%param.12", "%Arg_3.4" or "%p0" (fused computations' own
+/// parameters never appear as operands of a top-level op).
+bool isParameterName(std::string_view name)
+{
+    if (name.starts_with("param") || name.starts_with("Arg_") || name.starts_with("arg"))
+        return true;
+    return name.size() > 1 && name[0] == 'p' && std::all_of(name.begin() + 1, name.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+    });
+}
 
 void scanArray(const hlo::Shape& shape, ArrayScan& scan)
 {
@@ -75,8 +97,23 @@ void scanHloText(std::string_view text, ArrayScan& scan)
             }
         }
         const layout::ShapeParseResult parsed = layout::parseShape(text.substr(begin, end - begin));
-        if (parsed.ok())
-            scanArray(parsed.shape, scan);
+        if (!parsed.ok())
+            continue;
+        scanArray(parsed.shape, scan);
+        // An operand is written "shape %name": keep the program's parameters for the footprint.
+        size_t at = end;
+        while (at < text.size() && text[at] == ' ')
+            ++at;
+        if (at < text.size() && text[at] == '%') {
+            size_t nameEnd = at + 1;
+            while (nameEnd < text.size()
+                && (isTypeChar(text[nameEnd]) || text[nameEnd] == '.' || text[nameEnd] == '_' || text[nameEnd] == '-'))
+                ++nameEnd;
+            const std::string_view name = text.substr(at + 1, nameEnd - at - 1);
+            if (isParameterName(name))
+                if (const double bytes = hbmArrayBytes(parsed.shape); bytes > 0)
+                    scan.parameters.emplace_back(std::string(name), bytes);
+        }
     }
 }
 
@@ -153,6 +190,16 @@ std::vector<OpCostTraits> classifyOpCosts(const Profile& profile)
                     if (const hlo::Instruction* operand = module->instructionById(operandId))
                         scanArray(operand->shape, scan);
             }
+            if (const hlo::Module* module = profile.hloFor(op)) {
+                const hlo::Computation* entry = module->computation(module->entryComputationId);
+                for (int64_t operandId : instruction->operandIds) {
+                    const hlo::Instruction* operand = module->instructionById(operandId);
+                    if (!operand || operand->opcode != "parameter" || !entry || !entry->findInstruction(operandId))
+                        continue;
+                    if (const double bytes = hbmArrayBytes(operand->shape); bytes > 0)
+                        scan.parameters.emplace_back(operand->name, bytes);
+                }
+            }
         } else if (op.longName != 0 && !profile.str(op.longName).empty()) {
             scanHloText(profile.str(op.longName), scan);
         } else if (op.shapeWithLayout != 0) {
@@ -161,6 +208,7 @@ std::vector<OpCostTraits> classifyOpCosts(const Profile& profile)
         t.hostTransfer = scan.host;
         t.vmemBytes = scan.vmemBytes;
         t.largestArrayBytes = scan.largestBytes;
+        t.hbmParameters = std::move(scan.parameters);
 
         std::string partnerName;
         t.async = asyncRoleOf(profile.str(op.name), partnerName);

@@ -31,6 +31,10 @@ struct OpCostTraits
     /// Largest single array among the op's operands and results (padded bytes), a lower bound of
     /// the per-core memory footprint.
     double largestArrayBytes = 0;
+    /// Program parameters the op reads (HLO entry parameters, in HBM), by instruction name with
+    /// their padded bytes: they are all live while the program runs, so their sum over a program
+    /// is a lower bound of its per-core footprint.
+    std::vector<std::pair<std::string, double>> hbmParameters;
 };
 
 /// Classifies every op of the profile (indexed by OpId).

@@ -16,6 +16,7 @@ struct TpuGeneration
     double peakTflopsPerCore;
     double peakHbmGbpsPerCore;
     const char* note; // caveats from the sources
+    double hbmBytesPerChip = 0; // HBM capacity of one chip (FORMATS.md §6.1)
 };
 
 const std::vector<TpuGeneration>& tpuGenerations();
