@@ -6,6 +6,7 @@
 #include "advicepanel.h"
 #include "compareview.h"
 #include "detailspanel.h"
+#include "devicechooser.h"
 #include "loader/logdir.h"
 #include "optableview.h"
 #include "qt/selectionstate.h"
@@ -165,6 +166,8 @@ void MainWindow::createWidgets()
     m_splitter->setStretchFactor(1, 2);
 
     profileLayout->addWidget(m_messageBar);
+    m_deviceChooser = new widgets::DeviceChooser(m_profileView);
+    profileLayout->addWidget(m_deviceChooser);
     profileLayout->addWidget(m_splitter, 1);
     m_stack->addWidget(m_profileView);
     setCentralWidget(m_stack);
@@ -266,6 +269,7 @@ void MainWindow::createActions()
     m_viewMenu->addAction(m_detailsDock->toggleViewAction());
     m_viewMenu->addAction(m_adviceDock->toggleViewAction());
     m_viewMenu->addAction(m_chartsDock->toggleViewAction());
+    m_viewMenu->addMenu(m_deviceChooser->menu());
     m_viewMenu->addSeparator();
     m_resetZoomAction = m_viewMenu->addAction(tr("Reset &Zoom"), m_timeline, &widgets::TimelineView::resetZoom);
     m_resetZoomAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
@@ -308,7 +312,9 @@ void MainWindow::createActions()
     m_threshold->setRange(1, 100);
     m_threshold->setSuffix(QStringLiteral(" %"));
     m_threshold->setValue(25);
-    m_threshold->setToolTip(tr("Fusions that take at least 1% of the time with a FLOPS utilization below this are "
+    m_threshold->setToolTip(tr("Low utilization below: fusions that take at least 1% of the time at a roofline "
+                               "efficiency (attained FLOP/s over the roofline bound at their arithmetic intensity) "
+                               "below this are "
                                "marked in the table and on the timeline"));
     toolBar->addWidget(m_threshold);
     connect(m_threshold, &QSpinBox::valueChanged, this,
@@ -322,6 +328,8 @@ void MainWindow::createActions()
 
 void MainWindow::connectSession()
 {
+    m_deviceChooser->setSession(m_session);
+    connect(m_deviceChooser, &widgets::DeviceChooser::deviceChosen, this, &MainWindow::rememberDevice);
     connect(m_session, &qt::TraceSession::loadStarted, this, [this](const QString& path) {
         m_startPage->showLoading(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName());
         showStartPage();
@@ -410,7 +418,31 @@ void MainWindow::openFile(const QString& path)
     if (target.isEmpty())
         return;
     hideMessage();
+    useDeviceFor(QFileInfo(target).absoluteFilePath());
     m_session->open(target);
+}
+
+void MainWindow::useDeviceFor(const QString& key)
+{
+    // The generation remembered for this file, else the command line's: never another file's.
+    QString device = m_commandLineDevice;
+    if (m_options.persistSettings)
+        device = QSettings().value(QStringLiteral("devices/") + key, device).toString();
+    model::LoadOptions options = m_session->loadOptions();
+    options.deviceOverride = device.toStdString();
+    m_session->setLoadOptions(options);
+}
+
+void MainWindow::rememberDevice(const QString& generation)
+{
+    if (!m_options.persistSettings)
+        return;
+    const QFileInfo info(m_session->path());
+    const QString key = QStringLiteral("devices/") + (info.exists() ? info.absoluteFilePath() : m_session->path());
+    if (generation.isEmpty())
+        QSettings().remove(key);
+    else
+        QSettings().setValue(key, generation);
 }
 
 bool MainWindow::saveImageAtomically(const QImage& image, const QString& path)
@@ -576,13 +608,15 @@ bool MainWindow::openDemo()
         return false;
     }
     hideMessage();
+    useDeviceFor(QStringLiteral("demo.xplane.pb"));
     m_session->openBytes(file.readAll(), QStringLiteral("demo.xplane.pb"));
     return true;
 }
 
 void MainWindow::setDeviceOverride(const QString& generation)
 {
-    model::LoadOptions options;
+    m_commandLineDevice = generation;
+    model::LoadOptions options = m_session->loadOptions();
     options.deviceOverride = generation.toStdString();
     m_session->setLoadOptions(options);
 }
@@ -759,14 +793,14 @@ void MainWindow::updateStatusBar()
     m_coresLabel->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
     if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
         m_utilLabel->setText(tr("FLOPS util %1 · %2")
-                                 .arg(qs(model::headlineUtilizationText(breakdown->flops)),
+                                 .arg(qs(model::formatOptionalPercent(breakdown->flops.capped)),
                                      qs(model::costCoverageText(breakdown->costCoverage))));
         m_utilLabel->setToolTip(tr("Time-weighted FLOPS utilization of the TPU ops with cost data, each capped at "
                                    "its peak, over all cores. Ops that record no FLOPs or bytes are unknown and left "
                                    "out; the cost coverage says how much of the op time the figure describes."));
     } else {
-        m_utilLabel->setText(tr("FLOPS util n/a"));
-        m_utilLabel->setToolTip(tr("The device peak is unknown; start with --device to choose a TPU generation"));
+        m_utilLabel->setText(tr("FLOPS util – (no TPU generation)"));
+        m_utilLabel->setToolTip(tr("The device peak is unknown: choose a TPU generation in View → TPU Device, or start with --device"));
     }
     const double seconds = m_session->loadSeconds();
     m_loadTimeLabel->setText(seconds < 1 ? tr("Loaded in %1 ms").arg(std::max(1.0, seconds * 1000), 0, 'f', 0)

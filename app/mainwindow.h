@@ -27,6 +27,7 @@ class AdvicePanel;
 class DetailsPanel;
 class OpTableView;
 class CompareView;
+class DeviceChooser;
 class RooflineChart;
 class TimelineSearch;
 class TimelineView;
@@ -82,6 +83,7 @@ public:
     bool openDemo();
     static bool hasDemo();
     void setDeviceOverride(const QString& generation);
+    widgets::DeviceChooser* deviceChooser() const { return m_deviceChooser; }
 
     qt::TraceSession* session() const { return m_session; }
     qt::SelectionState* selection() const { return m_selection; }
@@ -136,6 +138,9 @@ private:
     void chooseFile();
     void chooseDirectory();
     void selectEvent(model::TrackId track, quint32 index);
+    /// Load options for the next load of `key` (a file path): its remembered TPU generation.
+    void useDeviceFor(const QString& key);
+    void rememberDevice(const QString& generation);
 
     Options m_options;
     qt::TraceSession* m_session = nullptr;
@@ -166,6 +171,8 @@ private:
 
     QComboBox* m_colorMode = nullptr;
     QSpinBox* m_threshold = nullptr;
+    widgets::DeviceChooser* m_deviceChooser = nullptr;
+    QString m_commandLineDevice;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_closeAction = nullptr;

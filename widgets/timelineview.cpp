@@ -228,7 +228,7 @@ private:
             for (const auto& [name, color] : m_entries)
                 item(name, color, false);
         }
-        item(QCoreApplication::translate("TimelineView", "low-utilization fusion (≥1% of time, FLOPS < %1%)")
+        item(QCoreApplication::translate("TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
                  .arg(int(std::lround(m_threshold * 100))),
             0, true);
         return y + lineHeight + 3;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "utilization.h"
 
+#include "opcost.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -132,11 +134,17 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
     }
 
     // Contiguous per-op costs: the event loop then touches only the track columns and these.
+    // Async halves and host transfers are left out: a copy-start's bytes over its few ns would
+    // read as an impossible HBM rate, and host bytes cross the host link, not HBM (the op table
+    // rates them over their start→done span instead). VMEM operands are not HBM bytes.
+    const std::vector<OpCostTraits> traits = classifyOpCosts(profile);
     std::vector<double> opFlops(profile.ops.size()), opBytes(profile.ops.size());
     for (size_t i = 0; i < profile.ops.size(); ++i) {
         const OpInfo& op = profile.ops[i];
+        if (traits[i].async != AsyncRole::None || traits[i].hostTransfer)
+            continue;
         opFlops[i] = op.flops;
-        opBytes[i] = op.hbmBytes >= 0 ? op.hbmBytes : op.bytesAccessed;
+        opBytes[i] = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits[i].vmemBytes);
     }
 
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();

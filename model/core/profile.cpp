@@ -414,8 +414,16 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         }
     }
 
-    // Device: cores are TensorCore planes over all hosts.
-    DeviceInfo& device = p.device;
+    p.fileDevice = deviceFromFile(p);
+    p.device = chooseDevice(p.fileDevice, deviceOverride);
+    return std::shared_ptr<const Profile>(m_profile.release());
+}
+
+DeviceInfo deviceFromFile(const Profile& p)
+{
+    // Cores are TensorCore planes over all hosts. Peaks a loader set already (an op_profile's
+    // implied peaks) stand; otherwise the plane stats, else the generation the planes name.
+    DeviceInfo device = p.device;
     device.hosts = static_cast<int>(p.hosts.size());
     device.cores = 0;
     const Plane* peakPlane = nullptr;
@@ -431,18 +439,6 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     const TpuGeneration* generation = device.type.empty() ? nullptr : findTpuGeneration(device.type);
     if (generation)
         device.generation = generation->key;
-    if (!deviceOverride.empty()) {
-        if (const TpuGeneration* chosen = findTpuGeneration(deviceOverride)) {
-            device.generation = chosen->key;
-            if (device.type.empty())
-                device.type = chosen->displayName;
-            device.peakTflopsPerCore = chosen->peakTflopsPerCore;
-            device.peakHbmGbpsPerCore = chosen->peakHbmGbpsPerCore;
-            device.peakSource = PeakSource::UserChoice;
-            device.peakNote = std::string("chosen by the user (") + chosen->displayName
-                + "), per-core peaks from the generation table: " + chosen->note;
-        }
-    }
     if (device.peakSource == PeakSource::None && peakPlane) {
         device.peakTflopsPerCore = peakPlane->peakTflops;
         device.peakHbmGbpsPerCore = peakPlane->peakHbmGbps;
@@ -460,7 +456,33 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     }
     if (device.peakSource == PeakSource::None && device.cores > 0)
         device.peakNote = "unknown TPU generation: utilizations need a peak; choose one (--device v5e, ...)";
-    return std::shared_ptr<const Profile>(m_profile.release());
+    return device;
+}
+
+DeviceInfo chooseDevice(const DeviceInfo& fileDevice, std::string_view deviceOverride)
+{
+    DeviceInfo device = fileDevice;
+    if (deviceOverride.empty())
+        return device;
+    const TpuGeneration* chosen = findTpuGeneration(deviceOverride);
+    if (!chosen)
+        return device;
+    // The chosen generation names the device everywhere (the file's own stays in fileDevice).
+    device.generation = chosen->key;
+    device.type = chosen->displayName;
+    device.peakTflopsPerCore = chosen->peakTflopsPerCore;
+    device.peakHbmGbpsPerCore = chosen->peakHbmGbpsPerCore;
+    device.peakSource = PeakSource::UserChoice;
+    device.peakNote = std::string("chosen by the user (") + chosen->displayName
+        + "), per-core peaks from the generation table: " + chosen->note;
+    return device;
+}
+
+std::shared_ptr<const Profile> withDevice(const Profile& profile, std::string_view deviceOverride)
+{
+    auto copy = std::make_shared<Profile>(profile);
+    copy->device = chooseDevice(copy->fileDevice, deviceOverride);
+    return copy;
 }
 
 std::string LoadLimits::check(uint64_t events, uint64_t stringBytes) const

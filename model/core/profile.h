@@ -173,7 +173,8 @@ public:
     std::vector<Program> programs;
     /// Layout hints a producer recorded per op (op_profile.json `xla.layout`); empty for most formats.
     std::unordered_map<OpId, std::vector<LayoutDimensionHint>> layoutHints;
-    DeviceInfo device;
+    DeviceInfo device;     // what every analysis uses
+    DeviceInfo fileDevice; // as the file gives it, before any user choice
     ImportStats stats;
     LoadInfo load;
     int64_t originNs = 0; // absolute time (ns since epoch, or file time base) of TimePs 0
@@ -196,6 +197,16 @@ private:
 };
 
 using ProfilePtr = std::shared_ptr<const Profile>;
+
+/// The device as the file gives it: cores from its TPU planes, peaks a loader set, else the plane
+/// stats, else the generation the planes name.
+DeviceInfo deviceFromFile(const Profile& profile);
+/// The file's device with the user's choice applied (a generation key or device type; empty or
+/// unknown = the file's own).
+DeviceInfo chooseDevice(const DeviceInfo& fileDevice, std::string_view deviceOverride);
+/// A copy of the profile with its device chosen again, for a device picked after the load: the
+/// events are not read again, and every analysis is recomputed from the copy.
+std::shared_ptr<const Profile> withDevice(const Profile& profile, std::string_view deviceOverride);
 
 /// Limits a load honours, so that an oversized or hostile file stops with a clear message
 /// instead of exhausting the machine's memory. The loader fills them from LoadOptions.

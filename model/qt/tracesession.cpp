@@ -14,6 +14,7 @@ struct TraceSession::Result
     std::shared_ptr<const model::OpBreakdown> breakdown;
     double seconds = 0;
     bool canceled = false;
+    bool reanalysis = false; // the shown profile with a new device, not a load
 };
 
 TraceSession::TraceSession(QObject* parent)
@@ -47,6 +48,24 @@ void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
         });
 }
 
+void TraceSession::chooseDevice(const QString& generation)
+{
+    m_options.deviceOverride = generation.toStdString();
+    if (!m_profile || m_loading)
+        return; // a running load finishes with its own options; the next one uses this
+    model::ProfilePtr shown = m_profile;
+    const std::string device = m_options.deviceOverride;
+    start(
+        m_path,
+        [shown, device](const model::LoadOptions&, const model::ProgressFn& progress, std::stop_token) {
+            progress("Applying the device", 0.5);
+            model::LoadResult result;
+            result.profile = model::withDevice(*shown, device);
+            return result;
+        },
+        true);
+}
+
 void TraceSession::cancel()
 {
     if (!m_loading)
@@ -67,7 +86,8 @@ void TraceSession::close()
 }
 
 void TraceSession::start(const QString& name,
-    std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load)
+    std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load,
+    bool reanalysis)
 {
     reapFinished();
     if (m_loading)
@@ -76,7 +96,8 @@ void TraceSession::start(const QString& name,
     m_stop = std::stop_source();
     m_loading = true;
     m_loadingPath = name;
-    emit loadStarted(name);
+    if (!reanalysis) // the shown profile stays on screen while its numbers are recomputed
+        emit loadStarted(name);
 
     auto finished = std::make_shared<std::atomic_bool>(false);
     // The thread gets the session's stop token rather than its own, so cancel() reaches it;
@@ -94,44 +115,46 @@ void TraceSession::start(const QString& name,
     };
     Job job;
     job.finished = finished;
-    job.thread = std::jthread([this, generation, stop, options, load = std::move(load), finished](std::stop_token own) {
-        std::stop_source combined;
-        std::stop_callback forwardSession(stop, [&combined] { combined.request_stop(); });
-        std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
+    job.thread = std::jthread(
+        [this, generation, stop, options, load = std::move(load), finished, reanalysis](std::stop_token own) {
+            std::stop_source combined;
+            std::stop_callback forwardSession(stop, [&combined] { combined.request_stop(); });
+            std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
 
-        // Throttle once more on our side: a queued call per 0.5 % or per phase change is plenty.
-        std::string lastPhase;
-        int lastPermille = -10;
-        model::ProgressFn report = [&](std::string_view phase, double fraction) {
-            const int permille = static_cast<int>(fraction * 1000);
-            if (phase == lastPhase && permille - lastPermille < 5)
-                return;
-            lastPhase = phase;
-            lastPermille = permille;
-            const QString phaseText = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
+            // Throttle once more on our side: a queued call per 0.5 % or per phase change is plenty.
+            std::string lastPhase;
+            int lastPermille = -10;
+            model::ProgressFn report = [&](std::string_view phase, double fraction) {
+                const int permille = static_cast<int>(fraction * 1000);
+                if (phase == lastPhase && permille - lastPermille < 5)
+                    return;
+                lastPhase = phase;
+                lastPermille = permille;
+                const QString phaseText = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, generation, phaseText, fraction] {
+                        if (generation == m_generation)
+                            emit progress(phaseText, fraction);
+                    },
+                    Qt::QueuedConnection);
+            };
+
+            const auto begin = std::chrono::steady_clock::now();
+            auto result = std::make_shared<Result>();
+            result->reanalysis = reanalysis;
+            result->load = load(options, report, combined.get_token());
+            if (result->load.ok() && !combined.stop_requested()) {
+                report("Analysing ops", 0.99);
+                result->breakdown
+                    = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*result->load.profile));
+            }
+            result->canceled = combined.stop_requested();
+            result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             QMetaObject::invokeMethod(
-                this,
-                [this, generation, phaseText, fraction] {
-                    if (generation == m_generation)
-                        emit progress(phaseText, fraction);
-                },
-                Qt::QueuedConnection);
-        };
-
-        const auto begin = std::chrono::steady_clock::now();
-        auto result = std::make_shared<Result>();
-        result->load = load(options, report, combined.get_token());
-        if (result->load.ok() && !combined.stop_requested()) {
-            report("Analysing ops", 0.99);
-            result->breakdown
-                = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*result->load.profile));
-        }
-        result->canceled = combined.stop_requested();
-        result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        QMetaObject::invokeMethod(
-            this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
-        finished->store(true);
-    });
+                this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
+            finished->store(true);
+        });
     m_jobs.push_back(std::move(job));
 }
 
@@ -155,7 +178,8 @@ void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
     m_profile = std::move(result->load.profile);
     m_breakdown = std::move(result->breakdown);
     m_path = m_loadingPath;
-    m_loadSeconds = result->seconds;
+    if (!result->reanalysis)
+        m_loadSeconds = result->seconds;
     emit loaded();
 }
 

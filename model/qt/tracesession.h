@@ -39,6 +39,12 @@ public:
     void open(const QString& path);
     /// Same for bytes already in memory (the bundled demo); `name` appears in messages.
     void openBytes(const QByteArray& bytes, const QString& name);
+    /// Uses a TPU generation (a key such as "v6e"; empty = the file's own) for the shown profile
+    /// and every later load. The shown profile is not read again: a job copies it with the new
+    /// device and recomputes the analysis, then loaded() fires as after a load.
+    void chooseDevice(const QString& generation);
+    /// The generation chosen by the user, empty when the file's own device is used.
+    QString chosenDevice() const { return QString::fromStdString(m_options.deviceOverride); }
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -69,7 +75,8 @@ private:
     struct Result;
     /// `load` gets the options to use: the session's, plus a preview hook bound to this load.
     void start(const QString& name,
-        std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load);
+        std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load,
+        bool reanalysis = false);
     void deliver(quint64 generation, std::shared_ptr<Result> result);
     void reapFinished();
 

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GUI device picker (issue 12): an info bar when the generation is unknown or contradicted,
+// one click to choose, remembered per file, recomputed without reading the file again.
+#include "mainwindow.h"
+
+#include "devicechooser.h"
+#include "optableview.h"
+#include "qt/optreemodel.h"
+#include "qt/tracesession.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+using tpuscope::app::MainWindow;
+using tpuscope::qt::OpTreeModel;
+using tpuscope::qt::TraceSession;
+using tpuscope::widgets::DeviceChooser;
+
+namespace {
+
+QString vllmPath()
+{
+    return QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_vllm_serving.trace.json.gz");
+}
+
+class DeviceChooserTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        if (!QFile::exists(vllmPath()))
+            GTEST_SKIP() << "sample missing: " << vllmPath().toStdString();
+        ASSERT_TRUE(m_dir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_devicechooser"));
+    }
+    QTemporaryDir m_dir;
+};
+
+QPushButton* buttonWithText(QWidget* parent, const QString& text)
+{
+    for (QPushButton* b : parent->findChildren<QPushButton*>())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+/// The op table's FLOPS utilization text of its first op row.
+QString firstOpFlopsText(MainWindow& window)
+{
+    QTreeView* tree = window.opTable()->view();
+    QAbstractItemModel* m = tree->model();
+    const QModelIndex group = m->index(0, 0);
+    return m->index(0, OpTreeModel::FlopsUtilizationColumn, group).data().toString();
+}
+
+} // namespace
+
+TEST_F(DeviceChooserTest, UnknownGenerationOffersTheOnesTheDataFitAndRecomputesWithoutReading)
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    QSignalSpy started(window.session(), &TraceSession::loadStarted);
+    window.openFile(vllmPath());
+    ASSERT_TRUE(loaded.wait(60000));
+    DeviceChooser* chooser = window.deviceChooser();
+    ASSERT_TRUE(chooser);
+    EXPECT_TRUE(chooser->message().contains(QStringLiteral("does not record the TPU generation")))
+        << chooser->message().toStdString();
+    EXPECT_EQ(firstOpFlopsText(window), QStringLiteral("–"));
+
+    QPushButton* use = buttonWithText(chooser, QStringLiteral("Use TPU v7x"));
+    ASSERT_TRUE(use);
+    const auto before = window.session()->profile();
+    const double loadSeconds = window.session()->loadSeconds();
+    const int starts = started.count();
+    use->click();
+    ASSERT_TRUE(loaded.wait(60000));
+    const auto after = window.session()->profile();
+    // Same events (no second read: no loadStarted, same load time), new device, new numbers.
+    EXPECT_EQ(started.count(), starts);
+    EXPECT_EQ(window.session()->loadSeconds(), loadSeconds);
+    EXPECT_NE(before.get(), after.get());
+    EXPECT_EQ(after->eventCount(), before->eventCount());
+    EXPECT_EQ(after->device.generation, "v7x");
+    EXPECT_TRUE(chooser->message().isEmpty()); // the data fit v7x: nothing to say
+    EXPECT_NE(firstOpFlopsText(window), QStringLiteral("–"));
+
+    // The menu shows the choice, and the choice is remembered for this file.
+    bool checked = false;
+    for (QAction* a : chooser->menu()->actions())
+        checked = checked || (a->isChecked() && a->data().toString() == QStringLiteral("v7x"));
+    EXPECT_TRUE(checked);
+    MainWindow second;
+    QSignalSpy secondLoaded(second.session(), &TraceSession::loaded);
+    second.openFile(vllmPath());
+    ASSERT_TRUE(secondLoaded.wait(60000));
+    EXPECT_EQ(second.session()->profile()->device.generation, "v7x");
+}
+
+TEST_F(DeviceChooserTest, ContradictedDeviceIsCalledOutInTheBar)
+{
+    MainWindow window;
+    window.setDeviceOverride(QStringLiteral("v6e"));
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    window.openFile(vllmPath());
+    ASSERT_TRUE(loaded.wait(60000));
+    const QString text = window.deviceChooser()->message();
+    EXPECT_TRUE(text.contains(QStringLiteral("contradict TPU v6e"))) << text.toStdString();
+    EXPECT_TRUE(buttonWithText(window.deviceChooser(), QStringLiteral("Use TPU v7x")));
+    // Back to the file's own: unknown again.
+    for (QAction* a : window.deviceChooser()->menu()->actions())
+        if (a->isCheckable() && a->data().toString().isEmpty())
+            a->trigger();
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(window.session()->profile()->device.peakTflopsPerCore, 0);
+    EXPECT_EQ(firstOpFlopsText(window), QStringLiteral("–"));
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "devicechooser.h"
+
+#include "analysis/deviceconsistency.h"
+#include "core/devicepeaks.h"
+#include "qt/tracesession.h"
+#include "report/report.h"
+
+#include <QActionGroup>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QStyle>
+
+namespace tpuscope::widgets {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+DeviceChooser::DeviceChooser(QWidget* parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("deviceBar"));
+    setAutoFillBackground(true);
+    QPalette palette = this->palette();
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    // An information colour, not the error bar's: nothing failed, a fact is missing.
+    palette.setColor(QPalette::Window, dark ? QColor(35, 60, 95) : QColor(222, 235, 250));
+    palette.setColor(QPalette::WindowText, dark ? QColor(225, 235, 250) : QColor(15, 40, 80));
+    setPalette(palette);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 4, 8, 4);
+    auto* icon = new QLabel(this);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxInformation).pixmap(16, 16));
+    m_label = new QLabel(this);
+    m_label->setWordWrap(true);
+    m_label->setTextFormat(Qt::PlainText);
+    layout->addWidget(icon);
+    layout->addWidget(m_label, 1);
+    m_buttons = new QHBoxLayout;
+    layout->addLayout(m_buttons);
+    auto* other = new QPushButton(tr("Other…"), this);
+    other->setToolTip(tr("Choose any TPU generation"));
+    layout->addWidget(other);
+
+    m_menu = new QMenu(tr("TPU &Device"), this);
+    m_menu->setToolTipsVisible(true);
+    m_group = new QActionGroup(this);
+    m_group->setExclusive(true);
+    QAction* file = m_menu->addAction(tr("As Recorded in the File"));
+    file->setCheckable(true);
+    file->setData(QString());
+    file->setToolTip(tr("Use the peaks the profile records (plane stats, device type), if any"));
+    m_group->addAction(file);
+    m_menu->addSeparator();
+    for (const model::TpuGeneration& g : model::tpuGenerations()) {
+        QAction* action = m_menu->addAction(tr("%1 (%2 TFLOP/s, %3 GB/s per core)")
+                                                .arg(QString::fromLatin1(g.displayName))
+                                                .arg(g.peakTflopsPerCore)
+                                                .arg(g.peakHbmGbpsPerCore));
+        action->setCheckable(true);
+        action->setData(QString::fromLatin1(g.key));
+        action->setToolTip(QString::fromUtf8(g.note));
+        m_group->addAction(action);
+    }
+    connect(m_group, &QActionGroup::triggered, this, [this](QAction* a) { choose(a->data().toString()); });
+    connect(other, &QPushButton::clicked, this,
+        [this, other] { m_menu->popup(other->mapToGlobal(QPoint(0, other->height()))); });
+    hide();
+}
+
+void DeviceChooser::setSession(qt::TraceSession* session)
+{
+    m_session = session;
+    connect(session, &qt::TraceSession::loaded, this, &DeviceChooser::refresh);
+    refresh();
+}
+
+QString DeviceChooser::message() const
+{
+    return isHidden() ? QString() : m_label->text();
+}
+
+void DeviceChooser::choose(const QString& generation)
+{
+    if (!m_session)
+        return;
+    m_session->chooseDevice(generation);
+    emit deviceChosen(generation);
+}
+
+void DeviceChooser::refresh()
+{
+    const model::ProfilePtr profile = m_session ? m_session->profile() : nullptr;
+    const QString chosen = m_session ? m_session->chosenDevice() : QString();
+    for (QAction* a : m_group->actions())
+        a->setChecked(a->data().toString() == chosen);
+    while (QLayoutItem* item = m_buttons->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const auto breakdown = m_session ? m_session->breakdown() : nullptr;
+    if (!profile || !breakdown || !profile->hasTpuOps()) {
+        hide();
+        return;
+    }
+    const model::DeviceConsistency check = model::checkDeviceConsistency(*profile, *breakdown);
+    const model::DeviceInfo& device = profile->device;
+    QString text;
+    if (!check.deviceKnown) {
+        text = tr("This file does not record the TPU generation, so every utilization is unknown (–).");
+        if (!check.fittingGenerations.empty())
+            text += QLatin1Char(' ') + tr("Its fastest ops fit:");
+    } else if (!check.excesses.empty()) {
+        const auto& e = check.excesses.front();
+        text = tr("The data contradict %1: %2 reaches %3% of its %4, so its utilizations are wrong.")
+                   .arg(qs(device.type), qs(e.evidence.op))
+                   .arg(e.evidence.value / e.limit * 100, 0, 'f', 0)
+                   .arg(qs(e.what));
+        if (!check.fittingGenerations.empty())
+            text += QLatin1Char(' ') + tr("The data fit:");
+    } else {
+        hide();
+        return;
+    }
+    m_label->setText(text);
+    for (const model::TpuGeneration* g : check.fittingGenerations) {
+        auto* button = new QPushButton(tr("Use %1").arg(QString::fromLatin1(g->displayName)), this);
+        button->setToolTip(tr("Recompute every number with %1's peaks (%2 TFLOP/s, %3 GB/s per core); the file is "
+                              "not read again")
+                               .arg(QString::fromLatin1(g->displayName))
+                               .arg(g->peakTflopsPerCore)
+                               .arg(g->peakHbmGbpsPerCore));
+        const QString key = QString::fromLatin1(g->key);
+        connect(button, &QPushButton::clicked, this, [this, key] { choose(key); });
+        m_buttons->addWidget(button);
+    }
+    show();
+}
+
+} // namespace tpuscope::widgets
