@@ -650,6 +650,8 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     dataFormattingRule(ctx, report.advice);
     collectivesRule(ctx, report.advice);
     idleGapsRule(ctx, report.advice);
+    for (Advice& a : report.advice)
+        nameTopEvidence(a);
     std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;
@@ -784,6 +786,14 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             for (OpId id : a.ops)
                 w.value(static_cast<int64_t>(id));
             w.endArray();
+            w.key("evidence").beginArray();
+            for (const AdviceEvidence& e : a.evidence) {
+                w.beginObject();
+                w.field("op", e.name).field("framework_op", e.frameworkOp).field("source", e.source);
+                w.field("time_fraction", e.timeFraction);
+                w.endObject();
+            }
+            w.endArray();
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
@@ -814,8 +824,13 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         for (const auto& [k, v] : a.numbers.fields)
             numbers += (numbers.empty() ? "" : ", ") + k + "=" + valueText(v);
         std::string ops;
-        for (size_t i = 0; i < a.opNames.size(); ++i)
+        for (size_t i = 0; i < a.opNames.size(); ++i) {
             ops += (i ? ", " : "") + (md ? "`" + a.opNames[i] + "`" : a.opNames[i]);
+            if (i < a.evidence.size())
+                if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
+                    !whose.empty())
+                    ops += md ? " (`" + whose + "`)" : " (" + whose + ")";
+        }
         if (md) {
             out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), a.title.c_str());
             out += "Rule `" + a.rule + "`. " + a.detail + "\n\n";

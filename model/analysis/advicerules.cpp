@@ -27,6 +27,29 @@ void addEvidence(Advice& a, const Context& ctx, OpId op)
         return;
     a.ops.push_back(op);
     a.opNames.push_back(ctx.profile.str(ctx.profile.ops[op].name));
+    AdviceEvidence e;
+    e.op = op;
+    e.name = a.opNames.back();
+    const OpAttribution attribution = opAttribution(ctx.profile, op);
+    e.frameworkOp = attribution.frameworkOp;
+    e.source = attribution.source;
+    for (const OpRow& row : ctx.breakdown.rows)
+        if (row.op == op) {
+            e.timeFraction = row.timeFraction;
+            break;
+        }
+    a.evidence.push_back(std::move(e));
+}
+
+void nameTopEvidence(Advice& a)
+{
+    if (a.evidence.empty())
+        return;
+    const AdviceEvidence& top = a.evidence.front();
+    const std::string whose = attributionText({top.frameworkOp, top.source});
+    if (whose.empty() || a.detail.find(whose) != std::string::npos)
+        return;
+    a.detail += " Top evidence: " + top.name + " = " + whose + ".";
 }
 
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max)

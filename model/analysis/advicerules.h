@@ -7,6 +7,7 @@
 
 #include "../report/report.h"
 #include "advice.h"
+#include "attribution.h"
 
 #include <algorithm>
 #include <string>
@@ -33,21 +34,15 @@ struct Context
     {
         return formatDurationPs(perStep(totalPs)) + (steps > 0 ? "/step" : " per core over the profile");
     }
-    std::string layer(OpId op) const
-    {
-        const OpInfo& info = profile.ops[op];
-        std::string text = profile.str(info.tfOp);
-        if (!text.empty() && text.back() == ':')
-            text.pop_back();
-        const std::string& source = profile.str(info.source);
-        if (!source.empty())
-            text += (text.empty() ? "" : ", ") + source;
-        return text;
-    }
+    /// "unet/conv2d_18/Conv2D, unet.py:87": the op's framework op and source line (attribution.h).
+    std::string layer(OpId op) const { return attributionText(opAttribution(profile, op)); }
 };
 
 /// Adds an op to an item's evidence once.
 void addEvidence(Advice& a, const Context& ctx, OpId op);
+/// Appends "Top evidence: fusion.3 = unet/conv2d_18/Conv2D, unet.py:87." to the detail when the
+/// text does not name them yet (computeAdvice calls it for every item).
+void nameTopEvidence(Advice& a);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 

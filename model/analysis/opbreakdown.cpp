@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opbreakdown.h"
 
+#include "attribution.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -121,6 +123,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         const OpInfo& op = profile.ops[id];
         const std::string program = programName(profile, op);
         const std::string& category = profile.str(op.category);
+        const OpAttribution attribution = opAttribution(profile, id);
         std::string key;
         switch (groupBy) {
         case GroupBy::Op:
@@ -132,6 +135,12 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         case GroupBy::Program:
             key = program;
             break;
+        case GroupBy::FrameworkOp:
+            key = attribution.frameworkOp;
+            break;
+        case GroupBy::Source:
+            key = attribution.source;
+            break;
         }
         auto [it, inserted] = rowIndex.emplace(key, result.rows.size());
         if (inserted) {
@@ -142,6 +151,8 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
                 row.name = profile.str(op.name);
                 row.program = program;
                 row.category = category;
+                row.frameworkOp = attribution.frameworkOp;
+                row.source = attribution.source;
                 break;
             case GroupBy::Category:
                 row.name = category;
@@ -150,6 +161,14 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
             case GroupBy::Program:
                 row.name = program.empty() ? "(no program)" : program;
                 row.program = program;
+                break;
+            case GroupBy::FrameworkOp:
+                row.name = key.empty() ? "(not recorded)" : key;
+                row.frameworkOp = key;
+                break;
+            case GroupBy::Source:
+                row.name = key.empty() ? "(not recorded)" : key;
+                row.source = key;
                 break;
             }
             result.rows.push_back(std::move(row));

@@ -8,11 +8,13 @@
 
 namespace tpuscope::model {
 
-enum class GroupBy { Op, Category, Program };
+/// FrameworkOp groups by the TF/JAX op an HLO op came from (":Type" dropped), Source by its file:line
+/// (attribution.h); ops whose file records neither land in one "(not recorded)" row.
+enum class GroupBy { Op, Category, Program, FrameworkOp, Source };
 
 struct OpFilter
 {
-    int core = -1;         // TPU core index (Plane::coreIndex); -1 = all cores
+    int core = -1; // TPU core index (Plane::coreIndex); -1 = all cores
     TimePs rangeBegin = 0; // events overlapping [begin, end); end <= begin means everything
     TimePs rangeEnd = 0;
 };
@@ -25,18 +27,20 @@ struct OpRow
     std::string name;
     std::string program;
     std::string category;
+    std::string frameworkOp; // op rows: the framework op (attribution.h); empty when not recorded
+    std::string source; // op rows: "file.py:87"; empty when not recorded
     int64_t occurrences = 0;
     double totalTimePs = 0;
     double selfTimePs = 0;
     double timeFraction = 0; // totalTimePs / OpBreakdown::totalTimePs
-    double flops = 0;        // device-normalized FLOPs (flops_v2)
+    double flops = 0; // device-normalized FLOPs (flops_v2)
     double modelFlops = 0;
     double bytesAccessed = 0;
-    double hbmBytes = 0;     // from memory_access_breakdown, else bytes_accessed
+    double hbmBytes = 0; // from memory_access_breakdown, else bytes_accessed
     bool hbmFromBreakdown = false;
     double flopsUtilization = 0; // capped at 1
-    double hbmUtilization = 0;   // capped at 1
-    double wastedFraction = 0;   // timeFraction × (1 − max(flopsUtilization, hbmUtilization))
+    double hbmUtilization = 0; // capped at 1
+    double wastedFraction = 0; // timeFraction × (1 − max(flopsUtilization, hbmUtilization))
     double arithmeticIntensity = 0; // flops / bytesAccessed
 };
 

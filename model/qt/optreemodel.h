@@ -13,7 +13,8 @@
 
 namespace tpuscope::qt {
 
-/// The op breakdown as a two-level tree: category → op or program → op (switchable).
+/// The op breakdown as a two-level tree: category, program, framework op or source line → op
+/// (switchable).
 ///
 /// Built once from computeOpBreakdown rows; every display string is formatted when the data
 /// arrives (heaptrack's qtStrings idea), so data() only indexes vectors. Sorting goes through the
@@ -44,7 +45,7 @@ public:
         BarFractionRole, // double 0..1 for bar-drawing columns (time %, utilizations)
         FilterTextRole, // QString matched by the filter box: name, category and program
     };
-    enum class Grouping { Category, Program };
+    enum class Grouping { Category, Program, FrameworkOp, Source };
 
     /// Default flag threshold (issue 3): FLOPS utilization below 25 %.
     static constexpr double kDefaultLowUtilizationThreshold = 0.25;
@@ -88,6 +89,8 @@ private:
         QString name;
         QString program;
         QString category;
+        QString frameworkOp; // attribution.h; empty when not recorded
+        QString source;
         QString filterText;
         qint64 occurrences = 0;
         double totalTimePs = 0;
