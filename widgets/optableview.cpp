@@ -7,10 +7,10 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QFileDialog>
 #include <QComboBox>
 #include <QDataStream>
 #include <QEvent>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
@@ -159,8 +159,7 @@ OpTableView::OpTableView(QWidget* parent)
             QSaveFile file(path);
             if (!path.isEmpty()
                 && !(file.open(QIODevice::WriteOnly) && renderImage().save(&file, "PNG") && file.commit()))
-                QMessageBox::warning(
-                    this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+                QMessageBox::warning(this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
         });
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });

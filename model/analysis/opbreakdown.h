@@ -14,7 +14,7 @@ enum class GroupBy { Op, Category, Program, FrameworkOp, Source };
 
 struct OpFilter
 {
-    int core = -1; // TPU core index (Plane::coreIndex); -1 = all cores
+    int core = -1;         // TPU core index (Plane::coreIndex); -1 = all cores
     TimePs rangeBegin = 0; // events overlapping [begin, end); end <= begin means everything
     TimePs rangeEnd = 0;
 };
@@ -33,14 +33,14 @@ struct OpRow
     double totalTimePs = 0;
     double selfTimePs = 0;
     double timeFraction = 0; // totalTimePs / OpBreakdown::totalTimePs
-    double flops = 0; // device-normalized FLOPs (flops_v2)
+    double flops = 0;        // device-normalized FLOPs (flops_v2)
     double modelFlops = 0;
     double bytesAccessed = 0;
-    double hbmBytes = 0; // from memory_access_breakdown, else bytes_accessed
+    double hbmBytes = 0;     // from memory_access_breakdown, else bytes_accessed
     bool hbmFromBreakdown = false;
     double flopsUtilization = 0; // capped at 1
-    double hbmUtilization = 0; // capped at 1
-    double wastedFraction = 0; // timeFraction × (1 − max(flopsUtilization, hbmUtilization))
+    double hbmUtilization = 0;   // capped at 1
+    double wastedFraction = 0;   // timeFraction × (1 − max(flopsUtilization, hbmUtilization))
     double arithmeticIntensity = 0; // flops / bytesAccessed
 };
 

@@ -194,16 +194,11 @@ namespace {
 const char* groupByName(GroupBy g)
 {
     switch (g) {
-    case GroupBy::Op:
-        return "op";
-    case GroupBy::Category:
-        return "category";
-    case GroupBy::Program:
-        return "program";
-    case GroupBy::FrameworkOp:
-        return "framework-op";
-    case GroupBy::Source:
-        return "source";
+    case GroupBy::Op: return "op";
+    case GroupBy::Category: return "category";
+    case GroupBy::Program: return "program";
+    case GroupBy::FrameworkOp: return "framework-op";
+    case GroupBy::Source: return "source";
     }
     return "op";
 }
@@ -295,8 +290,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     if (byOp)
         table.header.insert(table.header.end(), {"Category", "Program"});
     table.header.insert(table.header.end(),
-        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util", "Wasted %", "FLOPs",
-            "Bytes"});
+                        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util",
+                         "Wasted %", "FLOPs", "Bytes"});
     table.rightAligned.assign(table.header.size(), true);
     table.rightAligned[1] = false;
     if (byOp)
@@ -304,7 +299,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     const bool machine = format == TableFormat::Csv || format == TableFormat::Tsv;
     for (size_t i = 0; i < count; ++i) {
         const OpRow& r = breakdown.rows[i];
-        std::vector<std::string> cells {std::to_string(i + 1), r.name};
+        std::vector<std::string> cells{std::to_string(i + 1), r.name};
         if (byOp)
             cells.insert(cells.end(), {r.category, r.program});
         const double avg = r.occurrences ? r.totalTimePs / r.occurrences : 0;
@@ -319,16 +314,16 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
                     std::snprintf(b, sizeof b, "%.10g", v);
                 return std::string(b);
             };
-            cells.insert(cells.end(),
-                {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs), std::to_string(r.occurrences), num(avg),
-                    num(r.flopsUtilization), num(r.hbmUtilization), num(r.wastedFraction), num(r.flops),
-                    num(r.bytesAccessed)});
+            cells.insert(cells.end(), {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs),
+                                       std::to_string(r.occurrences), num(avg), num(r.flopsUtilization),
+                                       num(r.hbmUtilization), num(r.wastedFraction), num(r.flops),
+                                       num(r.bytesAccessed)});
         } else {
-            cells.insert(cells.end(),
-                {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs), formatDurationPs(r.selfTimePs),
-                    std::to_string(r.occurrences), formatDurationPs(avg), formatPercent(r.flopsUtilization),
-                    formatPercent(r.hbmUtilization), formatPercent(r.wastedFraction), formatCount(r.flops),
-                    formatBytes(r.bytesAccessed)});
+            cells.insert(cells.end(), {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs),
+                                       formatDurationPs(r.selfTimePs), std::to_string(r.occurrences),
+                                       formatDurationPs(avg), formatPercent(r.flopsUtilization),
+                                       formatPercent(r.hbmUtilization), formatPercent(r.wastedFraction),
+                                       formatCount(r.flops), formatBytes(r.bytesAccessed)});
         }
         table.rows.push_back(std::move(cells));
     }
@@ -347,9 +342,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
                                                   : std::to_string(breakdown.coresCounted) + " TPU cores";
     if (format == TableFormat::Markdown) {
         out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
-            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
-            + formatPercent(breakdown.flopsUtilization) + ", HBM utilization " + formatPercent(breakdown.hbmUtilization)
-            + "\n\n";
+            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization " + formatPercent(breakdown.flopsUtilization)
+            + ", HBM utilization " + formatPercent(breakdown.hbmUtilization) + "\n\n";
     } else if (format == TableFormat::Text) {
         out += (d.type.empty() ? std::string("TPU") : d.type) + " · " + scope + " · total op time "
             + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + formatPercent(breakdown.flopsUtilization)
@@ -469,7 +463,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         for (size_t i = 0; i < s.topCategories.size() && i < 10; ++i) {
             const auto& c = s.topCategories[i];
             table.rows.push_back({c.name, formatPercent(c.timeFraction), formatDurationPs(c.totalTimePs),
-                formatPercent(c.flopsUtilization), formatPercent(c.hbmUtilization)});
+                                  formatPercent(c.flopsUtilization), formatPercent(c.hbmUtilization)});
         }
         out += renderTable(table, TableFormat::Text);
     }
