@@ -280,10 +280,10 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         const ArrayPadding* worst = padding.worst();
         if (!worst || worst->padding.efficiency >= 0.999)
             continue;
-        paddingLines.push_back(QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
-                                   .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))),
-                                       q(hlo::shapeToString(worst->shape)), q(worst->padding.usedOfTileText()),
-                                       q(formatPercent(worst->padding.efficiency))));
+        paddingLines.push_back(
+            QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
+                .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))), q(arrayShapeText(*worst)),
+                    q(worst->padding.usedOfTileText()), q(formatPercent(worst->padding.efficiency))));
     }
     if (!paddingLines.empty()) {
         p.fillRect(QRect(margin, y, inner, 1), kRule);

@@ -302,17 +302,24 @@ void paddingRule(const Context& ctx, std::vector<Advice>& out)
             "The Cloud TPU guide suggests feature dimensions that are multiples of 8 when the batch takes the 128-wide "
             "tile, or multiples of 128 when the feature does.%s",
             row.name.c_str(), row.category.c_str(), pct(row.timeFraction).c_str(), layer.empty() ? "" : ", layer ",
-            layer.c_str(), chosen->role.c_str(), hlo::shapeToString(chosen->shape).c_str(), dimensionText(pad).c_str(),
+            layer.c_str(), chosen->role.c_str(), arrayShapeText(*chosen).c_str(), dimensionText(pad).c_str(),
             pct(pad.efficiency).c_str(), fixes.c_str(),
             batchPadded ? " The batch dimension is padded too (see per-core-batch)." : "");
+        if (!chosen->assumption.empty())
+            a.detail += " Tiling: " + chosen->assumption + ".";
+        const bool bound = paddingBound(pad.efficiency, row, p);
+        if (bound)
+            a.detail += paddingBoundText(pad.efficiency, row);
         addEvidence(a, ctx, row.op);
+        a.numbers.set("padding_bound", bound ? 1 : 0);
+        if (!chosen->assumption.empty())
+            a.numbers.set("tiling", chosen->assumption);
         a.numbers.set("padding_efficiency", pad.efficiency)
             .set("dimensions", dimensionList(pad))
-            .set("time_fraction", row.timeFraction)
-            .set("logical_bytes", pad.logicalBytes)
-            .set("padded_bytes", pad.paddedBytes)
-            .set("shape", hlo::shapeToString(chosen->shape))
-            .set("array", chosen->role);
+            .set("time_fraction", row.timeFraction);
+        if (pad.paddedBytes > 0) // a layout analysis records no element size
+            a.numbers.set("logical_bytes", pad.logicalBytes).set("padded_bytes", pad.paddedBytes);
+        a.numbers.set("shape", arrayShapeText(*chosen)).set("array", chosen->role);
         a.threshold = format("tile efficiency < %s with a padded non-batch dimension, op >= %s of op time (warning "
                              "from %s). Source: Cloud TPU performance guide (8x128 tiles)",
             pct(kPaddingEfficiency).c_str(), pct(kMinOpShare).c_str(), pct(kPaddingWarningShare).c_str());
@@ -357,7 +364,11 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
     a.title = format("%s takes %s of op time at %s FLOPS utilization", top.name.c_str(), pct(top.timeFraction).c_str(),
         pct(top.flopsUtilization).c_str());
     std::string why;
-    if (const ArrayPadding* w = topPadding.worst(); w && w->padding.efficiency < kPaddingEfficiency)
+    if (const ArrayPadding* w = topPadding.worst(); w && paddingBound(w->padding.efficiency, top, topPadding))
+        why = format(" Its %s uses only %s of its tiles (%s).%s See the padding and per-core-batch advice.",
+            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
+            paddingBoundText(w->padding.efficiency, top).c_str());
+    else if (w && w->padding.efficiency < kPaddingEfficiency)
         why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization: see the "
                      "padding and per-core-batch advice.",
             w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str());

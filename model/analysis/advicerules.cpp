@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicerules.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -19,6 +20,21 @@ std::string format(const char* fmt, ...)
 std::string pct(double fraction)
 {
     return formatPercent(fraction, fraction < 0.1 && fraction > 0 ? 2 : 1);
+}
+
+bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding)
+{
+    const bool mxu = padding.computeCore || padding.source == ShapeSource::LayoutHint;
+    return mxu && row.flopsUtilization > 0 && paddingEfficiency < 1
+        && std::fabs(row.flopsUtilization - paddingEfficiency) <= kPaddingBoundPoints;
+}
+
+std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
+{
+    return format(" %s is padding-bound: its FLOPS utilization (%s) is within %.0f points of the share of its tiles "
+                  "that holds data (%s), so the MXU runs at full speed on tiles that are mostly padding; only a "
+                  "shape that fills the tiles raises it.",
+        row.name.c_str(), pct(row.flopsUtilization).c_str(), kPaddingBoundPoints * 100, pct(paddingEfficiency).c_str());
 }
 
 void addEvidence(Advice& a, const Context& ctx, OpId op)

@@ -38,6 +38,14 @@ struct Context
     std::string layer(OpId op) const { return attributionText(opAttribution(profile, op)); }
 };
 
+/// Padding-bound: an MXU op (a convolution/dot, or an op with an op_profile layout analysis, which
+/// xprof records for convolutions only) whose FLOPS utilization is within kPaddingBoundPoints of the
+/// share of its tiles that holds data, so the MXU runs at full speed on padding (needs the peaks).
+constexpr double kPaddingBoundPoints = 0.05;
+bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding);
+/// " fusion.3 is padding-bound: ... ." (leading space).
+std::string paddingBoundText(double paddingEfficiency, const OpRow& row);
+
 /// Adds an op to an item's evidence once.
 void addEvidence(Advice& a, const Context& ctx, OpId op);
 /// Appends "Top evidence: fusion.3 = unet/conv2d_18/Conv2D, unet.py:87." to the detail when the
