@@ -92,6 +92,13 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "xprof TensorCoreIdleBound (smart_suggestion)"},
         {"idle-gaps", "critical_share", kIdleGapCriticalShare, "idle share for critical",
             "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
+        {"strided-update", "max_hbm_share", advice_detail::kStridedMaxHbmShare,
+            "an update op writing slices thinner than its tile runs below this share of the HBM peak",
+            "ours; tiling from the XLA tiled-layout docs (FORMATS.md §6.2)"},
+        {"strided-update", "min_time_share", advice_detail::kStridedMinTimeShare,
+            "such ops take at least this share of op time", "ours"},
+        {"strided-update", "warning_share", advice_detail::kStridedWarningShare, "warning from this share of op time",
+            "ours"},
     };
     return list;
 }
@@ -661,6 +668,7 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     dataFormattingRule(ctx, report.advice);
     collectivesRule(ctx, report.advice);
     idleGapsRule(ctx, report.advice);
+    stridedUpdateRule(ctx, report.advice);
     for (Advice& a : report.advice)
         nameTopEvidence(a);
     std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {

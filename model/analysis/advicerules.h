@@ -54,4 +54,8 @@ void nameTopEvidence(Advice& a);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 
+// strided-update (advice_stridedupdate.cpp): thresholds, listed in adviceThresholds().
+constexpr double kStridedMaxHbmShare = 0.10, kStridedMinTimeShare = 0.03, kStridedWarningShare = 0.10;
+void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
+
 } // namespace tpuscope::model::advice_detail

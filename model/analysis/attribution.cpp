@@ -36,11 +36,47 @@ OpAttribution opAttribution(const Profile& profile, OpId opId)
     return out;
 }
 
+namespace {
+
+constexpr size_t kLongParameters = 16;
+
+std::string shortened(const std::string& frameworkOp)
+{
+    std::string out;
+    out.reserve(frameworkOp.size());
+    for (size_t i = 0; i < frameworkOp.size(); ++i) {
+        if (frameworkOp[i] != '[') {
+            out += frameworkOp[i];
+            continue;
+        }
+        // Find the matching bracket; keep short parameter lists as they are.
+        int depth = 0;
+        size_t end = i;
+        for (; end < frameworkOp.size(); ++end) {
+            depth += frameworkOp[end] == '[' ? 1 : frameworkOp[end] == ']' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (end >= frameworkOp.size() || end - i <= kLongParameters) {
+            out += frameworkOp.substr(i, end >= frameworkOp.size() ? std::string::npos : end - i + 1);
+            if (end >= frameworkOp.size())
+                break;
+        } else {
+            out += "[\u2026]";
+        }
+        i = end;
+    }
+    return out;
+}
+
+} // namespace
+
 std::string attributionText(const OpAttribution& a)
 {
-    if (a.frameworkOp.empty())
+    const std::string name = shortened(a.frameworkOp);
+    if (name.empty())
         return a.source;
-    return a.source.empty() ? a.frameworkOp : a.frameworkOp + ", " + a.source;
+    return a.source.empty() ? name : name + ", " + a.source;
 }
 
 } // namespace tpuscope::model

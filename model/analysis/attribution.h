@@ -26,7 +26,8 @@ struct OpAttribution
 /// Event/op_profile stats first, then the HLO instruction's metadata (op_name, source_file/line).
 OpAttribution opAttribution(const Profile& profile, OpId op);
 
-/// "unet/conv2d_18/Conv2D, unet.py:87", the framework op or source alone, or empty.
+/// "unet/conv2d_18/Conv2D, unet.py:87", the framework op or source alone, or empty. For reading, long
+/// JAX parameter lists are shortened: "mlp/wi_0/dot_general[dimension_numbers=...]" -> "mlp/wi_0/dot_general[…]".
 std::string attributionText(const OpAttribution& attribution);
 
 } // namespace tpuscope::model
