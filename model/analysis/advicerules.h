@@ -5,6 +5,7 @@
 // Internal to the advice engine: rules live in advice*.cpp files and are called from computeAdvice;
 // a new rule goes into a file of its own and one line in computeAdvice (ARCHITECTURE.md).
 
+#include "../core/devicepeaks.h"
 #include "../report/report.h"
 #include "advice.h"
 #include "attribution.h"
@@ -57,5 +58,9 @@ std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, si
 // strided-update (advice_stridedupdate.cpp): thresholds, listed in adviceThresholds().
 constexpr double kStridedMaxHbmShare = 0.10, kStridedMinTimeShare = 0.03, kStridedWarningShare = 0.10;
 void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
+
+// host-offload (advice_hostoffload.cpp): thresholds, listed in adviceThresholds().
+constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30;
+void hostOffloadRule(const Context& ctx, std::vector<Advice>& out);
 
 } // namespace tpuscope::model::advice_detail

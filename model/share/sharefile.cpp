@@ -816,7 +816,8 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
         const OpInfo& op = profile.ops[id];
         if (auto it = keptRow.find(rowProgram(profile, op) + '\x1f' + profile.str(op.name)); it != keptRow.end())
             keptOps.emplace_back(it->second, id);
-        else if (countedOneByOne(profile.str(op.category)))
+        else if (countedOneByOne(profile.str(op.category))
+            || profile.str(op.name).rfind("async-collective-", 0) == 0) // collectives advice counts these too
             briefOps.push_back(id);
         else
             restOps.push_back(id);

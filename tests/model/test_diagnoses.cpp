@@ -147,3 +147,102 @@ TEST(StridedUpdate, EdgesFullTileSlicesFastWritesAndSmallOps)
                           {"%fusion.1 = f32[8]{0} fusion()", "loop fusion", 980'000'000, 1e8}})),
         "strided-update"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// collectives
+
+TEST(Collectives, V5CountsAsyncCollectiveFusionsAndReduceScatters)
+{
+    TPUSCOPE_REQUIRE_SAMPLE(kV5);
+    const AdviceReport report = computeAdvice(*loadSample(kV5));
+    const Advice* a = find(report, "collectives");
+    ASSERT_TRUE(a);
+    // xprof's own category totals: custom fusion (async-collective-*) 14.5 %, all-reduce-scatter fusion
+    // 9.1 %, all-gather 2.7 %, all-to-all 0.1 %, all-reduce 0.1 %.
+    EXPECT_GE(number(*a, "time_fraction"), 0.24);
+    EXPECT_LT(number(*a, "time_fraction"), 0.28);
+    const AdviceValue* kinds = a->numbers.find("by_kind");
+    ASSERT_TRUE(kinds);
+    ASSERT_TRUE(kinds->find("async collective"));
+    EXPECT_NEAR(kinds->find("async collective")->number, 0.145, 0.005);
+    EXPECT_NEAR(kinds->find("reduce-scatter")->number, 0.091, 0.005);
+    EXPECT_EQ(number(*a, "backward_pass"), 1);
+    // Per core: op_profile sums over the 4 devices its replica groups span; no steps are recorded.
+    EXPECT_EQ(number(*a, "cores"), 4);
+    EXPECT_NEAR(a->gainPs, 0.2654 * 3.9076e12 / 4, 0.01 * 3.9076e12 / 4);
+    EXPECT_NE(a->gain.find("no steps"), std::string::npos);
+    // The reduce-scatters run in bf16: bf16 advice names only the f32 ones (the f32 logits gradient).
+    EXPECT_LT(number(*a, "f32_time_fraction"), 0.03);
+    EXPECT_NE(a->detail.find("fusion.24"), std::string::npos);
+}
+
+TEST(Collectives, InferenceGetsNoGradientAdvice)
+{
+    // 20 % all-reduce in f32 and bf16 with no backward pass: no gradient wording.
+    const std::string f32 = "%all-reduce.1 = f32[1024,1024]{1,0:T(8,128)} all-reduce(f32[1024,1024]{1,0:T(8,128)} %x), "
+                            "replica_groups={{0,1}}, to_apply=%add";
+    const std::string bf16 = "%all-reduce.2 = bf16[1024,1024]{1,0:T(8,128)(2,1)} all-reduce(bf16[1024,1024]{1,0:"
+                             "T(8,128)(2,1)} %x), replica_groups={{0,1}}, to_apply=%add";
+    const std::string compute = "%fusion.1 = bf16[8]{0} fusion()";
+    {
+        const AdviceReport r
+            = computeAdvice(*textProfile({{bf16, "all-reduce", 200, 0}, {compute, "convolution fusion", 800, 0}}));
+        const Advice* a = find(r, "collectives");
+        ASSERT_TRUE(a);
+        EXPECT_EQ(number(*a, "backward_pass"), 0);
+        EXPECT_EQ(a->detail.find("gradient"), std::string::npos) << a->detail;
+        EXPECT_EQ(a->detail.find("bf16"), std::string::npos) << a->detail;
+    }
+    {
+        const AdviceReport r
+            = computeAdvice(*textProfile({{f32, "all-reduce", 200, 0}, {compute, "convolution fusion", 800, 0}}));
+        const Advice* a = find(r, "collectives");
+        ASSERT_TRUE(a);
+        EXPECT_EQ(a->detail.find("gradient"), std::string::npos) << a->detail;
+        EXPECT_NE(a->detail.find("all-reduce.1"), std::string::npos);
+        EXPECT_NE(a->detail.find("bf16 would halve"), std::string::npos);
+    }
+    if (haveSample(kVllm))
+        for (const Advice& a : computeAdvice(*loadSample(kVllm)).advice)
+            EXPECT_EQ(a.detail.find("gradient"), std::string::npos) << a.rule;
+    if (haveSample(kV6e))
+        for (const Advice& a : computeAdvice(*loadSample(kV6e)).advice)
+            EXPECT_EQ(a.detail.find("gradient"), std::string::npos) << a.rule;
+}
+
+// ---------------------------------------------------------------------------------------------
+// host-offload
+
+TEST(HostOffload, V6eGainIsBoundedByComputeAndTheNumbersAreTheLinks)
+{
+    TPUSCOPE_REQUIRE_SAMPLE(kV6e);
+    const AdviceReport report = computeAdvice(*loadSample(kV6e));
+    const Advice* a = find(report, "host-offload");
+    ASSERT_TRUE(a);
+    const double step = number(*a, "step_ps"), compute = number(*a, "compute_ps_per_step");
+    EXPECT_NEAR(step, 784e9, 5e9); // the jit_f runs
+    EXPECT_NEAR(compute, 24e9, 2e9); // three broadcast_add_fusion of ~8 ms
+    EXPECT_GT(a->gainPs, 0);
+    EXPECT_LE(a->gainPs, compute);
+    EXPECT_NEAR(number(*a, "transfer_bound_step_ps"), 757e9, 5e9);
+    EXPECT_NEAR(number(*a, "overlap_headroom_ps"), 27e9, 3e9);
+    // Three 5 GiB arrays each way per step over a ~28 GB/s link.
+    EXPECT_NEAR(number(*a, "to_device_gbps"), 27.5, 1.5);
+    EXPECT_NEAR(number(*a, "to_host_gbps"), 27.5, 1.5);
+    EXPECT_NEAR(number(*a, "offloaded_bytes_per_step"), 15 * 1024.0 * 1024 * 1024, 0.05 * 1024.0 * 1024 * 1024);
+    EXPECT_EQ(number(*a, "fits_in_hbm"), 1);
+    EXPECT_DOUBLE_EQ(number(*a, "hbm_capacity_bytes"), 32e9);
+    // The same copies are no longer claimed whole by data-formatting.
+    EXPECT_FALSE(find(report, "data-formatting"));
+    for (const Advice& item : report.advice)
+        EXPECT_LE(item.gainPs, step) << item.rule;
+}
+
+TEST(HostOffload, SilentWithoutHostCopies)
+{
+    EXPECT_FALSE(find(computeAdvice(*demoProfile()), "host-offload"));
+    if (haveSample(kVllm))
+        EXPECT_FALSE(find(computeAdvice(*loadSample(kVllm)), "host-offload"));
+    if (haveSample(kV5)) // S(1) VMEM copies only, and no timeline
+        EXPECT_FALSE(find(computeAdvice(*loadSample(kV5)), "host-offload"));
+}
