@@ -104,6 +104,8 @@ const std::vector<AdviceThreshold>& adviceThresholds()
         {"host-offload", "min_share", advice_detail::kHostOffloadMinShare,
             "waiting in copy-done for host-memory (S(5)) copies, share of op time", "ours"},
         {"host-offload", "warning_share", advice_detail::kHostOffloadWarningShare, "warning from this share", "ours"},
+        {"host-offload", "critical_share", advice_detail::kHostOffloadCriticalShare, "critical from this share",
+            "ours"},
     };
     return list;
 }
@@ -649,19 +651,18 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
     if (training)
         what = " The program has a backward pass (framework ops under transpose(jvp(...)) or gradients/, or a "
                "training step): these are weight all-gathers (FSDP) and gradient reductions. Overlap them with "
-               "compute (XLA's async collectives and latency-hiding scheduler), gather weights once per step rather "
-               "than per micro-step, or communicate less often (gradient accumulation, a larger per-device batch, "
-               "less sharding).";
+               "compute (XLA's async collectives and latency-hiding scheduler), or communicate less often "
+               "(gradient accumulation, a larger per-device batch, less sharding).";
     else
         what = " The program has no backward pass (no transpose(jvp(...)) ops and no training step): these "
                "collectives move weights or activations between devices. Overlap them with compute, or shard less "
                "(replicate small weights, fewer devices per model copy).";
     if (f32Time > 0 && training)
-        what += format(" %s move f32 arrays (%s of op time): reducing gradients in bf16 halves their bytes.",
-            opList(ctx, f32Rows, 3).c_str(), pct(f32Time / total).c_str());
+        what += format(" %s %s f32 arrays (%s of op time): reducing gradients in bf16 halves their bytes.",
+            opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
     else if (f32Time > 0)
-        what += format(" %s move f32 arrays (%s of op time): bf16 would halve their bytes if the precision allows.",
-            opList(ctx, f32Rows, 3).c_str(), pct(f32Time / total).c_str());
+        what += format(" %s %s f32 arrays (%s of op time): bf16 would halve their bytes if the precision allows.",
+            opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
     a.detail = format("%s. By kind: %s.%s A single slow core (straggler) also shows up as collective time.",
         opList(ctx, rows).c_str(), kinds.c_str(), what.c_str());
     for (const OpRow* r : rows)

@@ -258,7 +258,9 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
 
     Advice a;
     a.rule = "host-offload";
-    a.severity = share >= kHostOffloadWarningShare ? Severity::Warning : Severity::Info;
+    a.severity = share >= kHostOffloadCriticalShare ? Severity::Critical
+        : share >= kHostOffloadWarningShare         ? Severity::Warning
+                                                    : Severity::Info;
     a.title = format("Host offload bounds the step: %s of each %s step waits for host-link transfers",
         formatDurationPs(lowerLimit).c_str(), formatDurationPs(step).c_str());
     a.detail = format(
@@ -301,8 +303,10 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
         .set("hbm_capacity_bytes", capacity)
         .set("fits_in_hbm", capacity > 0 ? (offloaded < capacity ? 1 : 0) : -1)
         .set("copy_wait_time_fraction", share);
-    a.threshold = format("waiting in copy-done for S(5) host copies >= %s of op time (ours); warning from %s",
-        pct(kHostOffloadMinShare).c_str(), pct(kHostOffloadWarningShare).c_str());
+    a.threshold = format("waiting in copy-done for S(5) host copies >= %s of op time (ours); warning from %s, "
+                         "critical from %s",
+        pct(kHostOffloadMinShare).c_str(), pct(kHostOffloadWarningShare).c_str(),
+        pct(kHostOffloadCriticalShare).c_str());
     a.gainPs = gain;
     a.gain = format("up to %s/step: the step minus its transfer-bound limit (%s), and never more than the compute "
                     "that could hide transfers (%s). An upper bound: the transfers themselves stay",

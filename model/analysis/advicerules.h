@@ -60,7 +60,7 @@ constexpr double kStridedMaxHbmShare = 0.10, kStridedMinTimeShare = 0.03, kStrid
 void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
 
 // host-offload (advice_hostoffload.cpp): thresholds, listed in adviceThresholds().
-constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30;
+constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30, kHostOffloadCriticalShare = 0.50;
 void hostOffloadRule(const Context& ctx, std::vector<Advice>& out);
 
 } // namespace tpuscope::model::advice_detail
