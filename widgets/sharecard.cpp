@@ -283,7 +283,8 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         paddingLines.push_back(
             QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
                 .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))), q(arrayShapeText(*worst)),
-                    q(worst->padding.usedOfTileText()), q(formatPercent(worst->padding.efficiency))));
+                    q(worst->padding.usedOfTileText()), q(formatPercent(worst->padding.efficiency)))
+            + (worst->assumption.rfind("T(8,128) assumed", 0) == 0 ? QStringLiteral(", T(8,128) assumed") : QString()));
     }
     if (!paddingLines.empty()) {
         p.fillRect(QRect(margin, y, inner, 1), kRule);
