@@ -186,9 +186,10 @@ TEST(Attribution, AdviceEvidenceNamesLayerAndLine)
             continue;
         const AdviceEvidence& top = a.evidence.front();
         EXPECT_GT(top.timeFraction, 0) << a.rule;
-        if (!top.frameworkOp.empty())
+        if (!top.frameworkOp.empty()) {
             EXPECT_NE(a.detail.find(top.frameworkOp + ", " + top.source), std::string::npos)
                 << a.rule << ": " << a.detail;
+        }
     }
     const Advice& batch = report.advice.front();
     ASSERT_EQ(batch.rule, "per-core-batch");
