@@ -216,6 +216,12 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
     a.title = format("Per-core batch %lld fills %s of its %lld-wide tile: use global batch %lld (%lld per core)",
         static_cast<long long>(perCore), pct(occupancy).c_str(), static_cast<long long>(tile),
         static_cast<long long>(suggestedGlobal), static_cast<long long>(suggestedPerCore));
+    if (!ctx.coresKnown) {
+        // An op_profile without collectives says nothing about the cores: only per-core figures hold.
+        a.title = format("Per-core batch %lld fills %s of its %lld-wide tile: use %lld per core",
+            static_cast<long long>(perCore), pct(occupancy).c_str(), static_cast<long long>(tile),
+            static_cast<long long>(suggestedPerCore));
+    }
     a.detail = format(
         "The global batch is split over %d TPU cores, so each core sees %lld examples (global %lld, assuming all "
         "cores are data-parallel). In %s the batch dimension sits in a %lld-wide tile of the TPU layout "
@@ -230,6 +236,14 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
         static_cast<long long>(suggestedPerCore - perCore), static_cast<long long>(suggestedPerCore),
         static_cast<long long>(suggestedPerCore), cores, static_cast<long long>(suggestedGlobal),
         b.explanation(ctx.profile).c_str(), b.confidence.c_str());
+    if (!ctx.coresKnown)
+        a.detail = format("Each core sees %lld examples; this file does not record how many cores ran the program, "
+                          "so the global batch is %lld x your number of cores (the figures below count %d).",
+                       static_cast<long long>(perCore), static_cast<long long>(perCore), cores)
+            + a.detail.substr(a.detail.find(" In "));
+    if (!ctx.coresKnown)
+        if (const size_t at = a.detail.find(" The smallest global batch"); at != std::string::npos)
+            a.detail.erase(at, a.detail.find(". ", at + 1) + 1 - at);
     for (const OpRow* r : rows)
         addEvidence(a, ctx, r->op);
     a.numbers.set("cores", cores)
@@ -548,11 +562,13 @@ void dataFormattingRule(const Context& ctx, std::vector<Advice>& out)
 std::string collectiveKind(const Profile& profile, const OpRow& row)
 {
     const std::string& c = row.category;
-    if (c.find("reduce-scatter") != std::string::npos)
-        return "reduce-scatter";
-    for (const char* kind : {"all-gather", "all-reduce", "all-to-all", "collective-permute"})
-        if (c.rfind(kind, 0) == 0)
-            return kind;
+    if (isCollectiveCategory(c) || c.find("reduce-scatter") != std::string::npos) {
+        if (c.find("reduce-scatter") != std::string::npos)
+            return "reduce-scatter";
+        for (const char* kind : {"all-gather", "all-reduce", "all-to-all", "collective-permute"})
+            if (c.rfind(kind, 0) == 0)
+                return kind;
+    }
     const std::string& name = row.name;
     if (name.rfind("async-collective-", 0) == 0)
         return "async collective";
@@ -826,6 +842,13 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     for (const OpRow& row : breakdown.rows)
         ctx.paddings.push_back(row.op == kNone ? OpPadding {} : resolveOpPadding(profile, row.op));
     ctx.batch = inferPerCoreBatch(profile, breakdown);
+    if (opProfile && profile.tpuCorePlanes().size() <= 1) {
+        ctx.coresKnown = ctx.cores > 1; // from the replica groups
+        if (ctx.batch.known && ctx.coresKnown) {
+            ctx.batch.cores = ctx.cores;
+            ctx.batch.globalBatch = ctx.batch.perCoreBatch * ctx.cores;
+        }
+    }
     report.batch = ctx.batch;
     if (!ctx.batch.known)
         report.notes.push_back(ctx.batch.reason);

@@ -26,6 +26,7 @@ struct Context
     const OpBreakdown& breakdown;
     int64_t steps = 0;
     int cores = 1;
+    bool coresKnown = true; // false for an op_profile that names no replica groups
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
 

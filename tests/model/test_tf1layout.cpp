@@ -109,6 +109,9 @@ TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
     ASSERT_TRUE(batch);
     EXPECT_EQ(batch->numbers.find("suggested_per_core_batch")->number, 128);
     EXPECT_DOUBLE_EQ(batch->numbers.find("batch_tile_occupancy")->number, 0.125);
+    // An op_profile without collectives records no core count: only per-core figures are stated.
+    EXPECT_NE(batch->title.find("use 128 per core"), std::string::npos) << batch->title;
+    EXPECT_NE(batch->detail.find("does not record how many cores"), std::string::npos);
     const Advice* padding = find(report, "padding");
     ASSERT_TRUE(padding);
     EXPECT_DOUBLE_EQ(padding->numbers.find("padding_efficiency")->number, 0.015625);
