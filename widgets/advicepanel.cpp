@@ -2,6 +2,7 @@
 #include "advicepanel.h"
 
 #include "analysis/advice.h"
+#include "analysis/attribution.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "report/report.h"
@@ -257,8 +258,15 @@ void AdvicePanel::showAdvice(int row)
     html += QStringLiteral("<p>%1</p>").arg(q(a.detail).toHtmlEscaped());
     if (!a.ops.empty()) {
         QStringList links;
-        for (size_t i = 0; i < a.ops.size(); ++i)
-            links << QStringLiteral("<a href='op:%1'>%2</a>").arg(a.ops[i]).arg(q(a.opNames[i]).toHtmlEscaped());
+        for (size_t i = 0; i < a.ops.size(); ++i) {
+            QString link = QStringLiteral("<a href='op:%1'>%2</a>").arg(a.ops[i]).arg(q(a.opNames[i]).toHtmlEscaped());
+            // Whose code it is: layer and source line (attribution.h).
+            if (i < a.evidence.size())
+                if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
+                    !whose.empty())
+                    link += QStringLiteral(" (%1)").arg(q(whose).toHtmlEscaped());
+            links << link;
+        }
         html += tr("<p><b>Evidence:</b> %1</p>").arg(links.join(QStringLiteral(", ")));
     }
     html += tr("<p><b>Numbers</b></p><table cellspacing='0' cellpadding='2'>");

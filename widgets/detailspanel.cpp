@@ -694,9 +694,18 @@ void DetailsPanel::render()
             }
         }
     }
-    if (shape) {
+    // A layout without tiles (TF1 HLO text) says nothing about padding: the op_profile layout analysis
+    // does, and without one TPU's default T(8,128) for 32-bit arrays is assumed and said so.
+    const auto layoutHint = p.layoutHints.find(m_op);
+    const bool untiled = shape && !shape->isTuple() && shape->hasLayout && shape->layout.tiles.empty();
+    const bool hintWins = untiled && layoutHint != p.layoutHints.end() && !layoutHint->second.empty();
+    if (shape && !hintWins) {
+        if (untiled && shape->dimensions.size() >= 2 && hlo::primitiveTypeBits(shape->elementType) == 32) {
+            shape->layout.tiles.push_back(hlo::Tile {{8, 128}});
+            doc.para(tr("The layout records no tiles: T(8,128), TPU's default for 32-bit arrays, is assumed."));
+        }
         addShapeSection(doc, pal, *shape, semantics, tr("Shape"));
-    } else if (auto hint = p.layoutHints.find(m_op); hint != p.layoutHints.end() && !hint->second.empty()) {
+    } else if (auto hint = layoutHint; hint != p.layoutHints.end() && !hint->second.empty()) {
         // op_profile.json records per-dimension alignments instead of a layout.
         QList<QList<Doc::Cell>> rows;
         double used = 1, padded = 1;
@@ -723,6 +732,22 @@ void DetailsPanel::render()
             tr("Padding efficiency (from the profile's layout analysis): ") + chip(sentence, paddingColor(e, pal)));
         doc.table({tr("Semantics"), tr("Size"), tr("Padded"), tr("Alignment"), tr("Used")}, rows,
             {false, true, true, true, true});
+        for (const auto& d : hint->second)
+            if (d.semantics == "batch" && d.size > 0) {
+                const int64_t fills = d.alignment > 0 ? (d.size + d.alignment - 1) / d.alignment * d.alignment : d.size;
+                doc.para(fills == d.size
+                        ? tr("Per-core batch %1 (the batch dimension) fills its alignment.").arg(d.size)
+                        : tr("Per-core batch %1 (the batch dimension); a per-core batch of %2 fills its %3-wide "
+                             "alignment.")
+                              .arg(d.size)
+                              .arg(fills)
+                              .arg(d.alignment));
+                break;
+            }
+        if (row && row->flopsUtilization.value_or(0) > 0 && e < 1 && std::fabs(*row->flopsUtilization - e) <= 0.05)
+            doc.para(tr("Padding-bound: the FLOPS utilization (%1) is within 5 points of the padding efficiency, so "
+                        "the MXU runs at full speed on tiles that are mostly padding.")
+                         .arg(pct(*row->flopsUtilization)));
     } else {
         doc.para(tr("The file records no shape or layout for this op."));
     }

@@ -79,13 +79,16 @@ OpTableView::OpTableView(QWidget* parent)
     m_proxy->setSourceModel(m_model);
 
     m_filter = new QLineEdit(this);
-    m_filter->setPlaceholderText(tr("Filter by op, category or program…"));
+    m_filter->setPlaceholderText(tr("Filter by op, category, program, framework op or source…"));
     m_filter->setClearButtonEnabled(true);
 
     m_grouping = new QComboBox(this);
     m_grouping->addItem(tr("By category"), static_cast<int>(OpTreeModel::Grouping::Category));
     m_grouping->addItem(tr("By program"), static_cast<int>(OpTreeModel::Grouping::Program));
-    m_grouping->setToolTip(tr("Group the ops by HLO category or by XLA program"));
+    m_grouping->addItem(tr("By framework op"), static_cast<int>(OpTreeModel::Grouping::FrameworkOp));
+    m_grouping->addItem(tr("By source line"), static_cast<int>(OpTreeModel::Grouping::Source));
+    m_grouping->setToolTip(
+        tr("Group the ops by HLO category, XLA program, framework op (layer) or source line of your code"));
 
     m_topOnly = new QCheckBox(tr("Top 90% of time"), this);
     m_topOnly->setToolTip(tr("Show only the ops that together account for 90% of the op time"));
@@ -410,8 +413,8 @@ bool OpTableView::restoreState(const QByteArray& state)
     stream >> magic >> version >> headerState >> grouping >> topOnly;
     if (stream.status() != QDataStream::Ok || magic != kStateMagic || version != kStateVersion)
         return false;
-    if (grouping != static_cast<qint32>(OpTreeModel::Grouping::Category)
-        && grouping != static_cast<qint32>(OpTreeModel::Grouping::Program))
+    if (grouping < static_cast<qint32>(OpTreeModel::Grouping::Category)
+        || grouping > static_cast<qint32>(OpTreeModel::Grouping::Source))
         return false;
     QHeaderView* header = m_view->header();
     const QByteArray fallback = header->saveState();

@@ -2,6 +2,7 @@
 #include "sharecard.h"
 
 #include "analysis/advice.h"
+#include "analysis/attribution.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "analysis/summary.h"
@@ -292,10 +293,11 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         const ArrayPadding* worst = padding.worst();
         if (!worst || worst->padding.efficiency >= 0.999)
             continue;
-        paddingLines.push_back(QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
-                                   .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))),
-                                       q(hlo::shapeToString(worst->shape)), q(worst->padding.usedOfTileText()),
-                                       q(formatPercent(worst->padding.efficiency))));
+        paddingLines.push_back(
+            QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
+                .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))), q(arrayShapeText(*worst)),
+                    q(worst->padding.usedOfTileText()), q(formatPercent(worst->padding.efficiency)))
+            + (worst->assumption.rfind("T(8,128) assumed", 0) == 0 ? QStringLiteral(", T(8,128) assumed") : QString()));
     }
     if (!paddingLines.empty()) {
         p.fillRect(QRect(margin, y, inner, 1), kRule);
@@ -345,6 +347,14 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
         const int textX = margin + chipWidth + 12;
         const int used = drawWrapped(p, q(a.title), font(17, true), textX, y, inner - chipWidth - 12, 2);
         y += std::max(used, 26);
+        // Whose code it is: the top evidence's layer and line (a redacted share file has none).
+        if (!a.evidence.empty()) {
+            const AdviceEvidence& top = a.evidence.front();
+            if (const std::string whose = attributionText({top.frameworkOp, top.source}); !whose.empty()) {
+                p.setPen(kInk);
+                y += drawWrapped(p, q(top.name + " = " + whose), font(14), textX, y, inner - chipWidth - 12, 1);
+            }
+        }
         const std::string gain = gainText(a, advice.steps);
         if (!gain.empty()) {
             p.setPen(kMuted);

@@ -191,7 +191,9 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
         w.key("arrays").beginArray();
         for (const ArrayPadding& a : padding.arrays) {
             w.beginObject();
-            w.field("role", a.role).field("shape", hlo::shapeToString(a.shape));
+            w.field("role", a.role).field("shape", arrayShapeText(a));
+            if (!a.assumption.empty())
+                w.field("tiling", a.assumption);
             w.key("padding");
             writePaddingJson(w, a.padding);
             w.endObject();
@@ -247,14 +249,18 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
     if (!padding.error.empty())
         out << "             " << padding.error << "\n";
     for (const ArrayPadding& a : padding.arrays) {
-        out << "\n" << a.role << ": " << hlo::shapeToString(a.shape) << "\n";
+        out << "\n" << a.role << ": " << arrayShapeText(a) << "\n";
+        if (!a.assumption.empty())
+            out << "  tiling: " << a.assumption << "\n";
         if (!a.padding.valid) {
             out << "  padding: " << (a.padding.error.empty() ? "no layout" : a.padding.error) << "\n";
             continue;
         }
-        out << "  " << a.padding.usedOfTileText() << " -> efficiency " << formatPercent(a.padding.efficiency, 2) << " ("
-            << formatBytes(static_cast<double>(a.padding.logicalBytes)) << " of data in "
-            << formatBytes(static_cast<double>(a.padding.paddedBytes)) << ")\n";
+        out << "  " << a.padding.usedOfTileText() << " -> efficiency " << formatPercent(a.padding.efficiency, 2);
+        if (a.padding.paddedBytes > 0)
+            out << " (" << formatBytes(static_cast<double>(a.padding.logicalBytes)) << " of data in "
+                << formatBytes(static_cast<double>(a.padding.paddedBytes)) << ")";
+        out << "\n";
         out << "  dims (most-minor first): " << dimsText(a.padding) << "\n";
     }
     if (fused) {

@@ -140,8 +140,12 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
         groupBy = GroupBy::Category;
     else if (args.by == "program")
         groupBy = GroupBy::Program;
+    else if (args.by == "framework-op")
+        groupBy = GroupBy::FrameworkOp;
+    else if (args.by == "source")
+        groupBy = GroupBy::Source;
     else {
-        err << "tpuscope-cli ops: --by must be op, category or program\n";
+        err << "tpuscope-cli ops: --by must be op, category, program, framework-op or source\n";
         return 2;
     }
     ProfilePtr profile;

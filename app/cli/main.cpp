@@ -14,7 +14,7 @@ void usage(std::FILE* out)
 {
     std::fputs("usage:\n"
                "  tpuscope-cli summary FILE [--format text|json] [--device GEN]\n"
-               "  tpuscope-cli ops FILE [--by op|category|program] [--core N] [--top N]\n"
+               "  tpuscope-cli ops FILE [--by op|category|program|framework-op|source] [--core N] [--top N]\n"
                "                        [--format table|csv|tsv|json|md] [--device GEN]\n"
                "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
                "  tpuscope-cli fusion FILE NAME [--format text|json]\n"

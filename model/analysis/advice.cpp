@@ -9,9 +9,11 @@
 #include "summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 namespace tpuscope::model {
@@ -98,6 +100,18 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "ours; capacities FORMATS.md §6.1"},
         {"idle-gaps", "critical_share", kIdleGapCriticalShare, "idle share for critical",
             "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
+        {"strided-update", "max_hbm_share", advice_detail::kStridedMaxHbmShare,
+            "an update op writing slices thinner than its tile runs below this share of the HBM peak",
+            "ours; tiling from the XLA tiled-layout docs (FORMATS.md §6.2)"},
+        {"strided-update", "min_time_share", advice_detail::kStridedMinTimeShare,
+            "such ops take at least this share of op time", "ours"},
+        {"strided-update", "warning_share", advice_detail::kStridedWarningShare, "warning from this share of op time",
+            "ours"},
+        {"host-offload", "min_share", advice_detail::kHostOffloadMinShare,
+            "waiting in copy-done for host-memory (S(5)) copies, share of op time", "ours"},
+        {"host-offload", "warning_share", advice_detail::kHostOffloadWarningShare, "warning from this share", "ours"},
+        {"host-offload", "critical_share", advice_detail::kHostOffloadCriticalShare, "critical from this share",
+            "ours"},
     };
     return list;
 }
@@ -208,6 +222,12 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
     a.title = format("Per-core batch %lld fills %s of its %lld-wide tile: use global batch %lld (%lld per core)",
         static_cast<long long>(perCore), pct(occupancy).c_str(), static_cast<long long>(tile),
         static_cast<long long>(suggestedGlobal), static_cast<long long>(suggestedPerCore));
+    if (!ctx.coresKnown) {
+        // An op_profile without collectives says nothing about the cores: only per-core figures hold.
+        a.title = format("Per-core batch %lld fills %s of its %lld-wide tile: use %lld per core",
+            static_cast<long long>(perCore), pct(occupancy).c_str(), static_cast<long long>(tile),
+            static_cast<long long>(suggestedPerCore));
+    }
     a.detail = format(
         "The global batch is split over %d TPU cores, so each core sees %lld examples (global %lld, assuming all "
         "cores are data-parallel). In %s the batch dimension sits in a %lld-wide tile of the TPU layout "
@@ -222,6 +242,14 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
         static_cast<long long>(suggestedPerCore - perCore), static_cast<long long>(suggestedPerCore),
         static_cast<long long>(suggestedPerCore), cores, static_cast<long long>(suggestedGlobal),
         b.explanation(ctx.profile).c_str(), b.confidence.c_str());
+    if (!ctx.coresKnown)
+        a.detail = format("Each core sees %lld examples; this file does not record how many cores ran the program, "
+                          "so the global batch is %lld x your number of cores (the figures below count %d).",
+                       static_cast<long long>(perCore), static_cast<long long>(perCore), cores)
+            + a.detail.substr(a.detail.find(" In "));
+    if (!ctx.coresKnown)
+        if (const size_t at = a.detail.find(" The smallest global batch"); at != std::string::npos)
+            a.detail.erase(at, a.detail.find(". ", at + 1) + 1 - at);
     for (const OpRow* r : rows)
         addEvidence(a, ctx, r->op);
     a.numbers.set("cores", cores)
@@ -308,17 +336,24 @@ void paddingRule(const Context& ctx, std::vector<Advice>& out)
             "The Cloud TPU guide suggests feature dimensions that are multiples of 8 when the batch takes the 128-wide "
             "tile, or multiples of 128 when the feature does.%s",
             row.name.c_str(), row.category.c_str(), pct(row.timeFraction).c_str(), layer.empty() ? "" : ", layer ",
-            layer.c_str(), chosen->role.c_str(), hlo::shapeToString(chosen->shape).c_str(), dimensionText(pad).c_str(),
+            layer.c_str(), chosen->role.c_str(), arrayShapeText(*chosen).c_str(), dimensionText(pad).c_str(),
             pct(pad.efficiency).c_str(), fixes.c_str(),
             batchPadded ? " The batch dimension is padded too (see per-core-batch)." : "");
+        if (!chosen->assumption.empty())
+            a.detail += " Tiling: " + chosen->assumption + ".";
+        const bool bound = paddingBound(pad.efficiency, row, p);
+        if (bound)
+            a.detail += paddingBoundText(pad.efficiency, row);
         addEvidence(a, ctx, row.op);
+        a.numbers.set("padding_bound", bound ? 1 : 0);
+        if (!chosen->assumption.empty())
+            a.numbers.set("tiling", chosen->assumption);
         a.numbers.set("padding_efficiency", pad.efficiency)
             .set("dimensions", dimensionList(pad))
-            .set("time_fraction", row.timeFraction)
-            .set("logical_bytes", pad.logicalBytes)
-            .set("padded_bytes", pad.paddedBytes)
-            .set("shape", hlo::shapeToString(chosen->shape))
-            .set("array", chosen->role);
+            .set("time_fraction", row.timeFraction);
+        if (pad.paddedBytes > 0) // a layout analysis records no element size
+            a.numbers.set("logical_bytes", pad.logicalBytes).set("padded_bytes", pad.paddedBytes);
+        a.numbers.set("shape", arrayShapeText(*chosen)).set("array", chosen->role);
         a.threshold = format("tile efficiency < %s with a padded non-batch dimension, op >= %s of op time (warning "
                              "from %s). Source: Cloud TPU performance guide (8x128 tiles)",
             pct(kPaddingEfficiency).c_str(), pct(kMinOpShare).c_str(), pct(kPaddingWarningShare).c_str());
@@ -368,7 +403,11 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
     a.title = format("%s takes %s of op time at %s of its roofline bound (%s FLOPS utilization)", top.name.c_str(),
         pct(top.timeFraction).c_str(), pct(topEfficiency).c_str(), pct(topFlops).c_str());
     std::string why;
-    if (const ArrayPadding* w = topPadding.worst(); w && w->padding.efficiency < kPaddingEfficiency)
+    if (const ArrayPadding* w = topPadding.worst(); w && paddingBound(w->padding.efficiency, top, topPadding))
+        why = format(" Its %s uses only %s of its tiles (%s).%s See the padding and per-core-batch advice.",
+            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
+            paddingBoundText(w->padding.efficiency, top).c_str());
+    else if (w && w->padding.efficiency < kPaddingEfficiency)
         why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization: see the "
                      "padding and per-core-batch advice.",
             w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str());
@@ -532,36 +571,148 @@ void dataFormattingRule(const Context& ctx, std::vector<Advice>& out)
     out.push_back(std::move(a));
 }
 
+// What kind of collective an op is ("" when it is none): by category, else by name or HLO opcode, so
+// that async collective fusions ("async-collective-start.3", category "custom fusion") and
+// all-gather-start/-done pairs count too.
+std::string collectiveKind(const Profile& profile, const OpRow& row)
+{
+    const std::string& c = row.category;
+    if (isCollectiveCategory(c) || c.find("reduce-scatter") != std::string::npos) {
+        if (c.find("reduce-scatter") != std::string::npos)
+            return "reduce-scatter";
+        for (const char* kind : {"all-gather", "all-reduce", "all-to-all", "collective-permute"})
+            if (c.rfind(kind, 0) == 0)
+                return kind;
+    }
+    const std::string& name = row.name;
+    if (name.rfind("async-collective-", 0) == 0)
+        return "async collective";
+    // The opcode after the result shape in the HLO text: "%x = bf16[...]{...} all-gather-start(".
+    const std::string& text = profile.str(profile.ops[row.op].longName);
+    static const char* const opcodes[]
+        = {"all-gather", "all-reduce", "reduce-scatter", "all-to-all", "collective-permute", "async-collective"};
+    for (const char* op : opcodes) {
+        const std::string plain = std::string(" ") + op + "(";
+        const std::string start = std::string(" ") + op + "-start(";
+        const std::string done = std::string(" ") + op + "-done(";
+        const bool asyncPart = name.rfind(std::string(op) + "-start", 0) == 0
+            || name.rfind(std::string(op) + "-done", 0) == 0 || text.find(start) != std::string::npos
+            || text.find(done) != std::string::npos;
+        if (asyncPart)
+            return std::string(op) == "async-collective" ? "async collective" : std::string(op) + " (async)";
+        if (text.find(plain) != std::string::npos && text.find(" = ") < text.find(plain))
+            return op;
+    }
+    return {};
+}
+
+// Whether the program has a backward pass: JAX names its ops transpose(jvp(...)), TF1 puts them under
+// gradients/; a program called train_step is a training step too.
+bool hasBackwardPass(const Context& ctx)
+{
+    for (const OpRow& row : ctx.breakdown.rows) {
+        if (row.op == kNone)
+            continue;
+        const std::string& f = row.frameworkOp;
+        if (f.find("transpose(jvp(") != std::string::npos || f.rfind("gradients/", 0) == 0
+            || f.find("/gradients/") != std::string::npos)
+            return true;
+        if (row.program.find("train") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// The element type of the largest array an op moves (its outputs), "" when unknown.
+std::string largestArrayType(const OpPadding& padding)
+{
+    int64_t best = -1;
+    std::string type;
+    for (const ArrayPadding& a : padding.arrays)
+        if (a.padding.logicalBytes > best) {
+            best = a.padding.logicalBytes;
+            type = hlo::primitiveTypeName(a.shape.elementType);
+        }
+    return type;
+}
+
 void collectivesRule(const Context& ctx, std::vector<Advice>& out)
 {
     std::vector<const OpRow*> rows;
-    double time = 0;
-    for (const OpRow& row : ctx.breakdown.rows) {
-        if (row.op == kNone || !isCollectiveCategory(row.category))
+    std::vector<std::pair<std::string, double>> byKind; // in order of first appearance (by time)
+    std::vector<const OpRow*> f32Rows;
+    double time = 0, f32Time = 0;
+    for (size_t i = 0; i < ctx.breakdown.rows.size(); ++i) {
+        const OpRow& row = ctx.breakdown.rows[i];
+        if (row.op == kNone)
+            continue;
+        const std::string kind = collectiveKind(ctx.profile, row);
+        if (kind.empty())
             continue;
         rows.push_back(&row);
         time += row.totalTimePs;
+        auto it = std::find_if(byKind.begin(), byKind.end(), [&](const auto& k) { return k.first == kind; });
+        if (it == byKind.end())
+            byKind.emplace_back(kind, row.totalTimePs);
+        else
+            it->second += row.totalTimePs;
+        // bf16 advice is worth a sentence for collectives that are evidence (>= 1 % of op time) only.
+        if (row.timeFraction >= kMinOpShare && largestArrayType(ctx.paddings[i]) == "f32") {
+            f32Rows.push_back(&row);
+            f32Time += row.totalTimePs;
+        }
     }
-    const double share = ctx.breakdown.totalTimePs > 0 ? time / ctx.breakdown.totalTimePs : 0;
+    const double total = ctx.breakdown.totalTimePs;
+    const double share = total > 0 ? time / total : 0;
     if (rows.empty() || share < kCollectivesInfoShare)
         return;
+    const bool training = hasBackwardPass(ctx);
+    std::stable_sort(byKind.begin(), byKind.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    std::string kinds;
+    AdviceValue kindNumbers = AdviceValue::object();
+    for (const auto& [kind, t] : byKind) {
+        kinds += (kinds.empty() ? "" : ", ") + kind + " " + pct(t / total);
+        kindNumbers.set(kind, t / total);
+    }
     Advice a;
     a.rule = "collectives";
     a.severity = share >= kCollectivesWarningShare ? Severity::Warning : Severity::Info;
     a.title = format("Collectives take %s of op time", pct(share).c_str());
-    a.detail = format("%s. Time in all-reduce/all-gather/... is time the cores synchronize instead of computing. "
-                      "Overlap communication with compute, reduce gradients in bf16, or communicate less often "
-                      "(gradient accumulation, a larger per-core batch); a single slow core (straggler) also shows "
-                      "up here.",
-        opList(ctx, rows).c_str());
+    std::string what;
+    if (training)
+        what = " The program has a backward pass (framework ops under transpose(jvp(...)) or gradients/, or a "
+               "training step): these are weight all-gathers (FSDP) and gradient reductions. Overlap them with "
+               "compute (XLA's async collectives and latency-hiding scheduler), or communicate less often "
+               "(gradient accumulation, a larger per-device batch, less sharding).";
+    else
+        what = " The program has no backward pass (no transpose(jvp(...)) ops and no training step): these "
+               "collectives move weights or activations between devices. Overlap them with compute, or shard less "
+               "(replicate small weights, fewer devices per model copy).";
+    if (f32Time > 0 && training)
+        what += format(" %s %s f32 arrays (%s of op time): reducing gradients in bf16 halves their bytes.",
+            opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
+    else if (f32Time > 0)
+        what += format(" %s %s f32 arrays (%s of op time): bf16 would halve their bytes if the precision allows.",
+            opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
+    a.detail = format("%s. By kind: %s.%s A single slow core (straggler) also shows up as collective time.",
+        opList(ctx, rows).c_str(), kinds.c_str(), what.c_str());
     for (const OpRow* r : rows)
         if (r->timeFraction >= kMinOpShare || a.ops.size() < 3)
             addEvidence(a, ctx, r->op);
-    a.numbers.set("time_fraction", share).set("ops", static_cast<int64_t>(rows.size()));
+    a.numbers.set("time_fraction", share)
+        .set("by_kind", kindNumbers)
+        .set("f32_time_fraction", total > 0 ? f32Time / total : 0.0)
+        .set("backward_pass", training ? 1 : 0)
+        .set("cores", ctx.cores)
+        .set("steps", ctx.steps)
+        .set("ops", static_cast<int64_t>(rows.size()));
     a.threshold = format(">= %s of op time (xprof all-reduce bound); warning from %s (xprof CollectiveBound)",
         pct(kCollectivesInfoShare).c_str(), pct(kCollectivesWarningShare).c_str());
     a.gainPs = ctx.perStep(time);
-    a.gain = format("up to %s if fully overlapped with compute. An upper bound", ctx.perStepText(time).c_str());
+    a.gain = format("up to %s if fully overlapped with compute (their time / %d cores%s). An upper bound",
+        ctx.perStepText(time).c_str(), ctx.cores,
+        ctx.steps > 0 ? format(" / %lld steps", static_cast<long long>(ctx.steps)).c_str()
+                      : "; the profile records no steps, so this is over the whole profile");
     out.push_back(std::move(a));
 }
 
@@ -630,6 +781,45 @@ void idleGapsRule(const Context& ctx, std::vector<Advice>& out)
     out.push_back(std::move(a));
 }
 
+// The number of devices the collectives' replica groups span: "replica_groups=[1,4]<=[4]" (iota form)
+// gives 4, "replica_groups={{0,1,2,3}}" gives 4; 0 when no op names any.
+int devicesFromReplicaGroups(const Profile& profile)
+{
+    int devices = 0;
+    for (const OpInfo& op : profile.ops) {
+        const std::string& text = profile.str(op.longName);
+        for (size_t at = text.find("replica_groups="); at != std::string::npos;
+             at = text.find("replica_groups=", at + 1)) {
+            size_t i = at + std::strlen("replica_groups=");
+            int found = 0;
+            if (const size_t iota = text.find("<=[", i); text.compare(i, 1, "[") == 0 && iota != std::string::npos
+                && iota < text.find_first_of(" ,)", text.find(']', i) + 1)) {
+                // [groups,size]<=[d0,d1,...]: the devices are the product of the reshape dims.
+                int64_t product = 1;
+                size_t j = iota + 3;
+                while (j < text.size() && text[j] != ']') {
+                    product *= std::max<int64_t>(1, std::atoll(text.c_str() + j));
+                    j = text.find_first_of(",]", j);
+                    if (j == std::string::npos)
+                        break;
+                    if (text[j] == ',')
+                        ++j;
+                }
+                found = static_cast<int>(std::min<int64_t>(product, 1 << 20));
+            } else if (text.compare(i, 2, "{{") == 0) {
+                const size_t close = text.find("}}", i);
+                for (size_t j = i; j < close && j < text.size(); ++j)
+                    if (std::isdigit(static_cast<unsigned char>(text[j]))
+                        && !std::isdigit(static_cast<unsigned char>(text[j - 1]))) {
+                        found = std::max(found, std::atoi(text.c_str() + j) + 1);
+                    }
+            }
+            devices = std::max(devices, found);
+        }
+    }
+    return devices;
+}
+
 } // namespace
 
 AdviceReport computeAdvice(const Profile& profile)
@@ -648,12 +838,32 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     const StepStats steps = computeStepStats(profile);
     ctx.steps = steps.count;
     ctx.cores = std::max(1, breakdown.coresCounted);
+    // An op_profile sums op time over all devices without saying how many: the collectives' replica
+    // groups tell at least how many took part.
+    const bool opProfile = profile.load.format.rfind("op-profile-json", 0) == 0
+        || std::any_of(profile.load.limitations.begin(), profile.load.limitations.end(),
+            [](const std::string& l) { return l.rfind("shared from a op-profile-json", 0) == 0; });
+    if (profile.tpuCorePlanes().size() <= 1 && opProfile)
+        if (const int devices = devicesFromReplicaGroups(profile); devices > 1) {
+            ctx.cores = devices;
+            report.notes.push_back(format("op_profile times are summed over all devices; per-core figures divide "
+                                          "them by the %d devices the collectives' replica groups span (at least "
+                                          "that many took part, so per-core figures are upper bounds)",
+                devices));
+        }
     report.steps = steps.count;
     report.stepPs = steps.averagePs;
     ctx.paddings.reserve(breakdown.rows.size());
     for (const OpRow& row : breakdown.rows)
         ctx.paddings.push_back(row.op == kNone ? OpPadding {} : resolveOpPadding(profile, row.op));
     ctx.batch = inferPerCoreBatch(profile, breakdown);
+    if (opProfile && profile.tpuCorePlanes().size() <= 1) {
+        ctx.coresKnown = ctx.cores > 1; // from the replica groups
+        if (ctx.batch.known && ctx.coresKnown) {
+            ctx.batch.cores = ctx.cores;
+            ctx.batch.globalBatch = ctx.batch.perCoreBatch * ctx.cores;
+        }
+    }
     report.batch = ctx.batch;
     if (!ctx.batch.known)
         report.notes.push_back(ctx.batch.reason);
@@ -666,6 +876,26 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     collectivesRule(ctx, report.advice);
     idleGapsRule(ctx, report.advice);
     deviceConsistencyRule(ctx, report.advice);
+    stridedUpdateRule(ctx, report.advice);
+    hostOffloadRule(ctx, report.advice);
+    // Copies to and from host memory are host-offload's: data-formatting's "their whole time" overstates
+    // what overlapping them can gain (the link stays the bound). Without a timeline that rule cannot run.
+    const bool hostOffload = std::any_of(
+        report.advice.begin(), report.advice.end(), [](const Advice& a) { return a.rule == "host-offload"; });
+    for (auto it = report.advice.begin(); it != report.advice.end(); ++it) {
+        const AdviceValue* host = it->numbers.find("host_memory_fraction");
+        if (it->rule != "data-formatting" || !host || host->number <= 0.5)
+            continue;
+        if (!hostOffload)
+            report.notes.push_back("copies to or from host memory (S(5)) take "
+                + pct(it->numbers.find("time_fraction")->number)
+                + " of op time; the host-offload diagnosis needs the XLA Modules and XLA Ops timeline, which this file "
+                  "does not have");
+        report.advice.erase(it);
+        break;
+    }
+    for (Advice& a : report.advice)
+        nameTopEvidence(a);
     std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;
@@ -800,6 +1030,14 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             for (OpId id : a.ops)
                 w.value(static_cast<int64_t>(id));
             w.endArray();
+            w.key("evidence").beginArray();
+            for (const AdviceEvidence& e : a.evidence) {
+                w.beginObject();
+                w.field("op", e.name).field("framework_op", e.frameworkOp).field("source", e.source);
+                w.field("time_fraction", e.timeFraction);
+                w.endObject();
+            }
+            w.endArray();
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
@@ -830,8 +1068,13 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         for (const auto& [k, v] : a.numbers.fields)
             numbers += (numbers.empty() ? "" : ", ") + k + "=" + valueText(v);
         std::string ops;
-        for (size_t i = 0; i < a.opNames.size(); ++i)
+        for (size_t i = 0; i < a.opNames.size(); ++i) {
             ops += (i ? ", " : "") + (md ? "`" + a.opNames[i] + "`" : a.opNames[i]);
+            if (i < a.evidence.size())
+                if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
+                    !whose.empty())
+                    ops += md ? " (`" + whose + "`)" : " (" + whose + ")";
+        }
         if (md) {
             out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), a.title.c_str());
             out += "Rule `" + a.rule + "`. " + a.detail + "\n\n";

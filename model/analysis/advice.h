@@ -78,6 +78,16 @@ private:
     }
 };
 
+/// One op an advice item rests on, with whose code it is (attribution.h).
+struct AdviceEvidence
+{
+    OpId op = kNone;
+    std::string name; // HLO op name
+    std::string frameworkOp; // empty when the file records none
+    std::string source; // "file.py:87"; empty when unknown
+    double timeFraction = 0; // of all op time
+};
+
 struct Advice
 {
     std::string rule; // stable id: "per-core-batch", "padding", ...
@@ -86,6 +96,7 @@ struct Advice
     std::string detail; // plain words, may be several sentences
     std::vector<OpId> ops;
     std::vector<std::string> opNames;
+    std::vector<AdviceEvidence> evidence; // same order as ops
     AdviceValue numbers = AdviceValue::object();
     std::string threshold; // the condition that fired, with its source
     double gainPs = 0; // estimated upper bound of time saved per step per core (0 = not estimated)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicerules.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -21,12 +22,51 @@ std::string pct(double fraction)
     return formatPercent(fraction, fraction < 0.1 && fraction > 0 ? 2 : 1);
 }
 
+bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding)
+{
+    const bool mxu = padding.computeCore || padding.source == ShapeSource::LayoutHint;
+    // Unknown utilization (no cost data, no peak) is no evidence either way.
+    return mxu && row.flopsUtilization.value_or(0) > 0 && paddingEfficiency < 1
+        && std::fabs(*row.flopsUtilization - paddingEfficiency) <= kPaddingBoundPoints;
+}
+
+std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
+{
+    return format(" %s is padding-bound: its FLOPS utilization (%s) is within %.0f points of the share of its tiles "
+                  "that holds data (%s), so the MXU runs at full speed on tiles that are mostly padding; only a "
+                  "shape that fills the tiles raises it.",
+        row.name.c_str(), pct(row.flopsUtilization.value_or(0)).c_str(), kPaddingBoundPoints * 100, pct(paddingEfficiency).c_str());
+}
+
 void addEvidence(Advice& a, const Context& ctx, OpId op)
 {
     if (std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end())
         return;
     a.ops.push_back(op);
     a.opNames.push_back(ctx.profile.str(ctx.profile.ops[op].name));
+    AdviceEvidence e;
+    e.op = op;
+    e.name = a.opNames.back();
+    const OpAttribution attribution = opAttribution(ctx.profile, op);
+    e.frameworkOp = attribution.frameworkOp;
+    e.source = attribution.source;
+    for (const OpRow& row : ctx.breakdown.rows)
+        if (row.op == op) {
+            e.timeFraction = row.timeFraction;
+            break;
+        }
+    a.evidence.push_back(std::move(e));
+}
+
+void nameTopEvidence(Advice& a)
+{
+    if (a.evidence.empty())
+        return;
+    const AdviceEvidence& top = a.evidence.front();
+    const std::string whose = attributionText({top.frameworkOp, top.source});
+    if (whose.empty() || a.detail.find(whose) != std::string::npos)
+        return;
+    a.detail += " Top evidence: " + top.name + " = " + whose + ".";
 }
 
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max)

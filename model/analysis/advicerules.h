@@ -5,8 +5,10 @@
 // Internal to the advice engine: rules live in advice*.cpp files and are called from computeAdvice;
 // a new rule goes into a file of its own and one line in computeAdvice (ARCHITECTURE.md).
 
+#include "../core/devicepeaks.h"
 #include "../report/report.h"
 #include "advice.h"
+#include "attribution.h"
 
 #include <algorithm>
 #include <string>
@@ -24,6 +26,7 @@ struct Context
     const OpBreakdown& breakdown;
     int64_t steps = 0;
     int cores = 1;
+    bool coresKnown = true; // false for an op_profile that names no replica groups
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
 
@@ -33,25 +36,35 @@ struct Context
     {
         return formatDurationPs(perStep(totalPs)) + (steps > 0 ? "/step" : " per core over the profile");
     }
-    std::string layer(OpId op) const
-    {
-        const OpInfo& info = profile.ops[op];
-        std::string text = profile.str(info.tfOp);
-        if (!text.empty() && text.back() == ':')
-            text.pop_back();
-        const std::string& source = profile.str(info.source);
-        if (!source.empty())
-            text += (text.empty() ? "" : ", ") + source;
-        return text;
-    }
+    /// "unet/conv2d_18/Conv2D, unet.py:87": the op's framework op and source line (attribution.h).
+    std::string layer(OpId op) const { return attributionText(opAttribution(profile, op)); }
 };
+
+/// Padding-bound: an MXU op (a convolution/dot, or an op with an op_profile layout analysis, which
+/// xprof records for convolutions only) whose FLOPS utilization is within kPaddingBoundPoints of the
+/// share of its tiles that holds data, so the MXU runs at full speed on padding (needs the peaks).
+constexpr double kPaddingBoundPoints = 0.05;
+bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding);
+/// " fusion.3 is padding-bound: ... ." (leading space).
+std::string paddingBoundText(double paddingEfficiency, const OpRow& row);
 
 /// Adds an op to an item's evidence once.
 void addEvidence(Advice& a, const Context& ctx, OpId op);
+/// Appends "Top evidence: fusion.3 = unet/conv2d_18/Conv2D, unet.py:87." to the detail when the
+/// text does not name them yet (computeAdvice calls it for every item).
+void nameTopEvidence(Advice& a);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 
 // Rules that live in files of their own (advice_<topic>.cpp); computeAdvice calls each once.
 void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out);
+
+// strided-update (advice_stridedupdate.cpp): thresholds, listed in adviceThresholds().
+constexpr double kStridedMaxHbmShare = 0.10, kStridedMinTimeShare = 0.03, kStridedWarningShare = 0.10;
+void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
+
+// host-offload (advice_hostoffload.cpp): thresholds, listed in adviceThresholds().
+constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30, kHostOffloadCriticalShare = 0.50;
+void hostOffloadRule(const Context& ctx, std::vector<Advice>& out);
 
 } // namespace tpuscope::model::advice_detail

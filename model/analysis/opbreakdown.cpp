@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opbreakdown.h"
 
+#include "attribution.h"
 #include "opcost.h"
 
 #include <algorithm>
@@ -231,7 +232,10 @@ std::vector<OpRow> groupRows(const std::vector<OpRow>& opRows, GroupBy groupBy, 
     std::vector<std::string> names;
     std::unordered_map<std::string, size_t> index;
     for (const OpRow& r : opRows) {
-        const std::string& key = groupBy == GroupBy::Category ? r.category : r.program;
+        const std::string& key = groupBy == GroupBy::Category ? r.category
+            : groupBy == GroupBy::Program                     ? r.program
+            : groupBy == GroupBy::FrameworkOp                 ? r.frameworkOp
+                                                              : r.source;
         auto [it, inserted] = index.emplace(key, members.size());
         if (inserted) {
             members.emplace_back();
@@ -243,12 +247,24 @@ std::vector<OpRow> groupRows(const std::vector<OpRow>& opRows, GroupBy groupBy, 
     rows.reserve(members.size());
     for (size_t g = 0; g < members.size(); ++g) {
         OpRow row = combineOpRows(members[g], totalTimePs);
-        if (groupBy == GroupBy::Category) {
+        switch (groupBy) {
+        case GroupBy::Category:
             row.name = names[g];
             row.category = names[g];
-        } else {
+            break;
+        case GroupBy::Program:
             row.name = names[g].empty() ? "(no program)" : names[g];
             row.program = names[g];
+            break;
+        case GroupBy::FrameworkOp:
+            row.name = names[g].empty() ? "(not recorded)" : names[g];
+            row.frameworkOp = names[g];
+            break;
+        case GroupBy::Source:
+        case GroupBy::Op:
+            row.name = names[g].empty() ? "(not recorded)" : names[g];
+            row.source = names[g];
+            break;
         }
         rows.push_back(std::move(row));
     }
@@ -390,6 +406,9 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
             row.name = profile.str(op.name);
             row.program = program;
             row.category = profile.str(op.category);
+            const OpAttribution attribution = opAttribution(profile, id);
+            row.frameworkOp = attribution.frameworkOp;
+            row.source = attribution.source;
             rows.push_back(std::move(row));
             costs.emplace_back();
         }

@@ -9,7 +9,9 @@
 
 namespace tpuscope::model {
 
-enum class GroupBy { Op, Category, Program };
+/// FrameworkOp groups by the TF/JAX op an HLO op came from (":Type" dropped), Source by its file:line
+/// (attribution.h); ops whose file records neither land in one "(not recorded)" row.
+enum class GroupBy { Op, Category, Program, FrameworkOp, Source };
 
 struct OpFilter
 {
@@ -38,6 +40,8 @@ struct OpRow
     std::string name;
     std::string program;
     std::string category;
+    std::string frameworkOp; // op rows: the framework op (attribution.h); empty when not recorded
+    std::string source; // op rows: "file.py:87"; empty when not recorded
     int64_t occurrences = 0;
     double totalTimePs = 0;
     double selfTimePs = 0;

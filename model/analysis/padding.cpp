@@ -17,6 +17,8 @@ const char* shapeSourceName(ShapeSource source)
         return "shape_with_layout stat";
     case ShapeSource::HloText:
         return "HLO text of the event";
+    case ShapeSource::LayoutHint:
+        return "op_profile layout analysis";
     case ShapeSource::None:
         break;
     }
@@ -29,6 +31,16 @@ int ArrayPadding::batchDim() const
         if (padding.dims[i].semantics == DimSemantics::Batch)
             return static_cast<int>(i);
     return -1;
+}
+
+std::string arrayShapeText(const ArrayPadding& array)
+{
+    if (array.shape.elementType != hlo::PrimitiveType::Invalid)
+        return hlo::shapeToString(array.shape);
+    std::string text = "[";
+    for (size_t i = 0; i < array.shape.dimensions.size(); ++i)
+        text += (i ? "," : "") + std::to_string(array.shape.dimensions[i]);
+    return text + "] (element type not recorded)";
 }
 
 const ArrayPadding* OpPadding::worst() const
@@ -75,7 +87,85 @@ bool looksLikeHloText(std::string_view text)
     return text.find(" = ") != std::string_view::npos;
 }
 
+DimSemantics semanticsFromHint(std::string_view name)
+{
+    if (name == "batch")
+        return DimSemantics::Batch;
+    if (name == "feature")
+        return DimSemantics::Feature;
+    if (name == "spatial")
+        return DimSemantics::Spatial;
+    return DimSemantics::Unknown;
+}
+
+bool hasTiles(const hlo::Shape& shape)
+{
+    if (shape.isTuple()) {
+        for (const hlo::Shape& element : shape.tupleShapes)
+            if (hasTiles(element))
+                return true;
+        return false;
+    }
+    return shape.hasLayout && !shape.layout.tiles.empty();
+}
+
+/// TPU lays out 32-bit arrays of rank >= 2 as T(8,128) unless told otherwise (FORMATS.md §6.2); a TF1
+/// HLO text prints layouts without tiles. Returns the note to show, or empty when nothing was assumed.
+std::string assumeDefaultTile(hlo::Shape& shape)
+{
+    if (shape.isTuple()) {
+        std::string note;
+        for (hlo::Shape& element : shape.tupleShapes)
+            if (std::string n = assumeDefaultTile(element); !n.empty())
+                note = n;
+        return note;
+    }
+    if (!shape.hasLayout || !shape.layout.tiles.empty() || shape.dimensions.size() < 2
+        || hlo::primitiveTypeBits(shape.elementType) != 32)
+        return {};
+    shape.layout.tiles.push_back(hlo::Tile {{8, 128}});
+    return "T(8,128) assumed: the layout records no tiles, and TPU tiles 32-bit arrays 8x128 by default";
+}
+
 } // namespace
+
+layout::PaddingInfo paddingFromLayoutHints(const std::vector<LayoutDimensionHint>& hints)
+{
+    layout::PaddingInfo info;
+    if (hints.empty()) {
+        info.error = "no layout analysis";
+        return info;
+    }
+    info.logicalElements = 1;
+    info.paddedElements = 1;
+    double efficiency = 1;
+    for (size_t i = 0; i < hints.size(); ++i) {
+        const LayoutDimensionHint& h = hints[i];
+        if (h.size < 0 || h.alignment < 0) {
+            info.error = "negative size or alignment in the layout analysis";
+            return info;
+        }
+        layout::DimPadding d;
+        d.logicalDim = static_cast<int64_t>(i);
+        d.size = h.size;
+        d.tile = h.alignment;
+        d.padded = h.alignment > 0 ? (h.size + h.alignment - 1) / h.alignment * h.alignment : h.size;
+        d.semantics = semanticsFromHint(h.semantics);
+        if (d.padded > 0)
+            efficiency *= static_cast<double>(d.size) / static_cast<double>(d.padded);
+        // Element counts saturate rather than overflow; the efficiency is the product of fills.
+        info.logicalElements = info.logicalElements > (int64_t(1) << 40)
+            ? info.logicalElements
+            : info.logicalElements * std::max<int64_t>(d.size, 1);
+        info.paddedElements = info.paddedElements > (int64_t(1) << 40)
+            ? info.paddedElements
+            : info.paddedElements * std::max<int64_t>(d.padded, 1);
+        info.dims.push_back(d);
+    }
+    info.valid = true;
+    info.efficiency = efficiency;
+    return info;
+}
 
 OpPadding resolveOpPadding(const Profile& profile, OpId opId)
 {
@@ -90,7 +180,10 @@ OpPadding resolveOpPadding(const Profile& profile, OpId opId)
     out.module = profile.hloFor(op);
     out.instruction = profile.instructionFor(op);
 
-    if (out.module && out.instruction && out.instruction->shape.hasLayout) {
+    const auto hint = profile.layoutHints.find(opId);
+    const bool haveHint = hint != profile.layoutHints.end() && !hint->second.empty();
+    if (out.module && out.instruction && out.instruction->shape.hasLayout
+        && (!haveHint || hasTiles(out.instruction->shape))) {
         out.source = ShapeSource::Hlo;
         const hlo::Module& module = *out.module;
         const hlo::Instruction& inst = *out.instruction;
@@ -128,6 +221,28 @@ OpPadding resolveOpPadding(const Profile& profile, OpId opId)
         out.arrays.clear();
     }
 
+    // A TF1 op_profile: the producer's own analysis of the primary input, per dimension.
+    if (haveHint) {
+        out.source = ShapeSource::LayoutHint;
+        ArrayPadding a;
+        a.role = "input (op_profile layout analysis)";
+        a.padding = paddingFromLayoutHints(hint->second);
+        a.assumption = "from the op_profile layout analysis (alignment per dimension)";
+        for (const layout::DimPadding& d : a.padding.dims) {
+            a.semantics.push_back(d.semantics);
+            if (d.semantics == DimSemantics::Batch && out.batchSize < 0)
+                out.batchSize = d.size;
+        }
+        // An hlo::Shape for the wording ("f32[...]"); most-major first, element type unknown.
+        a.shape.elementType = hlo::PrimitiveType::Invalid;
+        for (size_t i = a.padding.dims.size(); i-- > 0;)
+            a.shape.dimensions.push_back(a.padding.dims[i].size);
+        if (a.padding.valid) {
+            out.arrays.push_back(std::move(a));
+            return out;
+        }
+    }
+
     // No usable HLO: the shape stat, then the HLO text the event carries.
     const std::string& swl = profile.str(op.shapeWithLayout);
     if (!swl.empty()) {
@@ -146,7 +261,12 @@ OpPadding resolveOpPadding(const Profile& profile, OpId opId)
         layout::ShapeParseResult parsed = layout::parseInstructionResultShape(longName);
         if (parsed.ok()) {
             out.source = ShapeSource::HloText;
+            const std::string assumed = assumeDefaultTile(parsed.shape);
             addArrays(out, parsed.shape, {}, "output");
+            for (ArrayPadding& a : out.arrays)
+                if (a.shape.hasLayout && !assumed.empty() && hlo::primitiveTypeBits(a.shape.elementType) == 32
+                    && a.shape.dimensions.size() >= 2)
+                    a.assumption = assumed;
             if (!out.arrays.empty()) {
                 out.error.clear();
                 return out;

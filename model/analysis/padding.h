@@ -15,7 +15,7 @@
 namespace tpuscope::model {
 
 /// Where an op's shape came from, best first.
-enum class ShapeSource : uint8_t { None, Hlo, ShapeWithLayout, HloText };
+enum class ShapeSource : uint8_t { None, Hlo, ShapeWithLayout, HloText, LayoutHint };
 const char* shapeSourceName(ShapeSource source);
 
 struct ArrayPadding
@@ -24,10 +24,16 @@ struct ArrayPadding
     hlo::Shape shape; // an array shape (tuples are split into elements)
     std::vector<layout::DimSemantics> semantics; // by logical dim; may be empty
     layout::PaddingInfo padding;
+    /// How the tiling was known when the shape itself does not record it: "from the op_profile layout
+    /// analysis", "T(8,128) assumed for an untiled 32-bit layout"; empty for a recorded tiled layout.
+    std::string assumption;
 
     /// Index into padding.dims of the first dim labelled Batch, or -1.
     int batchDim() const;
 };
+
+/// The array's shape as HLO text, or "[16,1] (element type not recorded)" for a layout analysis.
+std::string arrayShapeText(const ArrayPadding& array);
 
 struct OpPadding
 {
@@ -47,10 +53,18 @@ struct OpPadding
     double worstEfficiency() const;
 };
 
+/// Padding of the array an op_profile LayoutAnalysis describes (FORMATS.md §4.2–4.3): per dimension
+/// fill = size / (ceil(size / alignment) · alignment) (alignment 0 = no constraint, fill 1), padding
+/// efficiency = product of the fills. Dims keep the hint's order (most-minor first), `tile` is the
+/// alignment; element sizes are unknown, so bytes stay 0.
+layout::PaddingInfo paddingFromLayoutHints(const std::vector<LayoutDimensionHint>& hints);
+
 /// Resolves an op's output shape(s) and layout from its HLO instruction (through fusions to the
 /// convolution/dot for semantics), else from the shape_with_layout stat, else from the HLO text in
-/// the long name. For a convolution (or a fusion around one) the activation input (operand 0) is
-/// added too: on TPU the batch/feature padding of the activation is where small batches hurt.
+/// the long name. An op_profile layout analysis (Profile::layoutHints) is used when the HLO records
+/// no tiles (TF1 files); an untiled 32-bit layout of rank >= 2 is otherwise taken as T(8,128), the
+/// TPU default, and says so in ArrayPadding::assumption. For a convolution (or a fusion around one) the activation
+/// input (operand 0) is added too: on TPU the batch/feature padding of the activation is where small batches hurt.
 OpPadding resolveOpPadding(const Profile& profile, OpId op);
 
 struct BatchCandidate

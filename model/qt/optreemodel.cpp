@@ -97,12 +97,15 @@ void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const mo
             item.name = qs(row.name);
             item.program = qs(row.program);
             item.category = qs(row.category);
+            item.frameworkOp = qs(row.frameworkOp);
+            item.source = qs(row.source);
             copyRowMetrics(item, row);
             item.fusion = model::isFusionCategory(row.category);
             // Rows arrive sorted by time, so a running sum finds the top share.
             item.inTopTime = covered < kTopTimeFraction * totalFraction;
             covered += row.timeFraction;
-            item.filterText = item.name + QLatin1Char('\n') + item.category + QLatin1Char('\n') + item.program;
+            item.filterText = item.name + QLatin1Char('\n') + item.category + QLatin1Char('\n') + item.program
+                + QLatin1Char('\n') + item.frameworkOp + QLatin1Char('\n') + item.source;
             formatItem(item);
             byKey.emplace(rowKey(row.program, row.name), static_cast<int>(m_ops.size()));
             m_ops.push_back(std::move(item));
@@ -154,17 +157,33 @@ void OpTreeModel::rebuildGroups()
     std::unordered_map<QString, int> byName;
     for (int i = 0; i < static_cast<int>(m_ops.size()); ++i) {
         Item& op = m_ops[i];
-        QString name = m_grouping == Grouping::Category ? op.category : op.program;
-        if (name.isEmpty())
-            name = m_grouping == Grouping::Category ? tr("(no category)") : tr("(no program)");
+        QString name;
+        switch (m_grouping) {
+        case Grouping::Category:
+            name = op.category.isEmpty() ? tr("(no category)") : op.category;
+            break;
+        case Grouping::Program:
+            name = op.program.isEmpty() ? tr("(no program)") : op.program;
+            break;
+        case Grouping::FrameworkOp:
+            name = op.frameworkOp.isEmpty() ? tr("(no framework op recorded)") : op.frameworkOp;
+            break;
+        case Grouping::Source:
+            name = op.source.isEmpty() ? tr("(no source line recorded)") : op.source;
+            break;
+        }
         auto [it, inserted] = byName.emplace(name, static_cast<int>(m_groups.size()));
         if (inserted) {
             Group group;
             group.item.name = name;
             if (m_grouping == Grouping::Category)
                 group.item.category = op.category;
-            else
+            else if (m_grouping == Grouping::Program)
                 group.item.program = op.program;
+            else if (m_grouping == Grouping::FrameworkOp)
+                group.item.frameworkOp = op.frameworkOp;
+            else
+                group.item.source = op.source;
             group.item.filterText = name;
             m_groups.push_back(std::move(group));
         }
@@ -232,6 +251,10 @@ QString OpTreeModel::toolTip(const Item& item, bool isGroup) const
             tip += QStringLiteral("<br>") + tr("Category: %1").arg(item.category.toHtmlEscaped());
         if (!item.program.isEmpty())
             tip += QStringLiteral("<br>") + tr("Program: %1").arg(item.program.toHtmlEscaped());
+        if (!item.frameworkOp.isEmpty())
+            tip += QStringLiteral("<br>") + tr("Framework op: %1").arg(item.frameworkOp.toHtmlEscaped());
+        if (!item.source.isEmpty())
+            tip += QStringLiteral("<br>") + tr("Source: %1").arg(item.source.toHtmlEscaped());
     }
     tip += QStringLiteral("<br>")
         + tr("%1 of op time, %2 occurrences, average %3")

@@ -13,7 +13,8 @@
 
 namespace tpuscope::qt {
 
-/// The op breakdown as a two-level tree: category → op or program → op (switchable).
+/// The op breakdown as a two-level tree: category, program, framework op or source line → op
+/// (switchable).
 ///
 /// Built once from computeOpBreakdown rows; every display string is formatted when the data
 /// arrives (heaptrack's qtStrings idea), so data() only indexes vectors. Sorting goes through the
@@ -45,7 +46,7 @@ public:
         BarFractionRole, // double 0..1 for bar-drawing columns (time %, utilizations)
         FilterTextRole, // QString matched by the filter box: name, category and program
     };
-    enum class Grouping { Category, Program };
+    enum class Grouping { Category, Program, FrameworkOp, Source };
 
     /// Default flag threshold: roofline efficiency below the core's low-utilization setting.
     static constexpr double kDefaultLowUtilizationThreshold = model::kDefaultLowUtilizationThreshold;
@@ -89,6 +90,8 @@ private:
         QString name;
         QString program;
         QString category;
+        QString frameworkOp; // attribution.h; empty when not recorded
+        QString source;
         QString filterText;
         model::OpRow row; // the core's numbers; unknown rates stay empty
         double averagePs = 0;

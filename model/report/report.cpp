@@ -271,6 +271,10 @@ const char* groupByName(GroupBy g)
         return "category";
     case GroupBy::Program:
         return "program";
+    case GroupBy::FrameworkOp:
+        return "framework-op";
+    case GroupBy::Source:
+        return "source";
     }
     return "op";
 }
@@ -393,6 +397,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             json.field("name", r.name);
             json.field("program", r.program);
             json.field("category", r.category);
+            json.field("framework_op", r.frameworkOp);
+            json.field("source", r.source);
             json.field("occurrences", r.occurrences);
             json.field("total_time_ps", r.totalTimePs);
             json.field("self_time_ps", r.selfTimePs);
@@ -413,7 +419,24 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
 
     Table table;
     const bool byOp = breakdown.groupBy == GroupBy::Op;
-    table.header = {"#", byOp ? "Op" : (breakdown.groupBy == GroupBy::Category ? "Category" : "Program")};
+    const char* nameHeader = "Op";
+    switch (breakdown.groupBy) {
+    case GroupBy::Op:
+        break;
+    case GroupBy::Category:
+        nameHeader = "Category";
+        break;
+    case GroupBy::Program:
+        nameHeader = "Program";
+        break;
+    case GroupBy::FrameworkOp:
+        nameHeader = "Framework op";
+        break;
+    case GroupBy::Source:
+        nameHeader = "Source";
+        break;
+    }
+    table.header = {"#", nameHeader};
     if (byOp)
         table.header.insert(table.header.end(), {"Category", "Program"});
     table.header.insert(table.header.end(),

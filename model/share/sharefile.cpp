@@ -35,7 +35,9 @@
 //   "other": [{"category", "ops", "occurrences", "time_ps", "flops", "model_flops", "bytes",
 //             "hbm_bytes"}] the ops not kept, summed per category in chunks below 1 % of op time
 //             (so no advice rule, which needs >= 1 %, mistakes a chunk for an op);
-//   "advice": [{"rule", "severity", "title", "ops": [names], "numbers": {...}, "gain_ps"}]
+//   "advice": [{"rule", "severity", "title", "ops": [names], "evidence": [{"op", "framework_op" (absent with
+//             names/hash redaction), "source" (absent with paths redaction), "time_fraction"}],
+//             "numbers": {...}, "gain_ps"}]
 //             the advice computed on the original profile, for the record.
 // }
 //
@@ -98,6 +100,13 @@ constexpr uint64_t kMaxShareJsonBytes = 64u << 20;
 bool isNameChar(char c)
 {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+
+std::string replaceAll(std::string text, const std::string& what, const std::string& with)
+{
+    for (size_t at = text.find(what); !what.empty() && at != std::string::npos; at = text.find(what, at + with.size()))
+        text.replace(at, what.size(), with);
+    return text;
 }
 
 class NameMap
@@ -820,7 +829,8 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
         const OpInfo& op = profile.ops[id];
         if (auto it = keptRow.find(rowProgram(profile, op) + '\x1f' + profile.str(op.name)); it != keptRow.end())
             keptOps.emplace_back(it->second, id);
-        else if (countedOneByOne(profile.str(op.category)))
+        else if (countedOneByOne(profile.str(op.category))
+            || profile.str(op.name).rfind("async-collective-", 0) == 0) // collectives advice counts these too
             briefOps.push_back(id);
         else
             restOps.push_back(id);
@@ -1062,12 +1072,34 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     // The advice as computed on the original (the loaded file recomputes it from the data above).
     const AdviceReport advice = computeAdvice(profile, breakdown);
     w.key("advice").beginArray();
+    const bool dropFrameworkOps = redact.names || redact.hashNames;
     for (const Advice& a : advice.advice) {
+        // Whose code the evidence is: kept unless the redaction covers framework names or paths,
+        // and then also cut out of the title.
+        std::string title = a.title;
+        for (const AdviceEvidence& e : a.evidence) {
+            if (dropFrameworkOps && !e.frameworkOp.empty())
+                title = replaceAll(title, e.frameworkOp, "[framework op]");
+            if (redact.paths && !e.source.empty())
+                title = replaceAll(title, e.source, "[source]");
+        }
         w.beginObject();
-        w.field("rule", a.rule).field("severity", severityName(a.severity)).field("title", names.text(a.title));
+        w.field("rule", a.rule).field("severity", severityName(a.severity)).field("title", names.text(title));
         w.key("ops").beginArray();
         for (const std::string& n : a.opNames)
             w.value(names.name(n));
+        w.endArray();
+        w.key("evidence").beginArray();
+        for (const AdviceEvidence& e : a.evidence) {
+            w.beginObject();
+            w.field("op", names.name(e.name));
+            if (!dropFrameworkOps && !e.frameworkOp.empty())
+                w.field("framework_op", e.frameworkOp);
+            if (!redact.paths && !e.source.empty())
+                w.field("source", e.source);
+            w.field("time_fraction", e.timeFraction);
+            w.endObject();
+        }
         w.endArray();
         w.key("numbers");
         writeAdviceValue(w, a.numbers, [&names](std::string_view s) { return names.text(s); });

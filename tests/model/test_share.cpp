@@ -72,8 +72,10 @@ void expectSameTopOps(const Profile& original, const Profile& shared, size_t kep
 
 void expectSameAdvice(const Profile& original, const Profile& shared, bool sameNames = true)
 {
-    const AdviceReport a = computeAdvice(original);
+    AdviceReport a = computeAdvice(original);
     const AdviceReport b = computeAdvice(shared);
+    // host-offload reads the copy pairs on the timeline, which a share file does not keep.
+    std::erase_if(a.advice, [](const Advice& item) { return item.rule == "host-offload"; });
     ASSERT_EQ(a.advice.size(), b.advice.size());
     for (size_t i = 0; i < a.advice.size(); ++i) {
         SCOPED_TRACE(a.advice[i].title);

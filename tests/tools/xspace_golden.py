@@ -9,6 +9,10 @@ does), flops, bytes_accessed and HBM bytes (memory_access_breakdown, memory_spac
 
   protoc --proto_path=proto --decode=tensorflow.profiler.XSpace xplane.proto < FILE.xplane.pb \
     | python3 tests/tools/xspace_golden.py > tests/data/NAME.golden.csv
+
+With `--by framework-op` it prints one tab-separated row per framework op instead: the `tf_op`
+stat with its trailing ":Type" removed (JAX names keep colons inside brackets), the number of
+occurrences, total time and flops of the ops that carry it.
 """
 import re
 import sys
@@ -91,7 +95,16 @@ def hbm_bytes(blob):
     return total if found else None
 
 
+def framework_op(tf_op):
+    """'unet/conv2d_18/Conv2D:Conv2D' -> 'unet/conv2d_18/Conv2D'; 'jit(f)/add:' -> 'jit(f)/add'."""
+    head, sep, tail = tf_op.rpartition(":")
+    if not sep or any(c in tail for c in "/)]}"):
+        return tf_op
+    return head
+
+
 def main():
+    by_framework_op = sys.argv[1:] == ["--by", "framework-op"]
     space = parse(sys.stdin.read().splitlines())
     programs = {}
     for plane in space.get("planes", []):
@@ -127,6 +140,8 @@ def main():
                     dur = int(ev_stats["device_duration_ps"])
                 pid = int(stats.get("program_id", 0) or 0)
                 key = (programs.get(pid, "program %d" % pid if pid else ""), name)
+                if by_framework_op:
+                    key = ("", framework_op((stats.get("tf_op") or b"").decode()) or "(not recorded)")
                 r = rows.setdefault(key, {"occ": 0, "time": 0, "flops": 0.0, "bytes": 0.0, "hbm": 0.0,
                                           "category": (stats.get("hlo_category") or b"").decode()})
                 flops = float(stats.get("flops") or stats.get("model_flops") or 0)
@@ -138,6 +153,11 @@ def main():
                 r["flops"] += flops
                 r["bytes"] += nbytes
                 r["hbm"] += nbytes if hbm is None else hbm
+    if by_framework_op:
+        print("framework_op\toccurrences\ttotal_time_ps\tflops")
+        for (_, name), r in sorted(rows.items(), key=lambda kv: (-kv[1]["time"], kv[0][1])):
+            print("%s\t%d\t%d\t%.17g" % (name, r["occ"], r["time"], r["flops"]))
+        return
     print("program,name,category,occurrences,total_time_ps,flops,bytes_accessed,hbm_bytes")
     for (program, name), r in sorted(rows.items(), key=lambda kv: (-kv[1]["time"], kv[0][1])):
         print("%s,%s,%s,%d,%d,%.17g,%.17g,%.17g" % (program, name, r["category"], r["occ"], r["time"],

@@ -300,3 +300,48 @@ TEST(CostBarDelegate, UtilizationRunsRedToGreen)
     EXPECT_EQ(CostBarDelegate::barColor(1, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
     EXPECT_EQ(CostBarDelegate::barColor(7, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
 }
+
+TEST(OpTreeModel, GroupsByFrameworkOpAndBySourceLine)
+{
+    ProfileBuilder b;
+    const PlaneId plane = b.addPlane("/device:TPU:0");
+    const TrackId track = b.addTrack(plane, "XLA Ops", TrackKind::XlaOps);
+    struct Def
+    {
+        const char* name;
+        const char* tfOp;
+        const char* source;
+        TimePs duration;
+    };
+    const Def defs[] = {{"fusion.1", "net/conv1/Conv2D:Conv2D", "net.py:10", 50},
+        {"fusion.2", "net/conv1/Conv2D:Conv2D", "net.py:10", 30}, {"copy.1", "net/input:Transpose", "net.py:3", 15},
+        {"copy.2", "", "", 5}};
+    TimePs t = 0;
+    for (const Def& d : defs) {
+        OpInfo info;
+        info.name = b.intern(d.name);
+        info.category = b.intern("loop fusion");
+        info.tfOp = b.intern(d.tfOp);
+        info.source = b.intern(d.source);
+        info.isXlaOp = true;
+        const OpId op = b.addOp(info);
+        b.addEvent(track, t, d.duration, op);
+        t += d.duration;
+    }
+    OpTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setProfile(b.finish());
+    model.setGrouping(OpTreeModel::Grouping::FrameworkOp);
+    EXPECT_EQ(model.rowCount(), 3);
+    const QModelIndex conv = findRow(model, QStringLiteral("net/conv1/Conv2D"));
+    ASSERT_TRUE(conv.isValid());
+    EXPECT_EQ(childNames(model, conv), (QStringList {QStringLiteral("fusion.1"), QStringLiteral("fusion.2")}));
+    EXPECT_NEAR(
+        conv.siblingAtColumn(OpTreeModel::TimeFractionColumn).data(OpTreeModel::SortRole).toDouble(), 0.8, 1e-9);
+    EXPECT_TRUE(findRow(model, QStringLiteral("(no framework op recorded)")).isValid());
+
+    model.setGrouping(OpTreeModel::Grouping::Source);
+    EXPECT_EQ(model.rowCount(), 3);
+    EXPECT_EQ(childNames(model, findRow(model, QStringLiteral("net.py:3"))), (QStringList {QStringLiteral("copy.1")}));
+    EXPECT_EQ(countOpRows(model), 4);
+}
