@@ -7,6 +7,7 @@
 
 #include "../report/report.h"
 #include "advice.h"
+#include "steps.h"
 
 #include <algorithm>
 #include <string>
@@ -26,6 +27,7 @@ struct Context
     int cores = 1;
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
+    const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
@@ -50,5 +52,15 @@ struct Context
 void addEvidence(Advice& a, const Context& ctx, OpId op);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
+
+// Step-aware rules (advice_steps.cpp) and their thresholds, listed in adviceThresholds().
+// input-bound: xprof TensorCoreIdleBound fires at > 10 % idle; "HIGHLY input-bound" at 20 %.
+constexpr double kInputBoundShare = 0.10;
+constexpr double kInputBoundCriticalShare = 0.20;
+// capture-coverage (ours): a device busy < 20 % of the capture, or fewer than 5 runs of the main program.
+constexpr double kCaptureMinBusyShare = 0.20;
+constexpr double kCaptureMinRuns = 5;
+void inputBoundRule(const Context& ctx, std::vector<Advice>& out);
+void captureCoverageRule(const Context& ctx, std::vector<Advice>& out);
 
 } // namespace tpuscope::model::advice_detail
