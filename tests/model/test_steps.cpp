@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "synth/synth.h"
 #include "testutil.h"
+#include "xplane.pb.h"
 
 #include <gtest/gtest.h>
 
@@ -272,6 +273,74 @@ TEST(Steps, HostStepMarkersWhenTheDeviceHasNoStepOrModuleLine)
     EXPECT_DOUBLE_EQ(step(s, 2).time.idlePs, 8.0 * kMs);
     EXPECT_DOUBLE_EQ(s.steps.back().durationPs, 15.0 * kMs);
     EXPECT_EQ(computeSummary(*p).steps.count, 6);
+}
+
+// The same from an XSpace: StepTraceAnnotation events carry a step_num stat on the host plane
+// (one event with a string stat too, which takes the loader's checked decode path).
+TEST(Steps, HostStepMarkersFromAnXSpace)
+{
+    namespace tp = tensorflow::profiler;
+    tp::XSpace space;
+    tp::XPlane* host = space.add_planes();
+    host->set_id(1);
+    host->set_name("/host:CPU");
+    auto& stepNum = (*host->mutable_stat_metadata())[7];
+    stepNum.set_id(7);
+    stepNum.set_name("step_num");
+    auto& note = (*host->mutable_stat_metadata())[8];
+    note.set_id(8);
+    note.set_name("note");
+    for (int id : {1, 2}) {
+        auto& md = (*host->mutable_event_metadata())[id];
+        md.set_id(id);
+        md.set_name(id == 1 ? "train" : "other");
+    }
+    tp::XLine* thread = host->add_lines();
+    thread->set_id(1);
+    thread->set_name("python");
+    tp::XPlane* tpu = space.add_planes();
+    tpu->set_id(2);
+    tpu->set_name("/device:TPU:0");
+    auto& fusion = (*tpu->mutable_event_metadata())[1];
+    fusion.set_id(1);
+    fusion.set_name("fusion.1");
+    tp::XLine* ops = tpu->add_lines();
+    ops->set_id(1);
+    ops->set_name("XLA Ops");
+    for (int s = 0; s < 4; ++s) {
+        tp::XEvent* marker = thread->add_events();
+        marker->set_metadata_id(1);
+        marker->set_offset_ps((10 * s + 1) * kMs);
+        marker->set_duration_ps(8 * kMs);
+        tp::XStat* st = marker->add_stats();
+        st->set_metadata_id(7);
+        st->set_int64_value(s + 3);
+        if (s == 2) {
+            tp::XStat* text = marker->add_stats();
+            text->set_metadata_id(8);
+            text->set_str_value("a string stat");
+        }
+        tp::XEvent* plain = thread->add_events(); // no step_num: not a marker
+        plain->set_metadata_id(2);
+        plain->set_offset_ps((10 * s + 9) * kMs);
+        plain->set_duration_ps(kMs / 2);
+        tp::XEvent* op = ops->add_events();
+        op->set_metadata_id(1);
+        op->set_offset_ps((10 * s + 2) * kMs);
+        op->set_duration_ps(5 * kMs);
+    }
+    LoadResult loaded = loadProfileFromBytes(space.SerializeAsString(), "markers.xplane.pb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    ASSERT_EQ(loaded.profile->stepMarkers.size(), 4u);
+    EXPECT_EQ(loaded.profile->stepMarkers[2].stepNumber, 5);
+    const StepAnalysis s = computeSteps(*loaded.profile);
+    EXPECT_EQ(s.source, StepSource::HostMarkers);
+    EXPECT_EQ(s.sourceLine, "train");
+    ASSERT_EQ(s.steps.size(), 4u);
+    EXPECT_EQ(step(s, 0).stepNumber, 3);
+    EXPECT_DOUBLE_EQ(step(s, 1).durationPs, 10.0 * kMs);
+    EXPECT_DOUBLE_EQ(step(s, 1).time.computePs, 5.0 * kMs);
+    EXPECT_DOUBLE_EQ(step(s, 1).time.idlePs, 5.0 * kMs);
 }
 
 TEST(Steps, NoStepsAtAllIsSaidNotInvented)
