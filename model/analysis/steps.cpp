@@ -527,6 +527,25 @@ StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
     return out;
 }
 
+std::pair<TimePs, TimePs> deviceActivityRange(const Profile& profile)
+{
+    TimePs begin = std::numeric_limits<TimePs>::max(), end = std::numeric_limits<TimePs>::min();
+    for (PlaneId plane : profile.tpuCorePlanes())
+        for (TrackId id : profile.planes[plane].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.size() == 0
+                || (track.kind != TrackKind::XlaOps && track.kind != TrackKind::XlaModules
+                    && track.kind != TrackKind::Steps))
+                continue;
+            begin = std::min(begin, track.start.front()); // tracks are sorted by start
+            for (size_t i = 0; i < track.size(); ++i)
+                end = std::max(end, track.end(i));
+        }
+    if (begin > end)
+        return {0, 0};
+    return {begin, end};
+}
+
 // ---------------------------------------------------------------------------------------------
 
 std::string stepsReport(const StepAnalysis& s, TableFormat format)

@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tpuscope::model {
@@ -125,6 +126,10 @@ struct StepOptions
 };
 
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {});
+
+/// Where the TPU cores did something: the first start and last end of their op, module and step
+/// events ({0, 0} when none). The timeline opens on it when it is a small part of the span.
+std::pair<TimePs, TimePs> deviceActivityRange(const Profile& profile);
 
 /// The table / CSV / Markdown / JSON report of `tpuscope-cli steps`.
 enum class TableFormat;
