@@ -24,6 +24,7 @@ class TraceSession;
 
 namespace tpuscope::widgets {
 class AdvicePanel;
+class OverviewView;
 class DetailsPanel;
 class OpTableView;
 class CompareView;
@@ -123,6 +124,8 @@ private:
     void onPreview(const model::ProfilePtr& partial);
     /// Puts the session's (whole) profile into every view.
     void showSessionProfile();
+    /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
+    void zoomToBusyRegion(bool always);
     /// A preview of a load that failed or was cancelled gives way to what the session shows.
     void dropPreview();
     void onLoadFailed(const QString& path, const QString& message);
@@ -147,6 +150,8 @@ private:
     QWidget* m_messageBar = nullptr;
     QLabel* m_messageLabel = nullptr;
     QSplitter* m_splitter = nullptr;
+    QTabWidget* m_mainTabs = nullptr; // Overview (the landing tab) and Timeline
+    widgets::OverviewView* m_overview = nullptr;
     QWidget* m_timelineArea = nullptr;
     widgets::TimelineView* m_timeline = nullptr;
     widgets::TimelineSearch* m_search = nullptr;
