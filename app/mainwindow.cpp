@@ -621,6 +621,11 @@ void MainWindow::showSessionProfile()
     }
 }
 
+void MainWindow::showTimelineTab()
+{
+    m_mainTabs->setCurrentWidget(m_splitter);
+}
+
 void MainWindow::zoomToBusyRegion(bool always)
 {
     const model::ProfilePtr profile = m_session->profile();

@@ -89,6 +89,8 @@ public:
     StartPage* startPage() const { return m_startPage; }
     widgets::OpTableView* opTable() const { return m_opTable; }
     widgets::TimelineView* timeline() const { return m_timeline; }
+    /// Brings the Timeline tab to the front (a load lands on the Overview tab).
+    void showTimelineTab();
     widgets::DetailsPanel* detailsPanel() const { return m_details; }
     /// The widgets --screenshot can render: "timeline", "ops", "details", "advice", "charts",
     /// "utilization", "roofline"; null for unknown names or views missing from this build.

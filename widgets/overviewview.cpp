@@ -155,6 +155,8 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     chartLayout->setSpacing(0);
     QHBoxLayout* header = makeChartHeader(chartArea, tr("Step time"), m_stepStatus);
     header->setSpacing(10);
+    // The status may be long: it gives way (clipped) rather than widen the window.
+    m_stepStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_legend = new QLabel(chartArea);
     m_legend->setTextFormat(Qt::RichText);
     header->addWidget(m_legend);
