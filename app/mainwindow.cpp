@@ -677,6 +677,8 @@ void MainWindow::onLoaded()
     showSessionProfile();
     m_search->setText({});
     showProfileView();
+    if (!m_adviceDock->isHidden()) // nothing is selected yet: the advice, not an empty Details panel
+        m_adviceDock->raise();
     m_startPage->showError({});
     const QFileInfo info(m_session->path());
     setWindowTitle(tr("%1 — tpuscope").arg(info.fileName().isEmpty() ? m_session->path() : info.fileName()));

@@ -3,6 +3,7 @@
 #include "screenshot.h"
 #include "startpage.h"
 
+#include "advicepanel.h"
 #include "compareview.h"
 #include "detailspanel.h"
 #include "optableview.h"
@@ -16,6 +17,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -127,6 +129,26 @@ TEST_F(MainWindowTest, OverviewIsTheLandingTabAndAStepZoomsTheTimeline)
     EXPECT_LE(shown.first, step.startPs);
     EXPECT_GE(shown.second, step.endPs);
     EXPECT_LT(shown.second - shown.first, 2 * (step.endPs - step.startPs));
+}
+
+TEST_F(MainWindowTest, OverviewAdviceOpensInTheAdvicePanel)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, QStringLiteral(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb")));
+    auto* overview = qobject_cast<tpuscope::widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview")));
+    ASSERT_TRUE(overview);
+    // The third item, not the first the panel selects by itself.
+    auto* advice = qobject_cast<tpuscope::widgets::AdvicePanel*>(window.viewWidget(QStringLiteral("advice")));
+    ASSERT_TRUE(advice);
+    ASSERT_EQ(overview->adviceItemCount(), 3);
+    overview->activateAdvice(2);
+    QElapsedTimer timer;
+    timer.start();
+    while (advice->isComputing() && timer.elapsed() < 20000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_EQ(advice->currentAdvice(), 2);
+    overview->activateAdvice(1); // now computed: at once
+    EXPECT_EQ(advice->currentAdvice(), 1);
 }
 
 TEST_F(MainWindowTest, TimelineOpensOnTheBusyRegionOfAMostlyIdleCapture)
