@@ -343,6 +343,33 @@ TEST(Steps, HostStepMarkersFromAnXSpace)
     EXPECT_DOUBLE_EQ(step(s, 1).time.idlePs, 5.0 * kMs);
 }
 
+// And from a Chrome trace: jax.profiler writes the step number into the event's args.
+TEST(Steps, HostStepMarkersFromAChromeTrace)
+{
+    std::string json = R"({"traceEvents":[
+        {"ph":"M","pid":1,"name":"process_name","args":{"name":"/host:CPU"}},
+        {"ph":"M","pid":2,"name":"process_name","args":{"name":"/device:TPU:0"}},
+        {"ph":"M","pid":2,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}})";
+    for (int s = 0; s < 3; ++s) {
+        const std::string t = std::to_string(100 + 10 * s); // µs
+        json += R"(,{"ph":"X","pid":1,"tid":1,"name":"train","ts":)" + t + R"(,"dur":8,"args":{"step_num":")"
+            + std::to_string(7 + s) + R"("}})";
+        json += R"(,{"ph":"X","pid":1,"tid":1,"name":"log","ts":)" + t + R"(,"dur":1,"args":{"other":"1"}})";
+        json += R"(,{"ph":"X","pid":2,"tid":3,"name":"fusion.1","ts":)" + std::to_string(101 + 10 * s)
+            + R"(,"dur":4,"args":{"hlo_category":"loop fusion"}})";
+    }
+    json += "]}";
+    LoadResult loaded = loadProfileFromBytes(json, "markers.trace.json");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    ASSERT_EQ(loaded.profile->stepMarkers.size(), 3u);
+    const StepAnalysis s = computeSteps(*loaded.profile);
+    EXPECT_EQ(s.source, StepSource::HostMarkers);
+    ASSERT_EQ(s.steps.size(), 3u);
+    EXPECT_EQ(step(s, 1).stepNumber, 8);
+    EXPECT_DOUBLE_EQ(step(s, 0).durationPs, 10e6);
+    EXPECT_DOUBLE_EQ(step(s, 0).time.computePs, 4e6);
+}
+
 TEST(Steps, NoStepsAtAllIsSaidNotInvented)
 {
     Builder m(1, false);
