@@ -679,8 +679,8 @@ std::string headerLine(const Profile& profile, const AdviceReport& report)
     std::string device = profile.device.type.empty() ? "unknown TPU" : profile.device.type;
     std::string out = format("%s, %d TPU cores", device.c_str(), profile.device.cores);
     if (report.steps > 0)
-        out += format(
-            ", %lld steps (average %s)", static_cast<long long>(report.steps), formatDurationPs(report.stepPs).c_str());
+        out += format(", %lld step%s (average %s)", static_cast<long long>(report.steps), report.steps == 1 ? "" : "s",
+            formatDurationPs(report.stepPs).c_str());
     return out;
 }
 
