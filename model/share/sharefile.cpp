@@ -1268,10 +1268,13 @@ void readStepWindows(ProfileBuilder& builder, const json::Value& doc, const std:
         }
     }
     std::vector<TimePs> before(planes.size(), 0);
+    // A damaged or hostile file may list many entries: the runs rebuilt are bounded in all.
+    int64_t runsLeft = 1'000'000;
     for (const json::Value& p : doc["program_runs"].array()) {
         const size_t index = clampedNumber<size_t>(p["plane"].number());
         const std::string name = p["program"].string();
-        const int64_t count = std::clamp<int64_t>(clampedNumber<int64_t>(p["runs"].number()), 0, 1'000'000);
+        const int64_t count = std::clamp<int64_t>(clampedNumber<int64_t>(p["runs"].number()), 0, runsLeft);
+        runsLeft -= count;
         if (index >= planes.size() || count == 0 || name == stepProgram)
             continue;
         const TimePs total = time(p["time_ps"]);
