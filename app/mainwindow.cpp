@@ -9,6 +9,7 @@
 #include "devicechooser.h"
 #include "loader/logdir.h"
 #include "optableview.h"
+#include "overviewview.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
@@ -165,10 +166,16 @@ void MainWindow::createWidgets()
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
 
+    m_overview = new widgets::OverviewView(m_session, m_profileView);
+    m_mainTabs = new QTabWidget(m_profileView);
+    m_mainTabs->setDocumentMode(true);
+    m_mainTabs->addTab(m_overview, tr("Overview"));
+    m_mainTabs->addTab(m_splitter, tr("Timeline"));
+
     profileLayout->addWidget(m_messageBar);
     m_deviceChooser = new widgets::DeviceChooser(m_profileView);
     profileLayout->addWidget(m_deviceChooser);
-    profileLayout->addWidget(m_splitter, 1);
+    profileLayout->addWidget(m_mainTabs, 1);
     m_stack->addWidget(m_profileView);
     setCentralWidget(m_stack);
 
@@ -273,6 +280,7 @@ void MainWindow::createActions()
     m_viewMenu->addSeparator();
     m_resetZoomAction = m_viewMenu->addAction(tr("Reset &Zoom"), m_timeline, &widgets::TimelineView::resetZoom);
     m_resetZoomAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_viewMenu->addAction(tr("Zoom to &Busy Region"), this, [this] { zoomToBusyRegion(true); });
     m_viewMenu->addAction(tr("Reset &Layout"), this, [this] {
         if (!m_profileLayout.isEmpty()) {
             m_profileLayout = m_defaultState; // applied when a profile is shown
@@ -367,6 +375,15 @@ void MainWindow::connectSelection()
     });
     connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::selectEvent);
+    connect(m_overview, &widgets::OverviewView::stepSelected, this, [this](model::TimePs begin, model::TimePs end) {
+        m_mainTabs->setCurrentWidget(m_splitter);
+        m_timeline->setVisibleRange(begin - (end - begin) / 50, end + (end - begin) / 50);
+    });
+    connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
+        m_adviceDock->show();
+        m_adviceDock->raise();
+        m_advice->selectAdvice(index);
+    });
     connect(m_details, &widgets::DetailsPanel::opActivated, m_selection, &qt::SelectionState::setSelectedOp);
     connect(m_roofline, &widgets::RooflineChart::opSelected, m_selection, &qt::SelectionState::setSelectedOp);
     // The panel previews its first item when its results arrive; that is not the user's choice and
@@ -632,6 +649,30 @@ void MainWindow::showSessionProfile()
     m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_adviceReady = false;
     m_advice->setProfile(profile);
+    if (profile) {
+        m_mainTabs->setCurrentWidget(m_overview); // the answer first
+        zoomToBusyRegion(false);
+    }
+}
+
+void MainWindow::showTimelineTab()
+{
+    m_mainTabs->setCurrentWidget(m_splitter);
+}
+
+void MainWindow::zoomToBusyRegion(bool always)
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return;
+    // When the device ran for only part of the capture (a serving trace, a long warm-up), the
+    // timeline opens on the device activity instead of a span that is mostly empty.
+    const auto [begin, end] = model::deviceActivityRange(*profile);
+    const double span = static_cast<double>(profile->spanEnd - profile->spanBegin);
+    if (end <= begin || (!always && static_cast<double>(end - begin) > 0.8 * span))
+        return;
+    const model::TimePs margin = (end - begin) / 50;
+    m_timeline->setVisibleRange(begin - margin, end + margin);
 }
 
 void MainWindow::onPreview(const model::ProfilePtr& partial)
@@ -641,6 +682,7 @@ void MainWindow::onPreview(const model::ProfilePtr& partial)
     m_previewShown = true;
     m_selection->clear();
     m_timeline->setProfile(partial);
+    m_mainTabs->setCurrentWidget(m_splitter); // the overview needs the whole file
     m_opTable->setProfile(nullptr);
     m_details->setProfile(nullptr);
     m_utilization->setProfile(nullptr);
@@ -669,6 +711,8 @@ void MainWindow::onLoaded()
     showSessionProfile();
     m_search->setText({});
     showProfileView();
+    if (!m_adviceDock->isHidden()) // nothing is selected yet: the advice, not an empty Details panel
+        m_adviceDock->raise();
     m_startPage->showError({});
     const QFileInfo info(m_session->path());
     setWindowTitle(tr("%1 — tpuscope").arg(info.fileName().isEmpty() ? m_session->path() : info.fileName()));
@@ -982,6 +1026,8 @@ QWidget* MainWindow::viewWidget(const QString& name) const
         return m_details;
     if (name == QLatin1String("advice"))
         return m_advice;
+    if (name == QLatin1String("overview"))
+        return m_overview;
     if (name == QLatin1String("charts"))
         return m_charts;
     if (name == QLatin1String("utilization"))

@@ -24,6 +24,7 @@ class TraceSession;
 
 namespace tpuscope::widgets {
 class AdvicePanel;
+class OverviewView;
 class DetailsPanel;
 class OpTableView;
 class CompareView;
@@ -90,6 +91,8 @@ public:
     StartPage* startPage() const { return m_startPage; }
     widgets::OpTableView* opTable() const { return m_opTable; }
     widgets::TimelineView* timeline() const { return m_timeline; }
+    /// Brings the Timeline tab to the front (a load lands on the Overview tab).
+    void showTimelineTab();
     widgets::DetailsPanel* detailsPanel() const { return m_details; }
     /// The widgets --screenshot can render: "timeline", "ops", "details", "advice", "charts",
     /// "utilization", "roofline"; null for unknown names or views missing from this build.
@@ -125,6 +128,8 @@ private:
     void onPreview(const model::ProfilePtr& partial);
     /// Puts the session's (whole) profile into every view.
     void showSessionProfile();
+    /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
+    void zoomToBusyRegion(bool always);
     /// A preview of a load that failed or was cancelled gives way to what the session shows.
     void dropPreview();
     void onLoadFailed(const QString& path, const QString& message);
@@ -152,6 +157,8 @@ private:
     QWidget* m_messageBar = nullptr;
     QLabel* m_messageLabel = nullptr;
     QSplitter* m_splitter = nullptr;
+    QTabWidget* m_mainTabs = nullptr; // Overview (the landing tab) and Timeline
+    widgets::OverviewView* m_overview = nullptr;
     QWidget* m_timelineArea = nullptr;
     widgets::TimelineView* m_timeline = nullptr;
     widgets::TimelineSearch* m_search = nullptr;

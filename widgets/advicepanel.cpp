@@ -169,6 +169,7 @@ void AdvicePanel::setProfile(ProfilePtr profile)
     m_perCore->clear();
     m_globalBatch->setEnabled(false);
     const quint64 generation = ++m_generation;
+    m_pendingRow = -1;
     if (!m_profile) {
         m_computing = false;
         m_header->setText(tr("No profile loaded."));
@@ -243,6 +244,24 @@ void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 gener
     if (!report.advice.empty())
         m_list->setCurrentRow(0);
     emit adviceReady();
+    if (m_pendingRow > 0 && m_pendingRow < m_list->count())
+        m_list->setCurrentRow(m_pendingRow);
+    m_pendingRow = -1;
+}
+
+void AdvicePanel::selectAdvice(int index)
+{
+    if (m_computing) {
+        m_pendingRow = index;
+        return;
+    }
+    if (index >= 0 && index < m_list->count())
+        m_list->setCurrentRow(index);
+}
+
+int AdvicePanel::currentAdvice() const
+{
+    return m_list->currentRow();
 }
 
 void AdvicePanel::showAdvice(int row)

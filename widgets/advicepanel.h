@@ -37,6 +37,10 @@ public:
     /// Number of advice items shown (0 while computing).
     int adviceCount() const;
     bool isComputing() const { return m_computing; }
+    /// Shows advice item `index` (of AdviceReport::advice) and selects its evidence; while the
+    /// advice is still computing, it is shown when ready.
+    void selectAdvice(int index);
+    int currentAdvice() const;
 
 signals:
     /// The evidence ops of the selected advice, or the op of a clicked evidence link.
@@ -54,6 +58,7 @@ private:
     std::shared_ptr<const Result> m_result;
     quint64 m_generation = 0;
     bool m_computing = false;
+    int m_pendingRow = -1; // selectAdvice while computing
 
     QLabel* m_header = nullptr;
     QListWidget* m_list = nullptr;

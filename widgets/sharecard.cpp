@@ -156,9 +156,11 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
     };
     std::vector<Stat> stats;
     stats.push_back({QStringLiteral("Step time"),
-        summary.steps.count > 0
-            ? q(formatDurationPs(summary.steps.averagePs)) + QStringLiteral("  (%1 steps)").arg(summary.steps.count)
-            : QStringLiteral("n/a")});
+        summary.steps.count > 0 ? q(formatDurationPs(summary.steps.averagePs))
+                + QStringLiteral("  (%1 step%2)")
+                      .arg(summary.steps.count)
+                      .arg(summary.steps.count == 1 ? QString() : QStringLiteral("s"))
+                                : QStringLiteral("n/a")});
     // Headlines are capped per op and say what they cover; an unknown one says why.
     auto headlineValue = [&](const HeadlineUtilization& h, bool peakKnown) {
         if (!peakKnown)
@@ -187,6 +189,50 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
             QFontMetrics(font(24, true)).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
     }
     y = headerHeight + 24;
+
+    // Where a step goes: one stacked bar (the same parts and colours as the overview's chart).
+    if (const StepAnalysis& steps = summary.stepBreakdown; steps.stepsPerCore > 0) {
+        const StepTimeSplit a = steps.averageStep();
+        const double total = std::max(1.0, a.totalPs());
+        struct Part
+        {
+            const char* name;
+            double ps;
+            QColor color;
+        };
+        std::vector<Part> parts
+            = {{"compute", a.computePs, QColor(76, 120, 168)}, {"collectives", a.collectivePs, QColor(245, 133, 24)},
+                {"host transfer", a.hostTransferPs, QColor(228, 87, 86)},
+                {"infeed/outfeed", a.infeedPs, QColor(114, 183, 178)}, {"idle", a.idlePs, QColor(186, 176, 172)}};
+        if (!steps.opTimesKnown) // a share file keeps op totals, not op times: busy is all we know
+            parts = {{"busy", a.busyPs(), QColor(76, 120, 168)}, {"idle", a.idlePs, QColor(186, 176, 172)}};
+        const int labelWidth = 230;
+        p.setPen(kInk);
+        p.setFont(font(18, true));
+        p.drawText(
+            QRect(margin, y, labelWidth, 26), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Where a step goes"));
+        const QRect bar(margin + labelWidth, y + 3, inner - labelWidth, 20);
+        p.fillRect(bar, QColor(0xee, 0xf1, 0xf4));
+        double x = bar.left();
+        QStringList legend;
+        for (const Part& part : parts) {
+            const double w = bar.width() * part.ps / total;
+            p.fillRect(QRectF(x, bar.top(), w, bar.height()), part.color);
+            x += w;
+            if (part.ps > 0 || &part == &parts.front() || &part == &parts.back()) // empty parts say nothing
+                legend << QStringLiteral("%1 %2").arg(
+                    QString::fromLatin1(part.name), q(formatPercent(part.ps / total)));
+        }
+        y += 30;
+        p.setPen(kMuted);
+        p.setFont(font(14));
+        const QString idle = QStringLiteral("   (outside the steps: warm-up %1, tail %2 idle)")
+                                 .arg(q(formatDurationPs(steps.warmup.idlePs)), q(formatDurationPs(steps.tail.idlePs)));
+        p.drawText(QRect(margin + labelWidth, y, inner - labelWidth, 20), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(font(14)).elidedText(
+                legend.join(QStringLiteral(" \u00B7 ")) + idle, Qt::ElideRight, inner - labelWidth));
+        y += 36;
+    }
 
     // Top ops: time share and FLOPS utilization bars.
     p.setPen(kInk);

@@ -87,6 +87,11 @@ bool parseArguments(int argc, char** argv, Arguments& args)
                 args.error = a + " needs a positive number";
                 return false;
             }
+        } else if (a == "--program") {
+            const char* v = value("--program");
+            if (!v)
+                return false;
+            args.program = v;
         } else if (a == "--redact") {
             const char* v = value("--redact");
             if (!v)

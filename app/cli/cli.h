@@ -24,6 +24,7 @@ struct Arguments
     uint64_t maxDecompressedMb = 0;
     uint64_t memoryBudgetMb = 0; // 0 = TPUSCOPE_MEMORY_BUDGET_MB or 3/4 of the RAM
     uint64_t maxEvents = 0; // 0 = TPUSCOPE_MAX_EVENTS or none (the budget bounds events)
+    std::string program; // steps: the program whose runs are the steps
     std::string redact; // share: paths,names,hash
     bool text = false; // share: write the pasteable text form
     bool help = false;
@@ -41,6 +42,8 @@ constexpr int kUnknownCommand = -1;
 /// Commands implemented in other files (advise, fusion, synth, ...); returns kUnknownCommand
 /// when the command is not one of them.
 int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err);
+/// `steps` (steps.cpp); kUnknownCommand for any other command.
+int runStepsCommand(const Arguments& args, std::ostream& out, std::ostream& err);
 bool findTpuGenerationKey(const std::string& key);
 
 /// --device and --max-decompressed-mb as loader options.

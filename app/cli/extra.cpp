@@ -19,6 +19,8 @@ int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (int rc = runShareCommand(args, out, err); rc != kUnknownCommand)
         return rc;
+    if (int rc = runStepsCommand(args, out, err); rc != kUnknownCommand)
+        return rc;
     return runDiagnosisCommand(args, out, err);
 }
 

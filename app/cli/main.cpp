@@ -16,6 +16,7 @@ void usage(std::FILE* out)
                "  tpuscope-cli summary FILE [--format text|json] [--device GEN]\n"
                "  tpuscope-cli ops FILE [--by op|category|program|framework-op|source] [--core N] [--top N]\n"
                "                        [--format table|csv|tsv|json|md] [--device GEN]\n"
+               "  tpuscope-cli steps FILE [--program NAME] [--core N] [--format table|json|csv|md]\n"
                "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
                "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
                "  tpuscope-cli share FILE -o OUT.tpuscope [--redact paths,names,hash|all] [--text]\n"

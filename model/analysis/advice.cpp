@@ -56,10 +56,7 @@ constexpr double kDataFormattingWarningShare = 0.30;
 // (op_stats_to_input_pipeline_analysis.cc); CollectiveBound at 30 % (smart_suggestion).
 constexpr double kCollectivesInfoShare = 0.06;
 constexpr double kCollectivesWarningShare = 0.30;
-// Idle gaps: TensorCoreIdleBound at > 10 % idle (smart_suggestion); "HIGHLY input-bound" at 20 %
-// (xprof input-pipeline analysis).
-constexpr double kIdleGapShare = 0.10;
-constexpr double kIdleGapCriticalShare = 0.20;
+// Input-bound and capture-coverage thresholds: advicerules.h (their rules live in advice_steps.cpp).
 
 const std::vector<AdviceThreshold>& adviceThresholds()
 {
@@ -92,14 +89,13 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "xprof overview all-reduce bound (op_stats_to_input_pipeline_analysis.cc)"},
         {"collectives", "warning_share", kCollectivesWarningShare, "collective share of op time",
             "xprof CollectiveBound (smart_suggestion)"},
-        {"idle-gaps", "idle_share", kIdleGapShare, "TensorCore idle between module runs, share of the span",
+        {"input-bound", "idle_share", advice_detail::kInputBoundShare,
+            "steady-state idle + infeed waits, share of the steady-state step time (warm-up and tail excluded)",
             "xprof TensorCoreIdleBound (smart_suggestion)"},
         {"device-consistency", "tolerance", kDeviceTolerance,
             "ordinary XLA ops (>= 20 µs per occurrence, custom kernels excluded) above the device peak by more than "
             "this, or an array larger than one chip's HBM, contradict the device",
             "ours; capacities FORMATS.md §6.1"},
-        {"idle-gaps", "critical_share", kIdleGapCriticalShare, "idle share for critical",
-            "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
         {"strided-update", "max_hbm_share", advice_detail::kStridedMaxHbmShare,
             "an update op writing slices thinner than its tile runs below this share of the HBM peak",
             "ours; tiling from the XLA tiled-layout docs (FORMATS.md §6.2)"},
@@ -112,6 +108,12 @@ const std::vector<AdviceThreshold>& adviceThresholds()
         {"host-offload", "warning_share", advice_detail::kHostOffloadWarningShare, "warning from this share", "ours"},
         {"host-offload", "critical_share", advice_detail::kHostOffloadCriticalShare, "critical from this share",
             "ours"},
+        {"input-bound", "critical_share", advice_detail::kInputBoundCriticalShare, "that share for critical",
+            "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
+        {"capture-coverage", "busy_share", advice_detail::kCaptureMinBusyShare,
+            "the device is busy less than this share of the profile span", "ours"},
+        {"capture-coverage", "min_runs", advice_detail::kCaptureMinRuns,
+            "the dominant program ran fewer times than this per core", "ours"},
     };
     return list;
 }
@@ -716,71 +718,6 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
     out.push_back(std::move(a));
 }
 
-void idleGapsRule(const Context& ctx, std::vector<Advice>& out)
-{
-    double gaps = 0, span = 0;
-    int64_t runs = 0;
-    std::string lineName;
-    for (PlaneId planeId : ctx.profile.tpuCorePlanes()) {
-        const Plane& plane = ctx.profile.planes[planeId];
-        const Track* chosen = nullptr;
-        for (TrackKind kind : {TrackKind::XlaModules, TrackKind::Steps}) {
-            for (TrackId t : plane.tracks)
-                if (ctx.profile.tracks[t].kind == kind && ctx.profile.tracks[t].size() > 1) {
-                    chosen = &ctx.profile.tracks[t];
-                    break;
-                }
-            if (chosen)
-                break;
-        }
-        if (!chosen)
-            continue;
-        lineName = ctx.profile.str(chosen->name);
-        TimePs first = 0, lastEnd = 0;
-        bool any = false;
-        for (size_t i = 0; i < chosen->size(); ++i) {
-            if (chosen->depth[i] != 0)
-                continue;
-            if (!any) {
-                first = chosen->start[i];
-                lastEnd = chosen->end(i);
-                any = true;
-                ++runs;
-                continue;
-            }
-            if (chosen->start[i] > lastEnd)
-                gaps += static_cast<double>(chosen->start[i] - lastEnd);
-            lastEnd = std::max(lastEnd, chosen->end(i));
-            ++runs;
-        }
-        if (any)
-            span += static_cast<double>(lastEnd - first);
-    }
-    if (span <= 0)
-        return;
-    const double share = gaps / span;
-    if (share < kIdleGapShare)
-        return;
-    Advice a;
-    a.rule = "idle-gaps";
-    a.severity = share >= kIdleGapCriticalShare ? Severity::Critical : Severity::Warning;
-    a.title = format("TensorCores sit idle %s of the time between program runs", pct(share).c_str());
-    a.detail = format("Between consecutive events on the %s line of the TPU cores (%lld runs) the cores do nothing for "
-                      "%s of the span. The device waits for the host: for input (infeed, data pipeline), Python "
-                      "between steps, or small launches. Prefetch and parallelize the input pipeline, run several "
-                      "steps per call (host training loop), and move checkpointing/logging off the critical path.",
-        lineName.c_str(), static_cast<long long>(runs), pct(share).c_str());
-    a.numbers.set("idle_fraction", share).set("runs", runs).set("line", lineName);
-    a.threshold = format("idle > %s of the span (xprof TensorCoreIdleBound); critical from %s (xprof HIGHLY "
-                         "input-bound)",
-        pct(kIdleGapShare).c_str(), pct(kIdleGapCriticalShare).c_str());
-    const double idlePerCore = gaps / std::max<size_t>(1, ctx.profile.tpuCorePlanes().size());
-    a.gainPs = idlePerCore / std::max<int64_t>(1, ctx.steps);
-    a.gain = format("up to %s%s of idle time (all of it). An upper bound: some gap between launches always remains",
-        formatDurationPs(a.gainPs).c_str(), ctx.steps > 0 ? "/step" : " per core");
-    out.push_back(std::move(a));
-}
-
 // The number of devices the collectives' replica groups span: "replica_groups=[1,4]<=[4]" (iota form)
 // gives 4, "replica_groups={{0,1,2,3}}" gives 4; 0 when no op names any.
 int devicesFromReplicaGroups(const Profile& profile)
@@ -829,14 +766,19 @@ AdviceReport computeAdvice(const Profile& profile)
 
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
 {
+    return computeAdvice(profile, breakdown, computeSteps(profile));
+}
+
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps)
+{
     AdviceReport report;
     if (!profile.hasTpuOps()) {
         report.notes.push_back("no advice: the profile has no XLA ops on TPU cores");
         return report;
     }
     Context ctx {profile, breakdown};
-    const StepStats steps = computeStepStats(profile);
-    ctx.steps = steps.count;
+    ctx.stepAnalysis = &steps;
+    ctx.steps = steps.stepsPerCore;
     ctx.cores = std::max(1, breakdown.coresCounted);
     // An op_profile sums op time over all devices without saying how many: the collectives' replica
     // groups tell at least how many took part.
@@ -851,8 +793,8 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
                                           "that many took part, so per-core figures are upper bounds)",
                 devices));
         }
-    report.steps = steps.count;
-    report.stepPs = steps.averagePs;
+    report.steps = steps.stepsPerCore;
+    report.stepPs = steps.avgStepPs;
     ctx.paddings.reserve(breakdown.rows.size());
     for (const OpRow& row : breakdown.rows)
         ctx.paddings.push_back(row.op == kNone ? OpPadding {} : resolveOpPadding(profile, row.op));
@@ -874,7 +816,8 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     hbmBoundRule(ctx, report.advice);
     dataFormattingRule(ctx, report.advice);
     collectivesRule(ctx, report.advice);
-    idleGapsRule(ctx, report.advice);
+    inputBoundRule(ctx, report.advice);
+    captureCoverageRule(ctx, report.advice);
     deviceConsistencyRule(ctx, report.advice);
     stridedUpdateRule(ctx, report.advice);
     hostOffloadRule(ctx, report.advice);
@@ -982,8 +925,8 @@ std::string headerLine(const Profile& profile, const AdviceReport& report)
     std::string device = profile.device.type.empty() ? "unknown TPU" : profile.device.type;
     std::string out = format("%s, %d TPU cores", device.c_str(), profile.device.cores);
     if (report.steps > 0)
-        out += format(
-            ", %lld steps (average %s)", static_cast<long long>(report.steps), formatDurationPs(report.stepPs).c_str());
+        out += format(", %lld step%s (average %s)", static_cast<long long>(report.steps), report.steps == 1 ? "" : "s",
+            formatDurationPs(report.stepPs).c_str());
     return out;
 }
 

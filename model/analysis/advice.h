@@ -126,6 +126,9 @@ struct AdviceReport
 AdviceReport computeAdvice(const Profile& profile);
 /// Same, reusing an op-level breakdown of all cores.
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown);
+struct StepAnalysis;
+/// Same, reusing the steps too (the GUI's single analysis pass).
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps);
 
 enum class AdviceFormat { Text, Json, Markdown };
 bool parseAdviceFormat(std::string_view name, AdviceFormat& out);

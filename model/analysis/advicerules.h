@@ -9,6 +9,7 @@
 #include "../report/report.h"
 #include "advice.h"
 #include "attribution.h"
+#include "steps.h"
 
 #include <algorithm>
 #include <string>
@@ -29,6 +30,7 @@ struct Context
     bool coresKnown = true; // false for an op_profile that names no replica groups
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
+    const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
@@ -66,5 +68,14 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
 // host-offload (advice_hostoffload.cpp): thresholds, listed in adviceThresholds().
 constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30, kHostOffloadCriticalShare = 0.50;
 void hostOffloadRule(const Context& ctx, std::vector<Advice>& out);
+// Step-aware rules (advice_steps.cpp) and their thresholds, listed in adviceThresholds().
+// input-bound: xprof TensorCoreIdleBound fires at > 10 % idle; "HIGHLY input-bound" at 20 %.
+constexpr double kInputBoundShare = 0.10;
+constexpr double kInputBoundCriticalShare = 0.20;
+// capture-coverage (ours): a device busy < 20 % of the capture, or fewer than 5 runs of the main program.
+constexpr double kCaptureMinBusyShare = 0.20;
+constexpr double kCaptureMinRuns = 5;
+void inputBoundRule(const Context& ctx, std::vector<Advice>& out);
+void captureCoverageRule(const Context& ctx, std::vector<Advice>& out);
 
 } // namespace tpuscope::model::advice_detail

@@ -7,37 +7,21 @@
 
 namespace tpuscope::model {
 
-StepStats computeStepStats(const Profile& profile)
+StepStats stepStats(const StepAnalysis& steps)
 {
     StepStats stats;
-    const auto cores = profile.tpuCorePlanes();
-    if (cores.empty())
-        return stats;
-    for (TrackKind kind : {TrackKind::Steps, TrackKind::XlaModules}) {
-        for (TrackId id : profile.planes[cores.front()].tracks) {
-            const Track& track = profile.tracks[id];
-            if (track.kind != kind || track.size() == 0)
-                continue;
-            double sum = 0, lo = 0, hi = 0;
-            int64_t n = 0;
-            for (size_t i = 0; i < track.size(); ++i) {
-                if (track.depth[i] != 0)
-                    continue;
-                const double d = static_cast<double>(track.duration[i]);
-                lo = n ? std::min(lo, d) : d;
-                hi = n ? std::max(hi, d) : d;
-                sum += d;
-                ++n;
-            }
-            stats.count = n;
-            stats.averagePs = n ? sum / n : 0;
-            stats.minPs = lo;
-            stats.maxPs = hi;
-            stats.source = profile.str(track.name);
-            return stats;
-        }
-    }
+    stats.count = steps.stepsPerCore;
+    stats.averagePs = steps.avgStepPs;
+    stats.minPs = steps.minStepPs;
+    stats.maxPs = steps.maxStepPs;
+    stats.source = steps.sourceLine;
+    stats.program = steps.program;
     return stats;
+}
+
+StepStats computeStepStats(const Profile& profile)
+{
+    return stepStats(computeSteps(profile));
 }
 
 ProfileSummary computeSummary(const Profile& profile)
@@ -71,7 +55,8 @@ ProfileSummary computeSummary(const Profile& profile)
     const double capacity = static_cast<double>(summary.spanPs) * std::max(1, categories.coresCounted);
     summary.busyFraction = capacity > 0 ? std::min(1.0, categories.totalTimePs / capacity) : 0;
     summary.topCategories = categories.rows;
-    summary.steps = computeStepStats(profile);
+    summary.stepBreakdown = computeSteps(profile);
+    summary.steps = stepStats(summary.stepBreakdown);
     return summary;
 }
 

@@ -2,19 +2,22 @@
 #pragma once
 
 #include "opbreakdown.h"
+#include "steps.h"
 
 #include <string>
 #include <vector>
 
 namespace tpuscope::model {
 
+/// The step figures of computeSteps in short (what summary, advice and diff divide by).
 struct StepStats
 {
-    int64_t count = 0;          // steps on the first TPU core (Steps line, else XLA Modules)
+    int64_t count = 0; // steps per core (StepAnalysis::stepsPerCore)
     double averagePs = 0;
     double minPs = 0;
     double maxPs = 0;
-    std::string source;         // "Steps" or "XLA Modules"
+    std::string source; // the line the steps come from: "Steps", "XLA Modules" or a host marker's name
+    std::string program; // the program whose runs are the steps, when they come from XLA Modules
 };
 
 struct ProfileSummary
@@ -35,10 +38,13 @@ struct ProfileSummary
     size_t programs = 0;
     size_t programsWithHlo = 0;
     StepStats steps;
+    StepAnalysis stepBreakdown; // the steps themselves and where their time goes
     std::vector<OpRow> topCategories; // by time, all of them
 };
 
 ProfileSummary computeSummary(const Profile& profile);
+/// The steps of computeSteps (the same step definition everywhere) in short.
 StepStats computeStepStats(const Profile& profile);
+StepStats stepStats(const StepAnalysis& steps);
 
 } // namespace tpuscope::model

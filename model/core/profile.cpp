@@ -398,6 +398,8 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     }
     p.spanBegin = spanBegin;
     p.spanEnd = spanEnd;
+    std::stable_sort(p.stepMarkers.begin(), p.stepMarkers.end(),
+        [](const StepMarker& a, const StepMarker& b) { return a.start < b.start; });
 
     // Link ops to their programs and fill missing categories from the HLO.
     for (auto& op : p.ops) {

@@ -160,6 +160,17 @@ struct LayoutDimensionHint
     std::string semantics; // "feature", "batch", "spatial", ...
 };
 
+/// A host event that marks a step: a StepTraceAnnotation (an event with a `step_num` stat).
+/// The event itself stays on its track; this records where it is and which step it names.
+struct StepMarker
+{
+    TimePs start = 0;
+    TimePs duration = 0;
+    int64_t stepNumber = -1;
+    StringId name = 0;
+    PlaneId plane = 0;
+};
+
 /// The loaded profile. Immutable once built (shared as std::shared_ptr<const Profile>).
 class Profile
 {
@@ -175,6 +186,8 @@ public:
     std::unordered_map<OpId, std::vector<LayoutDimensionHint>> layoutHints;
     DeviceInfo device;     // what every analysis uses
     DeviceInfo fileDevice; // as the file gives it, before any user choice
+    /// Host step markers, by start; empty when the producer recorded none.
+    std::vector<StepMarker> stepMarkers;
     ImportStats stats;
     LoadInfo load;
     int64_t originNs = 0; // absolute time (ns since epoch, or file time base) of TimePs 0
@@ -244,6 +257,8 @@ public:
     /// Adds an op kind; ops with equal (program id, name, long name, category) share one entry,
     /// so the same HLO op on eight cores is one row.
     OpId addOp(const OpInfo& op);
+    /// Records a host step marker (StepTraceAnnotation); `finish` sorts them by start.
+    void addStepMarker(const StepMarker& marker) { m_profile->stepMarkers.push_back(marker); }
     /// Registers an HLO module; returns its index in Profile::programs.
     uint32_t addProgram(uint64_t id, std::string name, std::shared_ptr<const hlo::Module> hlo);
 

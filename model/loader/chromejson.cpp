@@ -62,6 +62,7 @@ enum ArgSlot : uint8_t {
     kArgDeviceOffset,
     kArgProgramId,
     kArgDeduplicatedName,
+    kArgStepNum, // StepTraceAnnotation's step number on a host event
     kArgSlotCount,
     kArgOther = kArgSlotCount,
 };
@@ -82,6 +83,10 @@ ArgSlot argSlot(std::string_view key)
     case 6:
         if (key == "source")
             return kArgSource;
+        break;
+    case 8:
+        if (key == "step_num")
+            return kArgStepNum;
         break;
     case 9:
         if (key == "long_name")
@@ -772,7 +777,13 @@ private:
                     start = thread.deviceBase + deviceOffset;
                 }
             }
-            m_builder.addEvent(thread.track, start, duration, opFor(thread, ev));
+            const OpId op = opFor(thread, ev);
+            m_builder.addEvent(thread.track, start, duration, op);
+            if (int64_t step = 0; ev.slots[kArgStepNum].present && intArg(ev.slots[kArgStepNum], step) && step >= 0) {
+                const PlaneId plane = m_profile.tracks[thread.track].plane;
+                if (m_profile.planes[plane].kind == PlaneKind::Host)
+                    m_builder.addStepMarker({start, duration, step, m_profile.ops[op].name, plane});
+            }
             return;
         }
         case 'B': {

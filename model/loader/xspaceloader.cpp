@@ -61,6 +61,7 @@ enum class StatKind : uint8_t {
     PeakTflops,
     PeakHbmGbps,
     HloProto,
+    StepNum, // StepTraceAnnotation's step number on a host event
 };
 
 StatKind statKindFromName(std::string_view name)
@@ -83,6 +84,7 @@ StatKind statKindFromName(std::string_view name)
         {"peak_hbm_bw_gigabytes_per_second", StatKind::PeakHbmGbps},
         {"Hlo Proto", StatKind::HloProto},
         {"HLO Proto", StatKind::HloProto},
+        {"step_num", StatKind::StepNum},
     };
     auto it = kinds.find(name);
     return it == kinds.end() ? StatKind::Other : it->second;
@@ -107,6 +109,7 @@ struct PlaneContext
 {
     std::unordered_map<int64_t, StatMeta> statMeta;
     std::vector<StatKind> denseKinds; // ids are small in practice; this avoids a hash per event stat
+    bool hasStepNum = false; // a step_num stat is defined: host events may be step markers
 
     void buildDenseKinds()
     {
@@ -362,6 +365,7 @@ struct EventFields
     bool aggregated = false;
     int64_t deviceOffset = -1;
     int64_t deviceDuration = -1;
+    int64_t stepNum = -1;
 };
 
 inline const char* chars(const uint8_t* p)
@@ -417,6 +421,8 @@ bool parseEventChecked(Reader r, const PlaneContext& ctx, bool deviceStatsApply,
                     f.deviceOffset = static_cast<int64_t>(ctx.unsignedValue(v));
                 else if (statKind == StatKind::DeviceDurationPs)
                     f.deviceDuration = static_cast<int64_t>(ctx.unsignedValue(v));
+                else if (statKind == StatKind::StepNum)
+                    f.stepNum = static_cast<int64_t>(std::min<uint64_t>(ctx.unsignedValue(v), INT64_MAX));
             } else {
                 r.skip();
             }
@@ -484,6 +490,10 @@ bool parseEventChecked(Reader r, const PlaneContext& ctx, bool deviceStatsApply,
                     readStat(Reader(chars(p), chars(statEnd), chars(p)), value);
                     (kind == StatKind::DeviceOffsetPs ? f.deviceOffset : f.deviceDuration)
                         = static_cast<int64_t>(ctx.unsignedValue(value));
+                } else if (kind == StatKind::StepNum) {
+                    StatValue value;
+                    readStat(Reader(chars(p), chars(statEnd), chars(p)), value);
+                    f.stepNum = static_cast<int64_t>(std::min<uint64_t>(ctx.unsignedValue(value), INT64_MAX));
                 }
             }
             p = statEnd;
@@ -635,6 +645,14 @@ struct LocalPlane
     std::vector<std::pair<uint32_t, bool>> usedOps; // (metas index, XLA-op line) in first-use order
     std::vector<LocalLine> lines;
     std::vector<HloResult> programs;
+    struct StepMarkerEvent
+    {
+        TimePs start;
+        TimePs duration;
+        int64_t stepNum;
+        uint32_t meta; // metas index
+    };
+    std::vector<StepMarkerEvent> stepMarkers; // host events with a step_num stat
     int64_t unknownMetadataIds = 0;
     int64_t malformedEvents = 0;
 };
@@ -885,6 +903,7 @@ private:
                     r.skip();
             }
             meta.kind = statKindFromName(meta.name);
+            ctx.hasStepNum |= meta.kind == StatKind::StepNum;
             ctx.statMeta[key] = meta;
         }
         ctx.buildDenseKinds();
@@ -1016,6 +1035,8 @@ private:
             return;
         const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
         const PlaneContext& ctx = local.ctx;
+        // Stats are read on device planes, and on host planes that define step_num (step markers).
+        const bool statsApply = deviceStatsApply || (local.kind == PlaneKind::Host && ctx.hasStepNum);
         uint64_t eventsDecoded = 0;
         for (LocalLine& line : local.lines) {
             // A damaged line timestamp can be ~1e18 ns away from the origin; ps would overflow.
@@ -1043,9 +1064,9 @@ private:
                 const uint8_t* q = p + 1;
                 if (*p == 0x22 && fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
                     const uint8_t* eventEnd = q + length;
-                    if (!parseEventFast(q, eventEnd, ctx, deviceStatsApply, f)) {
+                    if (!parseEventFast(q, eventEnd, ctx, statsApply, f)) {
                         f = EventFields();
-                        ok = parseEventChecked(Reader(chars(q), chars(eventEnd), chars(q)), ctx, deviceStatsApply, f);
+                        ok = parseEventChecked(Reader(chars(q), chars(eventEnd), chars(q)), ctx, statsApply, f);
                     }
                     p = eventEnd;
                 } else {
@@ -1059,7 +1080,7 @@ private:
                         p += reader.offset();
                         continue;
                     }
-                    ok = parseEventChecked(reader.sub(), ctx, deviceStatsApply, f);
+                    ok = parseEventChecked(reader.sub(), ctx, statsApply, f);
                     if (reader.failed())
                         lineDone = true; // the event ran past the line: counted below, then stop
                     else
@@ -1072,7 +1093,8 @@ private:
                 const int64_t metadataId = f.metadataId;
                 int64_t durationPs = f.durationPs;
                 const int64_t offsetPs = f.offsetPs, occurrences = f.occurrences;
-                const int64_t deviceOffset = f.deviceOffset, deviceDuration = f.deviceDuration;
+                const int64_t deviceOffset = deviceStatsApply ? f.deviceOffset : -1;
+                const int64_t deviceDuration = deviceStatsApply ? f.deviceDuration : -1;
                 const bool aggregated = f.aggregated;
                 if (TimePs ignored; __builtin_add_overflow(lineStartPs, offsetPs, &ignored)
                     || __builtin_add_overflow(lineStartPs, deviceOffset, &ignored)) {
@@ -1113,6 +1135,8 @@ private:
                 line.start.push_back(start);
                 line.duration.push_back(durationPs);
                 line.op.push_back(op);
+                if (f.stepNum >= 0 && !deviceStatsApply)
+                    local.stepMarkers.push_back({start, durationPs, f.stepNum, at});
                 if ((++eventsDecoded & 0xffff) == 0) {
                     if (m_stop.stop_requested())
                         return;
@@ -1212,6 +1236,11 @@ private:
         }
         if (local.kind == PlaneKind::Metadata)
             return; // events of the metadata plane are not decoded (see decodeLines)
+        for (const LocalPlane::StepMarkerEvent& m : local.stepMarkers) {
+            const EventMeta& meta = local.metas[m.meta];
+            const std::string_view name = meta.displayName.empty() ? meta.name : meta.displayName;
+            m_builder.addStepMarker({m.start, m.duration, m.stepNum, m_builder.intern(name), local.planeId});
+        }
         for (LocalLine& line : local.lines) {
             const LineHeader& header = line.header;
             const std::string_view name = header.displayName.empty() ? header.name : header.displayName;

@@ -12,6 +12,8 @@ struct TraceSession::Result
 {
     model::LoadResult load;
     std::shared_ptr<const model::OpBreakdown> breakdown;
+    std::shared_ptr<const model::StepAnalysis> steps;
+    std::shared_ptr<const model::AdviceReport> advice;
     double seconds = 0;
     bool canceled = false;
     bool reanalysis = false; // the shown profile with a new device, not a load
@@ -81,6 +83,8 @@ void TraceSession::close()
     cancel();
     m_profile.reset();
     m_breakdown.reset();
+    m_steps.reset();
+    m_advice.reset();
     m_path.clear();
     m_loadSeconds = 0;
 }
@@ -148,6 +152,10 @@ void TraceSession::start(const QString& name,
                 report("Analysing ops", 0.99);
                 result->breakdown
                     = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*result->load.profile));
+                result->steps
+                    = std::make_shared<const model::StepAnalysis>(model::computeSteps(*result->load.profile));
+                result->advice = std::make_shared<const model::AdviceReport>(
+                    model::computeAdvice(*result->load.profile, *result->breakdown, *result->steps));
             }
             result->canceled = combined.stop_requested();
             result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -177,6 +185,8 @@ void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
     }
     m_profile = std::move(result->load.profile);
     m_breakdown = std::move(result->breakdown);
+    m_steps = std::move(result->steps);
+    m_advice = std::move(result->advice);
     m_path = m_loadingPath;
     if (!result->reanalysis)
         m_loadSeconds = result->seconds;

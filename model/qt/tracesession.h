@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
+#include "analysis/steps.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 
@@ -22,8 +24,8 @@ namespace tpuscope::qt {
 /// Each open() starts a job with a new generation number; progress and results travel back to
 /// the GUI thread as queued calls and are dropped when their generation is no longer current
 /// (hotspot's jobtracker idea), so a superseded or cancelled load can never overwrite a newer one.
-/// The loader is stopped cooperatively through a std::stop_source. The op breakdown is computed
-/// in the same job, so the GUI thread only swaps pointers.
+/// The loader is stopped cooperatively through a std::stop_source. The op breakdown, the steps and
+/// the advice are computed in the same job, so the GUI thread only swaps pointers.
 class TraceSession : public QObject
 {
     Q_OBJECT
@@ -54,6 +56,10 @@ public:
     /// The profile shown now (stays valid while a new one loads); null before the first load.
     model::ProfilePtr profile() const { return m_profile; }
     std::shared_ptr<const model::OpBreakdown> breakdown() const { return m_breakdown; }
+    /// The steps and where their time goes (computeSteps, all cores), from the same pass.
+    std::shared_ptr<const model::StepAnalysis> steps() const { return m_steps; }
+    /// The advice over that breakdown and those steps.
+    std::shared_ptr<const model::AdviceReport> advice() const { return m_advice; }
     /// Path (or name) of the shown profile.
     QString path() const { return m_path; }
     /// Wall time of the last successful load, including the breakdown, in seconds.
@@ -89,6 +95,8 @@ private:
     model::LoadOptions m_options;
     model::ProfilePtr m_profile;
     std::shared_ptr<const model::OpBreakdown> m_breakdown;
+    std::shared_ptr<const model::StepAnalysis> m_steps;
+    std::shared_ptr<const model::AdviceReport> m_advice;
     QString m_path;
     QString m_loadingPath;
     double m_loadSeconds = 0;

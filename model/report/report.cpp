@@ -542,6 +542,18 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         json.field("average_ps", s.steps.averagePs);
         json.field("min_ps", s.steps.minPs);
         json.field("max_ps", s.steps.maxPs);
+        json.field("program", s.steps.program);
+        {
+            const StepTimeSplit a = s.stepBreakdown.averageStep();
+            json.field("compute_ps", a.computePs)
+                .field("collective_ps", a.collectivePs)
+                .field("host_transfer_ps", a.hostTransferPs)
+                .field("infeed_ps", a.infeedPs)
+                .field("idle_ps", a.idlePs);
+            json.field("warmup_idle_ps", s.stepBreakdown.warmup.idlePs)
+                .field("steady_idle_ps", s.stepBreakdown.steady.idlePs)
+                .field("tail_idle_ps", s.stepBreakdown.tail.idlePs);
+        }
         json.endObject();
         json.key("top_categories").beginArray();
         for (const auto& c : s.topCategories) {
@@ -623,9 +635,22 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         out += "Cost coverage:   " + costCoverageText(s.costCoverage) + "\n";
         for (const std::string& w : s.warnings)
             out += "Warning:         " + w + "\n";
-        if (s.steps.count)
-            out += "Steps:           " + std::to_string(s.steps.count) + " (" + s.steps.source + " line), average "
+        if (s.steps.count) {
+            const std::string what = s.steps.program.empty()
+                ? s.steps.source + " line"
+                : s.steps.program + " runs on the " + s.steps.source + " line";
+            out += "Steps:           " + std::to_string(s.steps.count) + " per core (" + what + "), average "
                 + formatDurationPs(s.steps.averagePs) + "\n";
+            const StepTimeSplit a = s.stepBreakdown.averageStep();
+            const double total = std::max(1.0, a.totalPs());
+            out += "Step time:       compute " + formatPercent(a.computePs / total) + ", collectives "
+                + formatPercent(a.collectivePs / total) + ", host transfer " + formatPercent(a.hostTransferPs / total)
+                + ", infeed/outfeed " + formatPercent(a.infeedPs / total) + ", idle " + formatPercent(a.idlePs / total)
+                + "\n";
+            out += "Idle:            warm-up " + formatDurationPs(s.stepBreakdown.warmup.idlePs) + ", steady state "
+                + formatDurationPs(s.stepBreakdown.steady.idlePs) + ", tail "
+                + formatDurationPs(s.stepBreakdown.tail.idlePs) + " per core\n";
+        }
         out += "\nTop categories:\n";
         Table table;
         table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util", "Roofline eff"};

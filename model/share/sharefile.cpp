@@ -14,10 +14,16 @@
 //              "hosts": [host names] ("host0".. with any redaction),
 //              "core_planes": [{"host": i, "name": "/device:TPU:0"}, ...]},
 //   "totals": {"ops": rows in the original op table, "kept": rows kept, "time_ps", "kept_time_fraction"},
-//   "steps": {"source": "Steps"|"XLA Modules", "kind": TrackKind, "count", "duration_ps": [...]}
-//            top-level events of the first core's step line (at most kMaxSteps durations);
-//   "idle": [{"plane": index into core_planes, "line": name, "kind": TrackKind, "runs", "span_ps",
-//             "gap_ps"}] per core: what the idle-gaps rule measures on the XLA Modules (else Steps) line;
+//   "step_windows": {"kind": TrackKind (Steps, or XlaModules for program runs), "line", "program",
+//            "dominant": the program with the most device time,
+//            "cores": [{"plane", "start_ps": [...], "duration_ps": [...], "busy_ps": [...]}]}
+//            each core's steps as computeSteps defines them (at most kMaxSteps in all);
+//   "program_runs": [{"plane", "program", "runs", "time_ps"}] per core and program (XLA Modules);
+//   "step_time": {"source", "steps_per_core", "avg_ps", "compute_ps", "collective_ps",
+//            "host_transfer_ps", "infeed_ps", "idle_ps", "warmup_idle_ps", "steady_idle_ps",
+//            "tail_idle_ps"} the average step and where it goes, for the record;
+//   (files written before step windows carry "steps" (the first core's step line durations) and
+//   "idle" (per core runs/span/gaps of a line) instead; the reader still reads them);
 //   "programs": [{"id", "name", "hlo": module or absent}],
 //       module: {"name", "id", "entry", "computations": [{"id", "name", "root", "fusion",
 //                "instructions": [instruction]}]} with only the instructions the kept ops need:
@@ -48,6 +54,7 @@
 
 #include "../analysis/advice.h"
 #include "../analysis/opbreakdown.h"
+#include "../analysis/steps.h"
 #include "../core/jsondom.h"
 #include "../loader/formats.h"
 #include "../loader/gzip.h"
@@ -530,54 +537,6 @@ std::shared_ptr<const hlo::Module> readModule(const json::Value& v)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Steps and idle lines (what computeStepStats and the idle-gaps rule read)
-
-const Track* findLine(const Profile& profile, PlaneId plane, std::initializer_list<TrackKind> kinds, size_t minSize)
-{
-    for (TrackKind kind : kinds)
-        for (TrackId t : profile.planes[plane].tracks)
-            if (profile.tracks[t].kind == kind && profile.tracks[t].size() >= minSize)
-                return &profile.tracks[t];
-    return nullptr;
-}
-
-struct IdleLine
-{
-    size_t plane = 0; // index into the core plane list
-    std::string line;
-    TrackKind kind = TrackKind::XlaModules;
-    int64_t runs = 0;
-    TimePs span = 0;
-    TimePs gaps = 0;
-    TimePs first = 0;
-};
-
-IdleLine measureIdle(const Track& track)
-{
-    IdleLine out;
-    out.kind = track.kind;
-    TimePs first = 0, lastEnd = 0;
-    bool any = false;
-    for (size_t i = 0; i < track.size(); ++i) {
-        if (track.depth[i] != 0)
-            continue;
-        if (!any) {
-            first = track.start[i];
-            lastEnd = track.end(i);
-            any = true;
-        } else {
-            if (track.start[i] > lastEnd)
-                out.gaps += track.start[i] - lastEnd;
-            lastEnd = std::max(lastEnd, track.end(i));
-        }
-        ++out.runs;
-    }
-    out.span = any ? lastEnd - first : 0;
-    out.first = first;
-    return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Per-op totals (what computeOpBreakdown sums per row, kept per op kind here)
 
 struct OpTotals
@@ -909,38 +868,64 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     w.field("span_ps", static_cast<int64_t>(profile.spanEnd - profile.spanBegin));
     w.endObject();
 
-    // Steps: the first core's step line, as computeStepStats reads it.
-    if (!cores.empty()) {
-        if (const Track* steps = findLine(profile, cores.front(), {TrackKind::Steps, TrackKind::XlaModules}, 1)) {
-            w.key("steps").beginObject();
-            w.field("source", profile.str(steps->name)).field("kind", static_cast<int64_t>(steps->kind));
-            int64_t count = 0;
-            w.key("duration_ps").beginArray();
-            for (size_t i = 0; i < steps->size(); ++i) {
-                if (steps->depth[i] != 0)
-                    continue;
-                if (static_cast<size_t>(count) < kMaxSteps)
-                    w.value(static_cast<int64_t>(steps->duration[i]));
-                ++count;
-            }
-            w.endArray();
-            w.field("count", count);
-            w.endObject();
-        }
-        w.key("idle").beginArray();
-        for (size_t c = 0; c < cores.size(); ++c) {
-            const Track* line = findLine(profile, cores[c], {TrackKind::XlaModules, TrackKind::Steps}, 2);
-            if (!line)
-                continue;
-            IdleLine idle = measureIdle(*line);
+    // Steps as computeSteps defines them: each core's step windows with their busy time, and the
+    // program runs of each core, so the reader rebuilds lines that give the same steps.
+    const StepAnalysis steps = computeSteps(profile);
+    if (!steps.coreSteps.empty() && steps.stepsPerCore > 0) {
+        const bool runs = steps.source == StepSource::ProgramRuns;
+        w.key("step_windows").beginObject();
+        w.field("kind", static_cast<int64_t>(runs ? TrackKind::XlaModules : TrackKind::Steps));
+        w.field("line", steps.sourceLine).field("program", names.name(steps.program));
+        w.field("dominant", steps.dominant() ? names.name(steps.dominant()->name) : std::string());
+        w.key("cores").beginArray();
+        size_t written = 0;
+        for (size_t c = 0; c < steps.coreSteps.size(); ++c) {
             w.beginObject();
-            w.field("plane", static_cast<uint64_t>(c)).field("line", profile.str(line->name));
-            w.field("kind", static_cast<int64_t>(idle.kind)).field("runs", idle.runs);
-            w.field("span_ps", static_cast<int64_t>(idle.span)).field("gap_ps", static_cast<int64_t>(idle.gaps));
-            w.field("offset_ps", static_cast<int64_t>(idle.first - profile.spanBegin));
+            w.field("plane", static_cast<uint64_t>(c));
+            w.key("start_ps").beginArray();
+            const size_t n = std::min(steps.coreSteps[c].size(), kMaxSteps - std::min(kMaxSteps, written));
+            for (size_t i = 0; i < n; ++i)
+                w.value(static_cast<int64_t>(steps.coreSteps[c][i].begin - profile.spanBegin));
+            w.endArray();
+            w.key("duration_ps").beginArray();
+            for (size_t i = 0; i < n; ++i)
+                w.value(static_cast<int64_t>(steps.coreSteps[c][i].end - steps.coreSteps[c][i].begin));
+            w.endArray();
+            w.key("busy_ps").beginArray();
+            for (size_t i = 0; i < n; ++i)
+                w.value(static_cast<int64_t>(std::llround(steps.coreSteps[c][i].time.busyPs())));
+            w.endArray();
             w.endObject();
+            written += n;
         }
         w.endArray();
+        w.endObject();
+        w.key("program_runs").beginArray();
+        for (const ProgramRunStats& p : steps.programs)
+            for (size_t c = 0; c < p.runsByCore.size(); ++c) {
+                if (p.runsByCore[c] == 0)
+                    continue;
+                w.beginObject();
+                w.field("plane", static_cast<uint64_t>(c)).field("program", names.name(p.name));
+                w.field("runs", p.runsByCore[c]).field("time_ps", p.timeByCore[c]);
+                w.endObject();
+            }
+        w.endArray();
+        // The step time and where it goes, for the record (the reader rebuilds it from the above,
+        // with all busy time as compute).
+        const StepTimeSplit a = steps.averageStep();
+        w.key("step_time").beginObject();
+        w.field("source", stepSourceName(steps.source)).field("steps_per_core", steps.stepsPerCore);
+        w.field("avg_ps", steps.avgStepPs)
+            .field("compute_ps", a.computePs)
+            .field("collective_ps", a.collectivePs)
+            .field("host_transfer_ps", a.hostTransferPs)
+            .field("infeed_ps", a.infeedPs)
+            .field("idle_ps", a.idlePs);
+        w.field("warmup_idle_ps", steps.warmup.idlePs)
+            .field("steady_idle_ps", steps.steady.idlePs)
+            .field("tail_idle_ps", steps.tail.idlePs);
+        w.endObject();
     }
 
     // Programs.
@@ -1275,6 +1260,80 @@ bool looksLikeShareFile(std::string_view bytes)
     return bytes.starts_with(kShareMagic);
 }
 
+namespace {
+
+/// Rebuilds each core's step windows (a Steps line, or the step program's runs starting at the
+/// windows' starts) with one program run per step holding its busy time, and the other programs'
+/// runs before the first step (after the last when they do not fit), so computeSteps gives the
+/// original's steps, step times, steady-state idle and runs per program.
+void readStepWindows(ProfileBuilder& builder, const json::Value& doc, const std::vector<PlaneId>& planes, OpId stepOp)
+{
+    static constexpr TimePs kMaxSharePs = TimePs(1) << 60; // keeps damaged times from overflowing
+    auto time
+        = [](const json::Value& v) { return std::clamp<TimePs>(clampedNumber<TimePs>(v.number()), 0, kMaxSharePs); };
+    const json::Value& windows = doc["step_windows"];
+    const bool runs = clampedNumber<int>(windows["kind"].number()) == static_cast<int>(TrackKind::XlaModules);
+    std::map<std::string, OpId> programOps;
+    auto programOp = [&](const std::string& name) {
+        auto it = programOps.find(name);
+        if (it == programOps.end()) {
+            OpInfo op;
+            op.name = builder.intern(name);
+            it = programOps.emplace(name, builder.addOp(op)).first;
+        }
+        return it->second;
+    };
+    const std::string stepProgram = windows["dominant"].string();
+    std::vector<TrackId> moduleTracks(planes.size(), kNone);
+    std::vector<TimePs> firstStart(planes.size(), kMaxSharePs), lastEnd(planes.size(), 0);
+    auto modules = [&](size_t index) {
+        if (moduleTracks[index] == kNone)
+            moduleTracks[index] = builder.addTrack(planes[index], "XLA Modules", TrackKind::XlaModules);
+        return moduleTracks[index];
+    };
+    for (const json::Value& core : windows["cores"].array()) {
+        const size_t index = clampedNumber<size_t>(core["plane"].number());
+        const size_t n = std::min({core["start_ps"].size(), core["duration_ps"].size(), core["busy_ps"].size()});
+        if (index >= planes.size() || n == 0)
+            continue;
+        const TrackId steps
+            = runs ? kNone : builder.addTrack(planes[index], windows["line"].string(), TrackKind::Steps);
+        const TrackId track = modules(index);
+        const OpId op = programOp(stepProgram);
+        for (size_t i = 0; i < n; ++i) {
+            const TimePs start = time(core["start_ps"].at(i));
+            const TimePs duration = time(core["duration_ps"].at(i));
+            const TimePs busy = std::min(duration, time(core["busy_ps"].at(i)));
+            if (steps != kNone)
+                builder.addEvent(steps, start, duration, stepOp);
+            // A run starts each window; the last window of program runs is its run.
+            builder.addEvent(track, start, runs && i + 1 == n ? duration : busy, op);
+            firstStart[index] = std::min(firstStart[index], start);
+            lastEnd[index] = std::max(lastEnd[index], start + duration);
+        }
+    }
+    std::vector<TimePs> before(planes.size(), 0);
+    // A damaged or hostile file may list many entries: the runs rebuilt are bounded in all.
+    int64_t runsLeft = 1'000'000;
+    for (const json::Value& p : doc["program_runs"].array()) {
+        const size_t index = clampedNumber<size_t>(p["plane"].number());
+        const std::string name = p["program"].string();
+        const int64_t count = std::clamp<int64_t>(clampedNumber<int64_t>(p["runs"].number()), 0, runsLeft);
+        runsLeft -= count;
+        if (index >= planes.size() || count == 0 || name == stepProgram)
+            continue;
+        const TimePs total = time(p["time_ps"]);
+        const TimePs each = total / count;
+        const bool fits = before[index] + total <= std::min(firstStart[index], kMaxSharePs);
+        TimePs t = fits ? before[index] : lastEnd[index];
+        for (int64_t i = 0; i < count; ++i, t += each)
+            builder.addEvent(modules(index), t, each, programOp(name));
+        (fits ? before[index] : lastEnd[index]) = t;
+    }
+}
+
+} // namespace
+
 std::string decodeShareFile(
     std::string_view bytes, ProfileBuilder& builder, const ProgressFn& progress, std::stop_token stop)
 {
@@ -1425,53 +1484,60 @@ std::string decodeShareFile(
         const int k = clampedNumber<int>(v.number());
         return k >= 0 && k <= static_cast<int>(TrackKind::Other) ? static_cast<TrackKind>(k) : TrackKind::Other;
     };
-    const json::Value& steps = doc["steps"];
-    // Times are capped (steps in total, each span and offset) at 2^60 ps (~13 days) so the event
-    // times built below (offset + busy + gaps) cannot overflow on a damaged file.
-    constexpr TimePs kMaxSharePs = TimePs(1) << 60;
-    std::vector<TimePs> stepDurations;
-    TimePs stepTotal = 0;
-    for (const json::Value& d : steps["duration_ps"].array()) {
-        stepDurations.push_back(std::clamp<TimePs>(clampedNumber<TimePs>(d.number()), 0, kMaxSharePs - stepTotal));
-        stepTotal += stepDurations.back();
-    }
-    const TrackKind stepKind = kindOf(steps["kind"]);
-    bool stepTrackDone = stepDurations.empty();
-    for (const json::Value& idle : doc["idle"].array()) {
-        const size_t index = clampedNumber<size_t>(idle["plane"].number());
-        if (index >= planes.size())
-            continue;
-        const TrackKind kind = kindOf(idle["kind"]);
-        const int64_t runs = std::clamp<int64_t>(clampedNumber<int64_t>(idle["runs"].number()), 0, 1'000'000);
-        const TimePs span = std::clamp<TimePs>(clampedNumber<TimePs>(idle["span_ps"].number()), 0, kMaxSharePs);
-        const TimePs gaps = std::clamp<TimePs>(clampedNumber<TimePs>(idle["gap_ps"].number()), 0, span);
-        if (runs < 2)
-            continue;
-        std::vector<TimePs> durations;
-        if (index == 0 && kind == stepKind && !stepTrackDone && static_cast<int64_t>(stepDurations.size()) == runs) {
-            durations = stepDurations; // the step line is the idle line: keep the real durations
-            stepTrackDone = true;
-        } else {
-            const TimePs busy = span - gaps;
-            for (int64_t i = 0; i < runs; ++i)
-                durations.push_back(busy / runs + (i < busy % runs ? 1 : 0));
+    const json::Value& windows = doc["step_windows"];
+    if (windows.isObject()) {
+        readStepWindows(builder, doc, planes, stepOp);
+    } else {
+        // Files written before step windows: the first core's step line and each core's idle line.
+        const json::Value& steps = doc["steps"];
+        // Times are capped (steps in total, each span and offset) at 2^60 ps (~13 days) so the event
+        // times built below (offset + busy + gaps) cannot overflow on a damaged file.
+        constexpr TimePs kMaxSharePs = TimePs(1) << 60;
+        std::vector<TimePs> stepDurations;
+        TimePs stepTotal = 0;
+        for (const json::Value& d : steps["duration_ps"].array()) {
+            stepDurations.push_back(std::clamp<TimePs>(clampedNumber<TimePs>(d.number()), 0, kMaxSharePs - stepTotal));
+            stepTotal += stepDurations.back();
         }
-        const TrackId track = builder.addTrack(planes[index], idle["line"].string(), kind);
-        const OpId op = kind == TrackKind::Steps ? stepOp : runOp;
-        TimePs t = std::clamp<TimePs>(clampedNumber<TimePs>(idle["offset_ps"].number()), 0, kMaxSharePs);
-        for (int64_t i = 0; i < runs; ++i) {
-            builder.addEvent(track, t, durations[i], op);
-            t += durations[i];
-            if (i + 1 < runs)
-                t += gaps / (runs - 1) + (i < gaps % (runs - 1) ? 1 : 0);
+        const TrackKind stepKind = kindOf(steps["kind"]);
+        bool stepTrackDone = stepDurations.empty();
+        for (const json::Value& idle : doc["idle"].array()) {
+            const size_t index = clampedNumber<size_t>(idle["plane"].number());
+            if (index >= planes.size())
+                continue;
+            const TrackKind kind = kindOf(idle["kind"]);
+            const int64_t runs = std::clamp<int64_t>(clampedNumber<int64_t>(idle["runs"].number()), 0, 1'000'000);
+            const TimePs span = std::clamp<TimePs>(clampedNumber<TimePs>(idle["span_ps"].number()), 0, kMaxSharePs);
+            const TimePs gaps = std::clamp<TimePs>(clampedNumber<TimePs>(idle["gap_ps"].number()), 0, span);
+            if (runs < 2)
+                continue;
+            std::vector<TimePs> durations;
+            if (index == 0 && kind == stepKind && !stepTrackDone
+                && static_cast<int64_t>(stepDurations.size()) == runs) {
+                durations = stepDurations; // the step line is the idle line: keep the real durations
+                stepTrackDone = true;
+            } else {
+                const TimePs busy = span - gaps;
+                for (int64_t i = 0; i < runs; ++i)
+                    durations.push_back(busy / runs + (i < busy % runs ? 1 : 0));
+            }
+            const TrackId track = builder.addTrack(planes[index], idle["line"].string(), kind);
+            const OpId op = kind == TrackKind::Steps ? stepOp : runOp;
+            TimePs t = std::clamp<TimePs>(clampedNumber<TimePs>(idle["offset_ps"].number()), 0, kMaxSharePs);
+            for (int64_t i = 0; i < runs; ++i) {
+                builder.addEvent(track, t, durations[i], op);
+                t += durations[i];
+                if (i + 1 < runs)
+                    t += gaps / (runs - 1) + (i < gaps % (runs - 1) ? 1 : 0);
+            }
         }
-    }
-    if (!stepTrackDone) {
-        const TrackId track = builder.addTrack(first, steps["source"].string(), stepKind);
-        TimePs t = 0;
-        for (TimePs d : stepDurations) {
-            builder.addEvent(track, t, d, stepKind == TrackKind::Steps ? stepOp : runOp);
-            t += d;
+        if (!stepTrackDone) {
+            const TrackId track = builder.addTrack(first, steps["source"].string(), stepKind);
+            TimePs t = 0;
+            for (TimePs d : stepDurations) {
+                builder.addEvent(track, t, d, stepKind == TrackKind::Steps ? stepOp : runOp);
+                t += d;
+            }
         }
     }
 

@@ -154,7 +154,7 @@ TEST(Advice, ThresholdsAreListedWithSources)
         rules.insert(t.rule);
     }
     for (const char* rule : {"per-core-batch", "padding", "low-utilization-fusion", "hbm-bound", "data-formatting",
-             "collectives", "idle-gaps"})
+             "collectives", "input-bound", "capture-coverage"})
         EXPECT_TRUE(rules.count(rule)) << rule;
 }
 
@@ -290,15 +290,16 @@ TEST(Advice, Collectives)
         find(computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.03, 0, 0.2}}))), "collectives"));
 }
 
-TEST(Advice, IdleGaps)
+TEST(Advice, InputBound)
 {
     AdviceReport r = computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.25));
-    const Advice* a = find(r, "idle-gaps");
+    const Advice* a = find(r, "input-bound");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Critical);
-    // 9 gaps of 1/3 ms over 10 steps of 1 ms: 3/(10+3) of the span.
-    EXPECT_NEAR(number(*a, "idle_fraction"), 3.0 / 13.0, 0.01);
-    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.05)), "idle-gaps"));
+    // 9 waits of 1/3 ms in 10 steps (start to next start; the last one is its 1 ms run): 3/(10+3).
+    EXPECT_NEAR(number(*a, "idle_fraction"), 3.0 / 13.0, 1e-9);
+    EXPECT_NEAR(a->gainPs, 3e9 / 10, 1);
+    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.05)), "input-bound"));
 }
 
 TEST(Advice, NoTpuOpsGivesANoteNotACrash)
@@ -335,7 +336,8 @@ TEST(Advice, DemoNamesTheFix)
     const Advice* fusion = find(report, "low-utilization-fusion");
     ASSERT_TRUE(fusion);
     EXPECT_EQ(fusion->opNames.front(), "fusion.3");
-    EXPECT_FALSE(find(report, "idle-gaps"));
+    EXPECT_FALSE(find(report, "input-bound"));
+    EXPECT_FALSE(find(report, "capture-coverage"));
     EXPECT_FALSE(find(report, "collectives"));
     EXPECT_FALSE(find(report, "data-formatting"));
 

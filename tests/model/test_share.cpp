@@ -133,6 +133,12 @@ TEST(ShareFile, DemoRoundTripKeepsTopOpsAdviceAndSummary)
     EXPECT_TRUE(near(a.steps.minPs, b.steps.minPs));
     EXPECT_TRUE(near(a.steps.maxPs, b.steps.maxPs));
     EXPECT_EQ(a.spanPs, b.spanPs);
+    // The steps' busy and idle time travel with the file (per step, per core).
+    EXPECT_EQ(a.stepBreakdown.steps.size(), b.stepBreakdown.steps.size());
+    EXPECT_TRUE(near(a.stepBreakdown.steady.idlePs, b.stepBreakdown.steady.idlePs));
+    EXPECT_TRUE(near(a.stepBreakdown.steady.busyPs(), b.stepBreakdown.steady.busyPs()));
+    EXPECT_TRUE(near(a.stepBreakdown.warmupPs, b.stepBreakdown.warmupPs));
+    EXPECT_FALSE(b.stepBreakdown.opTimesKnown);
     // The flagged op's drill-down works from the reduced HLO.
     const Advice* padding = nullptr;
     const AdviceReport advice = computeAdvice(*shared);

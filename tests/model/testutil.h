@@ -44,6 +44,9 @@ inline std::string readFile(const std::string& path)
 
 inline void writeFile(const std::string& path, const std::string& bytes)
 {
+    // Golden names may have a folder ("golden/v6e.ops.json"); so may their ".actual" copies.
+    if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+        std::filesystem::create_directories(parent);
     std::ofstream out(path, std::ios::binary);
     out << bytes;
 }

@@ -164,4 +164,5 @@ def main():
                                                    r["flops"], r["bytes"], r["hbm"]))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -3,9 +3,11 @@
 #include "screenshot.h"
 #include "startpage.h"
 
+#include "advicepanel.h"
 #include "compareview.h"
 #include "detailspanel.h"
 #include "optableview.h"
+#include "overviewview.h"
 #include "qt/optreemodel.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
@@ -15,6 +17,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -23,6 +26,7 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 
@@ -95,6 +99,74 @@ TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
     EXPECT_GT(window.opTable()->model()->opRowCount(), 5);
     EXPECT_EQ(window.timeline()->profile(), window.session()->profile());
     EXPECT_TRUE(window.messageText().isEmpty());
+}
+
+// The overview is the landing tab; a step picked there opens the timeline on that step, and the
+// timeline opens on the device activity when it covers only part of the span (the v6e sample's
+// first ~19 s are host-only warm-up).
+TEST_F(MainWindowTest, OverviewIsTheLandingTabAndAStepZoomsTheTimeline)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    auto* overview = qobject_cast<tpuscope::widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview")));
+    ASSERT_TRUE(overview);
+    QTabWidget* mainTabs = nullptr;
+    for (QTabWidget* t : window.findChildren<QTabWidget*>())
+        if (t->indexOf(overview) >= 0)
+            mainTabs = t;
+    ASSERT_TRUE(mainTabs);
+    EXPECT_EQ(mainTabs->currentWidget(), overview);
+    ASSERT_TRUE(overview->steps());
+    EXPECT_EQ(overview->steps()->stepsPerCore, 100);
+    // The device runs over almost all of this capture: the timeline shows all of it.
+    const model::ProfilePtr profile = window.session()->profile();
+    const auto opened = window.timeline()->visibleRange();
+    EXPECT_GE(opened.second - opened.first, profile->spanEnd - profile->spanBegin);
+    overview->selectStep(10);
+    EXPECT_NE(mainTabs->currentWidget(), overview);
+    const model::StepRow& step = overview->steps()->steps[10];
+    const auto shown = window.timeline()->visibleRange();
+    EXPECT_LE(shown.first, step.startPs);
+    EXPECT_GE(shown.second, step.endPs);
+    EXPECT_LT(shown.second - shown.first, 2 * (step.endPs - step.startPs));
+}
+
+TEST_F(MainWindowTest, OverviewAdviceOpensInTheAdvicePanel)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, QStringLiteral(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb")));
+    auto* overview = qobject_cast<tpuscope::widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview")));
+    ASSERT_TRUE(overview);
+    // The third item, not the first the panel selects by itself.
+    auto* advice = qobject_cast<tpuscope::widgets::AdvicePanel*>(window.viewWidget(QStringLiteral("advice")));
+    ASSERT_TRUE(advice);
+    ASSERT_EQ(overview->adviceItemCount(), 3);
+    overview->activateAdvice(2);
+    QElapsedTimer timer;
+    timer.start();
+    while (advice->isComputing() && timer.elapsed() < 20000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_EQ(advice->currentAdvice(), 2);
+    overview->activateAdvice(1); // now computed: at once
+    EXPECT_EQ(advice->currentAdvice(), 1);
+}
+
+TEST_F(MainWindowTest, TimelineOpensOnTheBusyRegionOfAMostlyIdleCapture)
+{
+    const QString vllm = QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_vllm_serving.trace.json.gz");
+    if (!QFile::exists(vllm))
+        GTEST_SKIP() << "vLLM sample missing";
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, vllm));
+    const model::ProfilePtr profile = window.session()->profile();
+    const auto [begin, end] = model::deviceActivityRange(*profile);
+    ASSERT_LT(end - begin, (profile->spanEnd - profile->spanBegin) / 5);
+    const auto opened = window.timeline()->visibleRange();
+    EXPECT_LE(opened.first, begin);
+    EXPECT_GE(opened.second, end);
+    EXPECT_LT(opened.second - opened.first, 2 * (end - begin));
+    window.timeline()->resetZoom();
+    EXPECT_GT(window.timeline()->visibleRange().second - window.timeline()->visibleRange().first, 10 * (end - begin));
 }
 
 TEST_F(MainWindowTest, TableSelectionReachesTheOtherViews)

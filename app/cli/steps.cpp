@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli steps: how long a step is and where its time goes.
+#include "cli.h"
+
+#include "analysis/steps.h"
+#include "analysis/summary.h"
+#include "report/report.h"
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+int runStepsCommand(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.command != "steps")
+        return kUnknownCommand;
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli steps: --format must be table, json, csv or md\n";
+        return 2;
+    }
+    ProfilePtr profile;
+    if (int rc = loadFirstFile(args, err, profile))
+        return rc;
+    if (!profile->hasTpuOps()) {
+        err << "tpuscope-cli steps: " << computeSummary(*profile).message << "\n";
+        return 1;
+    }
+    if (args.core >= profile->device.cores) {
+        err << "tpuscope-cli steps: --core " << args.core << " is out of range; the profile has "
+            << profile->device.cores << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
+        return 2;
+    }
+    StepOptions options;
+    options.program = args.program;
+    options.core = args.core;
+    const StepAnalysis steps = computeSteps(*profile, options);
+    if (!args.program.empty() && steps.source == StepSource::None) {
+        err << "tpuscope-cli steps: " << steps.note << "; programs:";
+        for (const ProgramRunStats& p : steps.programs)
+            err << " " << p.name;
+        err << "\n";
+        return 2;
+    }
+    out << stepsReport(steps, format);
+    return 0;
+}
+
+} // namespace tpuscope::cli

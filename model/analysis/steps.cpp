@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "steps.h"
+
+#include "../report/jsonwriter.h"
+#include "../report/report.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace tpuscope::model {
+
+const char* stepSourceName(StepSource source)
+{
+    switch (source) {
+    case StepSource::StepsLine:
+        return "Steps line";
+    case StepSource::ProgramRuns:
+        return "XLA Modules";
+    case StepSource::HostMarkers:
+        return "host step markers";
+    case StepSource::None:
+        break;
+    }
+    return "none";
+}
+
+StepTimeSplit& StepTimeSplit::operator+=(const StepTimeSplit& o)
+{
+    computePs += o.computePs;
+    collectivePs += o.collectivePs;
+    hostTransferPs += o.hostTransferPs;
+    infeedPs += o.infeedPs;
+    idlePs += o.idlePs;
+    return *this;
+}
+
+StepTimeSplit StepTimeSplit::scaled(double factor) const
+{
+    return {computePs * factor, collectivePs * factor, hostTransferPs * factor, infeedPs * factor, idlePs * factor};
+}
+
+namespace {
+
+enum class TimeClass : uint8_t { Unset, Compute, Collective, HostTransfer, Infeed };
+
+// Memory space S(5) is host memory (FORMATS.md §6.2).
+constexpr int64_t kHostMemorySpace = 5;
+
+bool hasPrefix(std::string_view text, std::string_view prefix)
+{
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+bool isCollectiveName(std::string_view text)
+{
+    for (std::string_view p :
+        {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "all-reduce-scatter"})
+        if (hasPrefix(text, p))
+            return true;
+    return false;
+}
+
+bool isCopyName(std::string_view text)
+{
+    return text == "data formatting" || hasPrefix(text, "copy");
+}
+
+TimeClass classifyOp(const Profile& profile, OpId id)
+{
+    const OpInfo& op = profile.ops[id];
+    const std::string& category = profile.str(op.category);
+    const std::string& name = profile.str(op.name);
+    // The category decides when it is recorded; the op name (the HLO opcode plus a suffix) otherwise.
+    const std::string_view kind = category.empty() ? std::string_view(name) : std::string_view(category);
+    if (hasPrefix(kind, "infeed") || hasPrefix(kind, "outfeed"))
+        return TimeClass::Infeed;
+    if (isCollectiveName(kind))
+        return TimeClass::Collective;
+    if (isCopyName(kind) || hasPrefix(name, "copy")) {
+        if (profile.str(op.shapeWithLayout).find("S(5)") != std::string::npos
+            || profile.str(op.longName).find("S(5)}") != std::string::npos)
+            return TimeClass::HostTransfer;
+        if (const hlo::Instruction* instruction = profile.instructionFor(op)) {
+            if (instruction->shape.hasLayout && instruction->shape.layout.memorySpace == kHostMemorySpace)
+                return TimeClass::HostTransfer;
+            for (const hlo::Shape& s : instruction->operandShapes)
+                if (s.hasLayout && s.layout.memorySpace == kHostMemorySpace)
+                    return TimeClass::HostTransfer;
+        }
+    }
+    return TimeClass::Compute;
+}
+
+void addTime(StepTimeSplit& split, TimeClass c, double ps)
+{
+    switch (c) {
+    case TimeClass::Collective:
+        split.collectivePs += ps;
+        break;
+    case TimeClass::HostTransfer:
+        split.hostTransferPs += ps;
+        break;
+    case TimeClass::Infeed:
+        split.infeedPs += ps;
+        break;
+    default:
+        split.computePs += ps;
+        break;
+    }
+}
+
+struct Window
+{
+    TimePs begin = 0;
+    TimePs end = 0;
+    int64_t number = -1;
+};
+
+/// Start-to-next-start windows over runs sorted by start; the last one ends with its run.
+std::vector<Window> windowsFromRuns(const std::vector<Window>& runs)
+{
+    std::vector<Window> out = runs;
+    for (size_t i = 0; i + 1 < out.size(); ++i)
+        out[i].end = std::max(out[i].begin, out[i + 1].begin);
+    return out;
+}
+
+/// Windows that are events in their own right (the Steps line): overlaps are clipped.
+std::vector<Window> clippedWindows(std::vector<Window> events)
+{
+    for (size_t i = 1; i < events.size(); ++i) {
+        events[i].begin = std::max(events[i].begin, events[i - 1].end);
+        events[i].end = std::max(events[i].end, events[i].begin);
+    }
+    return events;
+}
+
+/// One core: busy time by class in each window, in the warm-up and in the tail.
+struct CoreSteps
+{
+    std::vector<Window> windows;
+    std::vector<StepTimeSplit> steps;
+    StepTimeSplit warmup;
+    StepTimeSplit tail;
+    double busyPs = 0; // all busy time of the core, inside steps or not
+};
+
+class Sweep
+{
+public:
+    Sweep(CoreSteps& core, TimePs spanBegin, TimePs spanEnd)
+        : m_core(core)
+        , m_spanBegin(spanBegin)
+        , m_spanEnd(spanEnd)
+    {
+        m_core.steps.assign(m_core.windows.size(), {});
+    }
+
+    void restart() { m_next = 0; }
+
+    /// [a, b) is busy with an op of class c; called with non-decreasing a.
+    void busy(TimePs a, TimePs b, TimeClass c)
+    {
+        const auto& w = m_core.windows;
+        m_core.busyPs += static_cast<double>(b - a);
+        while (a < b) {
+            while (m_next < w.size() && a >= w[m_next].end)
+                ++m_next;
+            TimePs until = b;
+            if (w.empty() || m_next >= w.size()) {
+                addTime(m_core.tail, c, static_cast<double>(b - a)); // after the last step
+            } else if (a < w[m_next].begin) {
+                until = std::min(b, w[m_next].begin);
+                if (m_next == 0)
+                    addTime(m_core.warmup, c, static_cast<double>(until - a));
+                // Between two windows that do not touch (none of ours): counted in no step.
+            } else {
+                until = std::min(b, w[m_next].end);
+                addTime(m_core.steps[m_next], c, static_cast<double>(until - a));
+            }
+            a = until;
+        }
+    }
+
+    /// Idle = window length − busy time, for the steps, the warm-up and the tail.
+    void finish()
+    {
+        const auto& w = m_core.windows;
+        for (size_t i = 0; i < w.size(); ++i) {
+            StepTimeSplit& s = m_core.steps[i];
+            s.idlePs = std::max(0.0, static_cast<double>(w[i].end - w[i].begin) - s.busyPs());
+        }
+        const TimePs firstBegin = w.empty() ? m_spanEnd : w.front().begin;
+        const TimePs lastEnd = w.empty() ? m_spanEnd : w.back().end;
+        m_core.warmup.idlePs = std::max(0.0, static_cast<double>(firstBegin - m_spanBegin) - m_core.warmup.busyPs());
+        m_core.tail.idlePs = std::max(0.0, static_cast<double>(m_spanEnd - lastEnd) - m_core.tail.busyPs());
+    }
+
+private:
+    CoreSteps& m_core;
+    TimePs m_spanBegin;
+    TimePs m_spanEnd;
+    size_t m_next = 0;
+};
+
+/// "jit_f(12190760917235803885)" -> "jit_f".
+std::string withoutProgramId(const std::string& name)
+{
+    if (name.empty() || name.back() != ')')
+        return name;
+    const size_t open = name.rfind('(');
+    if (open == std::string::npos || open == 0)
+        return name;
+    for (size_t i = open + 1; i + 1 < name.size(); ++i)
+        if (name[i] < '0' || name[i] > '9')
+            return name;
+    return name.substr(0, open);
+}
+
+int64_t stepNumberFromName(const std::string& name)
+{
+    int64_t value = -1;
+    auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), value);
+    return ec == std::errc() && ptr == name.data() + name.size() ? value : -1;
+}
+
+struct ProgramAccumulator
+{
+    std::string key; // the module event's name
+    std::string name;
+    int64_t runs = 0;
+    double sum = 0;
+    double sumSquares = 0;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = 0;
+    std::vector<int64_t> runsPerCore;
+    std::vector<double> timePerCore;
+};
+
+} // namespace
+
+StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
+{
+    StepAnalysis out;
+    out.core = options.core;
+    out.spanPs = static_cast<double>(profile.spanEnd - profile.spanBegin);
+    out.originPs = profile.spanBegin;
+    const std::vector<PlaneId> allCores = profile.tpuCorePlanes();
+    std::vector<PlaneId> cores;
+    for (size_t i = 0; i < allCores.size(); ++i)
+        if (options.core < 0 || static_cast<int>(i) == options.core)
+            cores.push_back(allCores[i]);
+    out.cores = static_cast<int>(cores.size());
+    if (cores.empty()) {
+        out.note = allCores.empty() ? "the profile has no TPU cores"
+                                    : "core " + std::to_string(options.core) + " is not in the profile (it has "
+                + std::to_string(allCores.size()) + " TPU cores)";
+        return out;
+    }
+
+    // Programs: the runs on the XLA Modules lines, keyed by the module event's name.
+    std::vector<ProgramAccumulator> programs;
+    std::unordered_map<OpId, size_t> programOfOp;
+    std::unordered_map<std::string, size_t> programOfKey;
+    for (size_t c = 0; c < cores.size(); ++c) {
+        for (TrackId id : profile.planes[cores[c]].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.kind != TrackKind::XlaModules)
+                continue;
+            for (size_t i = 0; i < track.size(); ++i) {
+                if (track.depth[i] != 0)
+                    continue;
+                auto found = programOfOp.find(track.op[i]);
+                if (found == programOfOp.end()) {
+                    const OpInfo& op = profile.ops[track.op[i]];
+                    std::string key = profile.str(op.name);
+                    auto byKey = programOfKey.find(key);
+                    if (byKey == programOfKey.end()) {
+                        ProgramAccumulator p;
+                        p.key = key;
+                        p.name = op.program != kNone ? profile.programs[op.program].name : withoutProgramId(key);
+                        p.runsPerCore.assign(cores.size(), 0);
+                        p.timePerCore.assign(cores.size(), 0);
+                        byKey = programOfKey.emplace(key, programs.size()).first;
+                        programs.push_back(std::move(p));
+                    }
+                    found = programOfOp.emplace(track.op[i], byKey->second).first;
+                }
+                ProgramAccumulator& p = programs[found->second];
+                const double d = static_cast<double>(track.duration[i]);
+                ++p.runs;
+                ++p.runsPerCore[c];
+                p.timePerCore[c] += d;
+                p.sum += d;
+                p.sumSquares += d * d;
+                p.lo = std::min(p.lo, d);
+                p.hi = std::max(p.hi, d);
+            }
+        }
+    }
+    // Two programs may share a name (two compilations of one function): those keep their id.
+    {
+        std::map<std::string, int> uses;
+        for (const ProgramAccumulator& p : programs)
+            ++uses[p.name];
+        for (ProgramAccumulator& p : programs)
+            if (uses[p.name] > 1)
+                p.name = p.key;
+    }
+    std::vector<size_t> order(programs.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return programs[a].sum > programs[b].sum; });
+    const double capacity = out.spanPs * static_cast<double>(cores.size());
+    std::vector<size_t> rankOf(programs.size());
+    for (size_t r = 0; r < order.size(); ++r) {
+        const ProgramAccumulator& p = programs[order[r]];
+        rankOf[order[r]] = r;
+        ProgramRunStats s;
+        s.name = p.name;
+        s.runs = p.runs;
+        for (int64_t n : p.runsPerCore)
+            s.cores += n > 0 ? 1 : 0;
+        s.runsPerCore = s.cores ? static_cast<double>(p.runs) / s.cores : 0;
+        s.totalPs = p.sum;
+        s.avgPs = p.runs ? p.sum / static_cast<double>(p.runs) : 0;
+        s.minPs = p.runs ? p.lo : 0;
+        s.maxPs = p.hi;
+        s.stddevPs = p.runs ? std::sqrt(std::max(0.0, p.sumSquares / p.runs - s.avgPs * s.avgPs)) : 0;
+        s.timeFraction = capacity > 0 ? p.sum / capacity : 0;
+        s.runsByCore = p.runsPerCore;
+        s.timeByCore = p.timePerCore;
+        out.programs.push_back(std::move(s));
+    }
+    if (!out.programs.empty())
+        out.dominantProgram = 0;
+
+    // The program the caller asked for, by name or by the module event's name.
+    size_t chosen = programs.size();
+    if (!options.program.empty()) {
+        for (size_t i = 0; i < programs.size(); ++i)
+            if (programs[i].name == options.program || programs[i].key == options.program
+                || withoutProgramId(programs[i].key) == options.program)
+                chosen = i;
+        if (chosen == programs.size()) {
+            out.note = "no program named '" + options.program + "' on the XLA Modules lines";
+            return out;
+        }
+    } else if (!order.empty()) {
+        chosen = order.front();
+    }
+
+    // The step windows of each core.
+    std::vector<CoreSteps> perCore(cores.size());
+    bool stepsLine = false;
+    if (options.program.empty()) {
+        for (size_t c = 0; c < cores.size(); ++c)
+            for (TrackId id : profile.planes[cores[c]].tracks) {
+                const Track& track = profile.tracks[id];
+                if (track.kind != TrackKind::Steps || track.size() == 0 || !perCore[c].windows.empty())
+                    continue;
+                std::vector<Window> events;
+                for (size_t i = 0; i < track.size(); ++i)
+                    if (track.depth[i] == 0)
+                        events.push_back({track.start[i], track.end(i),
+                            stepNumberFromName(profile.str(profile.ops[track.op[i]].name))});
+                perCore[c].windows = clippedWindows(std::move(events));
+                stepsLine = true;
+                out.sourceLine = profile.str(track.name);
+            }
+    }
+    if (stepsLine) {
+        out.source = StepSource::StepsLine;
+    } else if (chosen < programs.size()) {
+        out.source = StepSource::ProgramRuns;
+        out.sourceLine = "XLA Modules";
+        out.program = programs[chosen].name;
+        for (size_t c = 0; c < cores.size(); ++c) {
+            std::vector<Window> runs;
+            for (TrackId id : profile.planes[cores[c]].tracks) {
+                const Track& track = profile.tracks[id];
+                if (track.kind != TrackKind::XlaModules)
+                    continue;
+                for (size_t i = 0; i < track.size(); ++i)
+                    if (track.depth[i] == 0 && programOfOp[track.op[i]] == chosen)
+                        runs.push_back({track.start[i], track.end(i), -1});
+            }
+            std::sort(runs.begin(), runs.end(), [](const Window& a, const Window& b) { return a.begin < b.begin; });
+            perCore[c].windows = windowsFromRuns(runs);
+        }
+    } else if (!profile.stepMarkers.empty()) {
+        // The marker name used most often; one marker per step number (several threads may
+        // annotate the same step).
+        std::unordered_map<StringId, size_t> uses;
+        for (const StepMarker& m : profile.stepMarkers)
+            ++uses[m.name];
+        StringId name = profile.stepMarkers.front().name;
+        for (const auto& [n, count] : uses)
+            if (count > uses[name] || (count == uses[name] && profile.str(n) < profile.str(name)))
+                name = n;
+        std::vector<Window> runs;
+        std::unordered_map<int64_t, bool> seen;
+        for (const StepMarker& m : profile.stepMarkers)
+            if (m.name == name && (m.stepNumber < 0 || !seen[m.stepNumber])) {
+                seen[m.stepNumber] = true;
+                runs.push_back({m.start, m.start + m.duration, m.stepNumber});
+            }
+        out.source = StepSource::HostMarkers;
+        out.sourceLine = profile.str(name);
+        for (CoreSteps& core : perCore)
+            core.windows = windowsFromRuns(runs);
+    } else {
+        out.note = "no Steps line, no program runs on an XLA Modules line and no host step markers: numbers are per "
+                   "profile, not per step";
+    }
+
+    // Busy time by class: the union of the top-level ops of each core (an overlap counts once).
+    std::vector<TimeClass> classes(profile.ops.size(), TimeClass::Unset);
+    auto classOf = [&](OpId op) {
+        TimeClass& c = classes[op];
+        if (c == TimeClass::Unset)
+            c = classifyOp(profile, op);
+        return c;
+    };
+    bool anyTimedOps = false, anyAggregatedOps = false;
+    for (PlaneId plane : cores)
+        for (TrackId id : profile.planes[plane].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.kind == TrackKind::XlaOps) {
+                anyTimedOps |= track.size() > 0;
+                anyAggregatedOps |= !track.aggregated.empty();
+            }
+        }
+    // Without op start times (a share file keeps op totals only) busy time is program run time.
+    out.opTimesKnown = anyTimedOps || !anyAggregatedOps;
+    const TrackKind busyKind = out.opTimesKnown ? TrackKind::XlaOps : TrackKind::XlaModules;
+    if (!out.opTimesKnown)
+        out.note = "op start times are not in this file: a step's busy time is its program run time, all "
+                   "counted as compute";
+    double busy = 0;
+    for (size_t c = 0; c < cores.size(); ++c) {
+        Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
+        for (TrackId id : profile.planes[cores[c]].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.kind != busyKind)
+                continue;
+            sweep.restart();
+            TimePs coveredUntil = std::numeric_limits<TimePs>::min();
+            const size_t n = track.size();
+            for (size_t i = 0; i < n; ++i) {
+                if (track.depth[i] != 0)
+                    continue;
+                const TimePs end = track.start[i] + track.duration[i];
+                const TimePs begin = std::max(track.start[i], coveredUntil);
+                if (end <= begin)
+                    continue;
+                sweep.busy(begin, end, busyKind == TrackKind::XlaOps ? classOf(track.op[i]) : TimeClass::Compute);
+                coveredUntil = end;
+            }
+        }
+        sweep.finish();
+        busy += perCore[c].busyPs;
+    }
+    out.busyFraction = capacity > 0 ? std::min(1.0, busy / capacity) : 0;
+
+    // Averages over the cores.
+    const double coreCount = static_cast<double>(cores.size());
+    size_t maxSteps = 0, windows = 0;
+    double stepSum = 0;
+    out.minStepPs = std::numeric_limits<double>::infinity();
+    for (const CoreSteps& core : perCore) {
+        maxSteps = std::max(maxSteps, core.windows.size());
+        windows += core.windows.size();
+        const TimePs firstBegin = core.windows.empty() ? profile.spanEnd : core.windows.front().begin;
+        const TimePs lastEnd = core.windows.empty() ? profile.spanEnd : core.windows.back().end;
+        out.warmupPs += static_cast<double>(firstBegin - profile.spanBegin) / coreCount;
+        out.tailPs += static_cast<double>(profile.spanEnd - lastEnd) / coreCount;
+        out.warmup += core.warmup.scaled(1.0 / coreCount);
+        out.tail += core.tail.scaled(1.0 / coreCount);
+        for (size_t i = 0; i < core.windows.size(); ++i) {
+            const double d = static_cast<double>(core.windows[i].end - core.windows[i].begin);
+            stepSum += d;
+            out.minStepPs = std::min(out.minStepPs, d);
+            out.maxStepPs = std::max(out.maxStepPs, d);
+            out.steadyPs += d / coreCount;
+            out.steady += core.steps[i].scaled(1.0 / coreCount);
+        }
+    }
+    if (windows == 0) {
+        out.minStepPs = 0;
+        out.warmupPs = out.tailPs = 0;
+        out.warmup = out.tail = {};
+        return out;
+    }
+    out.stepsPerCore = std::llround(static_cast<double>(windows) / coreCount);
+    out.coreSteps.resize(perCore.size());
+    for (size_t c = 0; c < perCore.size(); ++c)
+        for (size_t i = 0; i < perCore[c].windows.size(); ++i)
+            out.coreSteps[c].push_back({perCore[c].windows[i].begin, perCore[c].windows[i].end, perCore[c].steps[i]});
+    out.avgStepPs = stepSum / static_cast<double>(windows);
+    out.steps.resize(maxSteps);
+    for (size_t i = 0; i < maxSteps; ++i) {
+        StepRow& row = out.steps[i];
+        row.index = static_cast<int64_t>(i);
+        for (const CoreSteps& core : perCore) {
+            if (i >= core.windows.size())
+                continue;
+            const Window& w = core.windows[i];
+            if (row.cores == 0) {
+                row.startPs = w.begin;
+                row.endPs = w.end;
+                row.stepNumber = w.number;
+            }
+            row.startPs = std::min(row.startPs, w.begin);
+            row.endPs = std::max(row.endPs, w.end);
+            row.durationPs += static_cast<double>(w.end - w.begin);
+            row.time += core.steps[i];
+            ++row.cores;
+        }
+        row.durationPs /= row.cores;
+        row.time = row.time.scaled(1.0 / row.cores);
+    }
+    return out;
+}
+
+std::pair<TimePs, TimePs> deviceActivityRange(const Profile& profile)
+{
+    TimePs begin = std::numeric_limits<TimePs>::max(), end = std::numeric_limits<TimePs>::min();
+    for (PlaneId plane : profile.tpuCorePlanes())
+        for (TrackId id : profile.planes[plane].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.size() == 0
+                || (track.kind != TrackKind::XlaOps && track.kind != TrackKind::XlaModules
+                    && track.kind != TrackKind::Steps))
+                continue;
+            begin = std::min(begin, track.start.front()); // tracks are sorted by start
+            for (size_t i = 0; i < track.size(); ++i)
+                end = std::max(end, track.end(i));
+        }
+    if (begin > end)
+        return {0, 0};
+    return {begin, end};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string stepsReport(const StepAnalysis& s, TableFormat format)
+{
+    if (format == TableFormat::Json) {
+        JsonWriter w;
+        w.beginObject();
+        w.field("source", stepSourceName(s.source)).field("source_line", s.sourceLine).field("program", s.program);
+        w.field("core", s.core).field("cores", s.cores);
+        w.field("steps_per_core", s.stepsPerCore)
+            .field("avg_step_ps", s.avgStepPs)
+            .field("min_step_ps", s.minStepPs)
+            .field("max_step_ps", s.maxStepPs);
+        w.field("span_ps", s.spanPs).field("busy_fraction", s.busyFraction);
+        w.key("programs").beginArray();
+        for (const ProgramRunStats& p : s.programs) {
+            w.beginObject();
+            w.field("name", p.name)
+                .field("runs", p.runs)
+                .field("runs_per_core", p.runsPerCore)
+                .field("avg_ps", p.avgPs)
+                .field("min_ps", p.minPs)
+                .field("max_ps", p.maxPs)
+                .field("stddev_ps", p.stddevPs)
+                .field("time_fraction", p.timeFraction);
+            w.endObject();
+        }
+        w.endArray();
+        w.key("steps").beginArray();
+        for (const StepRow& r : s.steps) {
+            w.beginObject();
+            w.field("index", r.index);
+            if (r.stepNumber >= 0)
+                w.field("step_num", r.stepNumber);
+            w.field("program", s.program)
+                .field("start_ps", r.startPs - s.originPs)
+                .field("duration_ps", r.durationPs)
+                .field("compute_ps", r.time.computePs)
+                .field("collective_ps", r.time.collectivePs)
+                .field("host_transfer_ps", r.time.hostTransferPs)
+                .field("infeed_ps", r.time.infeedPs)
+                .field("idle_ps", r.time.idlePs);
+            w.endObject();
+        }
+        w.endArray();
+        w.field("warmup_ps", s.warmupPs).field("tail_ps", s.tailPs);
+        w.field("warmup_idle_ps", s.warmup.idlePs)
+            .field("steady_idle_ps", s.steady.idlePs)
+            .field("tail_idle_ps", s.tail.idlePs)
+            .field("steady_idle_fraction", s.steadyIdleFraction());
+        w.field("note", s.note);
+        w.endObject();
+        return w.str() + "\n";
+    }
+
+    Table steps;
+    steps.header = {"Step", "Start", "Duration", "Compute", "Collectives", "Host transfer", "Infeed", "Idle"};
+    steps.rightAligned = {true, true, true, true, true, true, true, true};
+    for (const StepRow& r : s.steps) {
+        auto part = [](double ps) { return formatDurationPs(ps); };
+        steps.rows.push_back({r.stepNumber >= 0 ? std::to_string(r.stepNumber) : std::to_string(r.index),
+            part(static_cast<double>(r.startPs)), part(r.durationPs), part(r.time.computePs), part(r.time.collectivePs),
+            part(r.time.hostTransferPs), part(r.time.infeedPs), part(r.time.idlePs)});
+    }
+    if (format == TableFormat::Csv || format == TableFormat::Tsv) {
+        steps.header = {"index", "step_num", "start_ps", "duration_ps", "compute_ps", "collective_ps",
+            "host_transfer_ps", "infeed_ps", "idle_ps"};
+        steps.rows.clear();
+        for (const StepRow& r : s.steps) {
+            auto ps = [](double v) {
+                char buffer[32];
+                std::snprintf(buffer, sizeof buffer, "%.0f", v);
+                return std::string(buffer);
+            };
+            steps.rows.push_back({std::to_string(r.index), std::to_string(r.stepNumber),
+                std::to_string(r.startPs - s.originPs), ps(r.durationPs), ps(r.time.computePs), ps(r.time.collectivePs),
+                ps(r.time.hostTransferPs), ps(r.time.infeedPs), ps(r.time.idlePs)});
+        }
+        steps.rightAligned.assign(steps.header.size(), true);
+        return renderTable(steps, format);
+    }
+
+    const bool md = format == TableFormat::Markdown;
+    std::string out;
+    std::string where = s.core >= 0 ? "core " + std::to_string(s.core)
+                                    : "average of " + std::to_string(s.cores) + " TPU core" + (s.cores == 1 ? "" : "s");
+    if (s.source == StepSource::None) {
+        out += (md ? "## Steps\n\n" : "Steps: ") + s.note + "\n";
+    } else {
+        std::string source = s.source == StepSource::ProgramRuns ? "runs of " + s.program + " on the XLA Modules line"
+            : s.source == StepSource::StepsLine                  ? "the device " + s.sourceLine + " line"
+                                                                 : "host step markers '" + s.sourceLine + "'";
+        out += (md ? "## Steps\n\n" : "Steps: ") + std::to_string(s.stepsPerCore) + " per core from " + source + " ("
+            + where + "), average " + formatDurationPs(s.avgStepPs) + ", min " + formatDurationPs(s.minStepPs)
+            + ", max " + formatDurationPs(s.maxStepPs) + "\n";
+        const StepTimeSplit a = s.averageStep();
+        const double total = std::max(1.0, a.totalPs());
+        out += (md ? "\n" : "") + std::string("Average step: compute ") + formatPercent(a.computePs / total)
+            + ", collectives " + formatPercent(a.collectivePs / total) + ", host transfer "
+            + formatPercent(a.hostTransferPs / total) + ", infeed/outfeed " + formatPercent(a.infeedPs / total)
+            + ", idle " + formatPercent(a.idlePs / total) + "\n";
+        out += (md ? "\n" : "") + std::string("Idle: warm-up ") + formatDurationPs(s.warmup.idlePs) + " (of "
+            + formatDurationPs(s.warmupPs) + " before the first step), steady state "
+            + formatDurationPs(s.steady.idlePs) + " (" + formatPercent(s.steadyIdleFraction()) + " of the steps), tail "
+            + formatDurationPs(s.tail.idlePs) + " (of " + formatDurationPs(s.tailPs) + " after the last step)\n";
+        if (!s.note.empty())
+            out += (md ? "\n> Note: " : "Note: ") + s.note + "\n";
+    }
+    if (!s.programs.empty()) {
+        Table programs;
+        programs.header = {"Program", "Runs/core", "Average", "Min", "Max", "Std dev", "Time %"};
+        programs.rightAligned = {false, true, true, true, true, true, true};
+        for (const ProgramRunStats& p : s.programs) {
+            char runs[32];
+            std::snprintf(runs, sizeof runs, "%g", p.runsPerCore);
+            programs.rows.push_back({p.name, runs, formatDurationPs(p.avgPs), formatDurationPs(p.minPs),
+                formatDurationPs(p.maxPs), formatDurationPs(p.stddevPs), formatPercent(p.timeFraction)});
+        }
+        out += "\n" + std::string(md ? "### Programs\n\n" : "Programs (XLA Modules line):\n")
+            + renderTable(programs, md ? TableFormat::Markdown : TableFormat::Text);
+    }
+    if (!s.steps.empty()) {
+        // Start times as offsets from the first step keep the column readable.
+        const TimePs first = s.steps.front().startPs;
+        for (size_t i = 0; i < s.steps.size(); ++i)
+            steps.rows[i][1] = formatDurationPs(static_cast<double>(s.steps[i].startPs - first));
+        steps.header[1] = "Start (from step 0)";
+        out += "\n" + std::string(md ? "### Steps\n\n" : "Steps:\n")
+            + renderTable(steps, md ? TableFormat::Markdown : TableFormat::Text);
+    }
+    return out;
+}
+
+} // namespace tpuscope::model

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "overviewview.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "loader/loader.h"
+
+#include <qcustomplot.h>
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+
+#include <gtest/gtest.h>
+
+using namespace tpuscope;
+
+namespace {
+
+model::ProfilePtr load(const std::string& path)
+{
+    model::LoadResult result = model::loadProfile(path);
+    EXPECT_TRUE(result.ok()) << result.error;
+    return result.profile;
+}
+
+std::string demoPath()
+{
+    return std::string(TPUSCOPE_TEST_DATA_DIR) + "/../../resources/demo.xplane.pb";
+}
+
+/// The overview as the session hands it over after a load.
+void show(widgets::OverviewView& view, const model::ProfilePtr& p)
+{
+    auto breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*p));
+    auto steps = std::make_shared<const model::StepAnalysis>(model::computeSteps(*p));
+    auto advice = std::make_shared<const model::AdviceReport>(model::computeAdvice(*p, *breakdown, *steps));
+    view.setAnalysis(p, breakdown, steps, advice);
+}
+
+int barCount(const widgets::OverviewView& view)
+{
+    for (int i = 0; i < view.plot()->plottableCount(); ++i)
+        if (auto* bars = qobject_cast<QCPBars*>(view.plot()->plottable(i)))
+            return bars->data()->size();
+    return -1;
+}
+
+} // namespace
+
+TEST(OverviewView, DemoShowsTheStepTheFixAndTwentyBars)
+{
+    model::ProfilePtr p = load(demoPath());
+    ASSERT_TRUE(p);
+    widgets::OverviewView view(nullptr);
+    view.resize(1200, 800);
+    show(view, p);
+    const QString headline = view.headlineText();
+    EXPECT_TRUE(headline.contains(QStringLiteral("TPU v3"))) << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("8 TPU cores"))) << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("9.85 ms"))) << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("device Steps line"))) << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("FLOPS utilization"))) << headline.toStdString();
+    // The fix is on screen, not behind a tab.
+    ASSERT_EQ(view.adviceItemCount(), 3);
+    auto* first = view.findChild<QLabel*>(QStringLiteral("overviewAdvice0"));
+    ASSERT_TRUE(first);
+    EXPECT_TRUE(first->text().contains(QStringLiteral("use global batch 1024"))) << first->text().toStdString();
+    QSignalSpy advice(&view, &widgets::OverviewView::adviceActivated);
+    emit first->linkActivated(QStringLiteral("0"));
+    view.activateAdvice(2);
+    view.activateAdvice(3); // not shown: ignored
+    ASSERT_EQ(advice.count(), 2);
+    EXPECT_EQ(advice.at(1).at(0).toInt(), 2);
+
+    EXPECT_EQ(barCount(view), 20);
+    ASSERT_TRUE(view.steps());
+    QSignalSpy step(&view, &widgets::OverviewView::stepSelected);
+    view.selectStep(4);
+    ASSERT_EQ(step.count(), 1);
+    const model::StepRow& row = view.steps()->steps[4];
+    EXPECT_EQ(step.at(0).at(0).value<model::TimePs>(), row.startPs);
+    EXPECT_EQ(step.at(0).at(1).value<model::TimePs>(), row.endPs);
+    view.selectStep(20); // out of range: nothing
+    EXPECT_EQ(step.count(), 1);
+
+    view.setCore(3);
+    EXPECT_EQ(view.steps()->core, 3);
+    EXPECT_EQ(barCount(view), 20);
+    EXPECT_EQ(view.programTable()->rowCount(), 1);
+    EXPECT_EQ(view.programTable()->item(0, 0)->text(), QStringLiteral("cluster_train_step"));
+}
+
+TEST(OverviewView, V6eProgramsAndAnotherProgramAsTheStep)
+{
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "sample missing";
+    model::ProfilePtr p = load(path);
+    widgets::OverviewView view(nullptr);
+    show(view, p);
+    EXPECT_EQ(view.programTable()->rowCount(), 4);
+    EXPECT_EQ(view.programTable()->item(0, 0)->text(), QStringLiteral("jit_f"));
+    EXPECT_EQ(barCount(view), 100);
+    EXPECT_TRUE(view.headlineText().contains(QStringLiteral("runs of jit_f"))) << view.headlineText().toStdString();
+    EXPECT_TRUE(view.headlineText().contains(QStringLiteral("warm-up 18.7 s"))) << view.headlineText().toStdString();
+    view.setProgram(QStringLiteral("jit__psum"));
+    EXPECT_EQ(barCount(view), 3);
+    EXPECT_EQ(view.steps()->program, "jit__psum");
+    view.setProgram({});
+    EXPECT_EQ(barCount(view), 100);
+}
+
+TEST(OverviewView, EmptyAndCostCoverageHook)
+{
+    widgets::OverviewView view(nullptr);
+    EXPECT_EQ(view.adviceItemCount(), 0);
+    EXPECT_EQ(barCount(view), 0);
+    view.selectStep(0); // no crash without a profile
+    auto* coverage = view.findChild<QLabel*>(QStringLiteral("costCoverage"));
+    ASSERT_TRUE(coverage);
+    EXPECT_TRUE(coverage->isHidden());
+    view.setCostCoverageText(QStringLiteral("costs recorded for 99 % of op time"));
+    EXPECT_FALSE(coverage->isHidden());
+}

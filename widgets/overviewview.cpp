@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "overviewview.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "chartheader.h"
+#include "qt/tracesession.h"
+#include "report/report.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QEvent>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <array>
+#include <cmath>
+
+namespace tpuscope::widgets {
+
+using model::StepAnalysis;
+using model::StepTimeSplit;
+using model::TimePs;
+
+namespace {
+
+struct Part
+{
+    const char* name;
+    QColor color;
+    double StepTimeSplit::*field;
+};
+
+// Bottom to top. Idle is the light grey on top, so the bars' height is the step time.
+const std::array<Part, 5>& parts()
+{
+    static const std::array<Part, 5> list = {{
+        {"compute", QColor(76, 120, 168), &StepTimeSplit::computePs},
+        {"collectives", QColor(245, 133, 24), &StepTimeSplit::collectivePs},
+        {"host transfer", QColor(228, 87, 86), &StepTimeSplit::hostTransferPs},
+        {"infeed/outfeed", QColor(114, 183, 178), &StepTimeSplit::infeedPs},
+        {"idle", QColor(186, 176, 172), &StepTimeSplit::idlePs},
+    }};
+    return list;
+}
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString duration(double ps)
+{
+    return q(model::formatDurationPs(ps));
+}
+
+QString percent(double fraction)
+{
+    return q(model::formatPercent(fraction));
+}
+
+/// The unit the chart's y axis uses for steps of about `ps`.
+std::pair<double, QString> unitFor(double ps)
+{
+    if (ps >= 1e12)
+        return {1e12, QStringLiteral("s")};
+    if (ps >= 1e9)
+        return {1e9, QStringLiteral("ms")};
+    if (ps >= 1e6)
+        return {1e6, QStringLiteral("µs")};
+    return {1e3, QStringLiteral("ns")};
+}
+
+/// The sentence of an advice text that says what to do (it starts with an imperative), if any.
+QString fixSentence(const std::string& detail)
+{
+    static const QStringList verbs = {QStringLiteral("Use"), QStringLiteral("Prefetch"), QStringLiteral("Overlap"),
+        QStringLiteral("Feed"), QStringLiteral("Offload"), QStringLiteral("Capture"), QStringLiteral("Make"),
+        QStringLiteral("Pad"), QStringLiteral("Reduce"), QStringLiteral("Run"), QStringLiteral("Keep"),
+        QStringLiteral("Fuse"), QStringLiteral("Start"), QStringLiteral("Choose"), QStringLiteral("Cast"),
+        QStringLiteral("Move"), QStringLiteral("Increase"), QStringLiteral("Split")};
+    const QString text = q(detail);
+    for (QString sentence : text.split(QStringLiteral(". "))) {
+        sentence = sentence.trimmed();
+        const QString first = sentence.section(QLatin1Char(' '), 0, 0);
+        if (verbs.contains(first))
+            return sentence.endsWith(QLatin1Char('.')) ? sentence : sentence + QLatin1Char('.');
+    }
+    return {};
+}
+
+QString sourceText(const StepAnalysis& s)
+{
+    switch (s.source) {
+    case model::StepSource::ProgramRuns:
+        return QObject::tr("runs of %1 on the XLA Modules line").arg(q(s.program).toHtmlEscaped());
+    case model::StepSource::StepsLine:
+        return QObject::tr("the device %1 line").arg(q(s.sourceLine).toHtmlEscaped());
+    case model::StepSource::HostMarkers:
+        return QObject::tr("host step markers \"%1\"").arg(q(s.sourceLine).toHtmlEscaped());
+    case model::StepSource::None:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
+    : QWidget(parent)
+    , m_session(session)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->setSpacing(6);
+
+    m_headline = new QLabel(this);
+    m_headline->setObjectName(QStringLiteral("overviewHeadline"));
+    m_headline->setTextFormat(Qt::RichText);
+    m_headline->setWordWrap(true);
+    m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_headline);
+    // Issue 12 (honest numbers) fills this with how much of the op time has costs recorded.
+    m_costCoverage = new QLabel(this);
+    m_costCoverage->setObjectName(QStringLiteral("costCoverage"));
+    m_costCoverage->setWordWrap(true);
+    m_costCoverage->setForegroundRole(QPalette::PlaceholderText);
+    m_costCoverage->hide();
+    layout->addWidget(m_costCoverage);
+
+    auto* adviceBox = new QWidget(this);
+    auto* adviceLayout = new QVBoxLayout(adviceBox);
+    adviceLayout->setContentsMargins(0, 0, 0, 0);
+    adviceLayout->setSpacing(2);
+    m_adviceTitle = new QLabel(adviceBox);
+    QFont bold = m_adviceTitle->font();
+    bold.setBold(true);
+    m_adviceTitle->setFont(bold);
+    adviceLayout->addWidget(m_adviceTitle);
+    m_adviceList = new QVBoxLayout;
+    m_adviceList->setSpacing(4);
+    adviceLayout->addLayout(m_adviceList);
+    layout->addWidget(adviceBox);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    auto* chartArea = new QWidget(splitter);
+    auto* chartLayout = new QVBoxLayout(chartArea);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->setSpacing(0);
+    QHBoxLayout* header = makeChartHeader(chartArea, tr("Step time"), m_stepStatus);
+    header->setSpacing(10);
+    // The status may be long: it gives way (clipped) rather than widen the window.
+    m_stepStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_legend = new QLabel(chartArea);
+    m_legend->setTextFormat(Qt::RichText);
+    header->addWidget(m_legend);
+    m_coreCombo = new QComboBox(chartArea);
+    header->addWidget(m_coreCombo);
+    chartLayout->addLayout(header);
+    m_plot = new QCustomPlot(chartArea);
+    m_plot->setMinimumHeight(160);
+    m_plot->legend->setVisible(false); // the legend is the header's, so it never hides a bar
+    for (const Part& part : parts()) {
+        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        bars->setName(QString::fromLatin1(part.name));
+        bars->setWidth(0.8);
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(part.color);
+        if (!m_bars.empty())
+            bars->moveAbove(m_bars.back());
+        m_bars.push_back(bars);
+    }
+    m_plot->setInteractions(QCP::iSelectPlottables);
+    connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int dataIndex, QMouseEvent*) {
+        auto* bars = qobject_cast<QCPBars*>(p);
+        if (bars && dataIndex >= 0 && dataIndex < bars->data()->size())
+            selectStep(static_cast<int>(std::lround(bars->data()->at(dataIndex)->key)));
+    });
+    chartLayout->addWidget(m_plot, 1);
+    splitter->addWidget(chartArea);
+
+    m_programs = new QTableWidget(splitter);
+    m_programs->setColumnCount(7);
+    m_programs->setHorizontalHeaderLabels(
+        {tr("Program"), tr("Runs/core"), tr("Average"), tr("Min"), tr("Max"), tr("Std dev"), tr("Share of profile")});
+    m_programs->verticalHeader()->hide();
+    m_programs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_programs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_programs->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_programs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_programs->setToolTip(tr("Click a program to show its runs as the steps"));
+    connect(m_programs, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (!m_defaultSteps || row < 0 || row >= static_cast<int>(m_defaultSteps->programs.size()))
+            return;
+        const QString name = q(m_defaultSteps->programs[static_cast<size_t>(row)].name);
+        setProgram(row == m_defaultSteps->dominantProgram && m_defaultSteps->source != model::StepSource::StepsLine
+                ? QString()
+                : name);
+    });
+    splitter->addWidget(m_programs);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+
+    connect(m_coreCombo, &QComboBox::activated, this, [this](int index) { setCore(index - 1); });
+    if (m_session) {
+        connect(m_session, &qt::TraceSession::loaded, this, [this] {
+            setAnalysis(m_session->profile(), m_session->breakdown(), m_session->steps(), m_session->advice());
+        });
+    }
+    applyPalette();
+    setAnalysis(nullptr, nullptr, nullptr, nullptr);
+}
+
+OverviewView::~OverviewView() = default;
+
+void OverviewView::setAnalysis(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown,
+    std::shared_ptr<const StepAnalysis> steps, std::shared_ptr<const model::AdviceReport> advice)
+{
+    m_profile = std::move(profile);
+    m_breakdown = std::move(breakdown);
+    m_defaultSteps = std::move(steps);
+    if (m_profile && !m_defaultSteps)
+        m_defaultSteps = std::make_shared<const StepAnalysis>(model::computeSteps(*m_profile));
+    m_advice = std::move(advice);
+    m_core = -1;
+    m_program.clear();
+    m_shown = m_defaultSteps;
+    m_coreCombo->clear();
+    m_coreCombo->addItem(tr("All cores (average)"));
+    if (m_profile)
+        for (size_t c = 0; c < m_profile->tpuCorePlanes().size(); ++c)
+            m_coreCombo->addItem(tr("Core %1").arg(c));
+    m_coreCombo->setVisible(m_coreCombo->count() > 2);
+    showHeadline();
+    showAdvice();
+    showPrograms();
+    showSteps();
+}
+
+void OverviewView::setCostCoverageText(const QString& text)
+{
+    m_costCoverage->setText(text);
+    m_costCoverage->setVisible(!text.isEmpty());
+}
+
+void OverviewView::setCore(int core)
+{
+    if (core == m_core)
+        return;
+    m_core = core;
+    if (m_coreCombo->currentIndex() != core + 1)
+        m_coreCombo->setCurrentIndex(core + 1);
+    recomputeSteps();
+}
+
+void OverviewView::setProgram(const QString& program)
+{
+    if (program == m_program)
+        return;
+    m_program = program;
+    recomputeSteps();
+}
+
+void OverviewView::recomputeSteps()
+{
+    if (!m_profile)
+        return;
+    if (m_core < 0 && m_program.isEmpty()) {
+        m_shown = m_defaultSteps;
+    } else {
+        model::StepOptions options;
+        options.core = m_core;
+        options.program = m_program.toStdString();
+        m_shown = std::make_shared<const StepAnalysis>(model::computeSteps(*m_profile, options));
+    }
+    showPrograms();
+    showSteps();
+}
+
+QString OverviewView::headlineText() const
+{
+    return m_headline->text();
+}
+
+void OverviewView::showHeadline()
+{
+    if (!m_profile) {
+        m_headline->setText(tr("No profile loaded."));
+        return;
+    }
+    const model::DeviceInfo& d = m_profile->device;
+    if (!m_profile->hasTpuOps()) {
+        m_headline->setText(tr("<b>No TPU op data</b> in this file: the timeline still shows every plane and line."));
+        return;
+    }
+    QString device = d.type.empty() ? tr("Unknown TPU") : q(d.type).toHtmlEscaped();
+    const QString peaks = d.peakSource == model::PeakSource::None
+        ? tr("peaks unknown: start with --device GEN for utilizations")
+        : tr("peaks %1 TFLOP/s, %2 GB/s per core: %3")
+              .arg(d.peakTflopsPerCore, 0, 'g', 4)
+              .arg(d.peakHbmGbpsPerCore, 0, 'g', 4)
+              .arg(q(d.peakNote).toHtmlEscaped());
+    QString text = tr("<span style='font-size:large'><b>%1</b></span> &middot; %2 TPU core%3 <span "
+                      "style='color:gray'>(%4)</span>")
+                       .arg(device)
+                       .arg(d.cores)
+                       .arg(d.cores == 1 ? QString() : QStringLiteral("s"), peaks);
+    const StepAnalysis* s = m_defaultSteps.get();
+    if (s && s->stepsPerCore > 0) {
+        text += (s->stepsPerCore == 1
+                ? tr("<br><span style='font-size:large'>Step <b>%1</b></span> &middot; %2 step per core from %3")
+                : tr("<br><span style='font-size:large'>Step <b>%1</b></span> &middot; %2 steps per core from %3"))
+                    .arg(duration(s->avgStepPs))
+                    .arg(s->stepsPerCore)
+                    .arg(sourceText(*s));
+        const StepTimeSplit a = s->averageStep();
+        const double total = std::max(1.0, a.totalPs());
+        QStringList split;
+        for (const Part& part : parts())
+            split << tr("%1 %2").arg(QString::fromLatin1(part.name), percent(a.*part.field / total));
+        text += tr("<br>Where a step goes: %1").arg(split.join(QStringLiteral(" &middot; ")));
+        text += tr("<br>Idle outside the steps: warm-up %1 before the first, tail %2 after the last (not "
+                   "input-bound evidence)")
+                    .arg(duration(s->warmup.idlePs), duration(s->tail.idlePs));
+    } else if (s) {
+        text += tr("<br>Steps: %1").arg(q(s->note).toHtmlEscaped());
+    }
+    QStringList warnings;
+    if (m_breakdown) {
+        // Capped per op, over the ops with cost data, and saying how much of the op time that is:
+        // an unknown figure reads "–", never 0 %.
+        text += tr("<br>FLOPS utilization <b>%1</b> &middot; HBM bandwidth utilization <b>%2</b> &middot; %3 "
+                   "&middot; device busy %4 of the profile")
+                    .arg(q(model::headlineUtilizationText(m_breakdown->flops)).toHtmlEscaped(),
+                        q(model::headlineUtilizationText(m_breakdown->hbm)).toHtmlEscaped(),
+                        q(model::costCoverageText(m_breakdown->costCoverage)), percent(s ? s->busyFraction : 0));
+        if (m_profile)
+            for (const std::string& w : model::breakdownWarnings(*m_profile, *m_breakdown))
+                warnings << tr("Warning: %1").arg(q(w));
+    }
+    m_headline->setText(text);
+    setCostCoverageText(warnings.join(QLatin1Char('\n')));
+}
+
+void OverviewView::showAdvice()
+{
+    while (QLayoutItem* item = m_adviceList->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_adviceShown = 0;
+    if (!m_advice || m_advice->advice.empty()) {
+        m_adviceTitle->setText(m_profile && m_advice ? tr("No advice rule fired.") : QString());
+        return;
+    }
+    m_adviceTitle->setText(tr("What to change first (click for the evidence)"));
+    const size_t n = std::min<size_t>(3, m_advice->advice.size());
+    for (size_t i = 0; i < n; ++i) {
+        const model::Advice& a = m_advice->advice[i];
+        const QString severity = q(model::severityName(a.severity));
+        const QColor color = a.severity == model::Severity::Critical ? QColor(200, 40, 30)
+            : a.severity == model::Severity::Warning                 ? QColor(200, 120, 0)
+                                                                     : palette().color(QPalette::PlaceholderText);
+        QString html = tr("<a href='%1' style='text-decoration:none'><b style='color:%2'>%3</b>&nbsp; %4</a>")
+                           .arg(i)
+                           .arg(color.name(), severity, q(a.title).toHtmlEscaped());
+        // One line under the title: what to do when the text says it in a sentence of its own
+        // (the title often names the fix already), else what fixing it could gain.
+        const QString fix = fixSentence(a.detail);
+        QString gain = q(a.gain);
+        for (const QString& stop : {QStringLiteral(" ("), QStringLiteral(": "), QStringLiteral(". ")})
+            if (const qsizetype at = gain.indexOf(stop); at > 0)
+                gain.truncate(at);
+        constexpr qsizetype kLine = 150; // characters: the fix stays on one line
+        if (!fix.isEmpty())
+            html += tr("<br><span style='color:gray'>Fix: %1</span>")
+                        .arg((fix.size() > kLine ? fix.left(kLine - 1) + QStringLiteral("…") : fix).toHtmlEscaped());
+        else if (a.gainPs > 0 && !gain.isEmpty())
+            html += tr("<br><span style='color:gray'>Gain: %1</span>").arg(gain.toHtmlEscaped());
+        auto* label = new QLabel(html, this);
+        label->setObjectName(QStringLiteral("overviewAdvice%1").arg(i));
+        label->setTextFormat(Qt::RichText);
+        label->setWordWrap(true);
+        label->setToolTip(q(a.detail));
+        connect(label, &QLabel::linkActivated, this, [this](const QString& link) { activateAdvice(link.toInt()); });
+        m_adviceList->addWidget(label);
+        ++m_adviceShown;
+    }
+}
+
+void OverviewView::activateAdvice(int index)
+{
+    if (index >= 0 && index < m_adviceShown)
+        emit adviceActivated(index);
+}
+
+void OverviewView::showPrograms()
+{
+    const StepAnalysis* s = m_defaultSteps.get();
+    m_programs->setRowCount(s ? static_cast<int>(s->programs.size()) : 0);
+    if (!s)
+        return;
+    const QString shownProgram = m_shown ? q(m_shown->program) : QString();
+    for (size_t r = 0; r < s->programs.size(); ++r) {
+        const model::ProgramRunStats& p = s->programs[r];
+        const QStringList cells = {q(p.name), QString::number(p.runsPerCore, 'g', 6), duration(p.avgPs),
+            duration(p.minPs), duration(p.maxPs), duration(p.stddevPs), percent(p.timeFraction)};
+        const bool shown = !shownProgram.isEmpty() && q(p.name) == shownProgram;
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c > 0)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            QFont font = item->font();
+            font.setBold(shown);
+            item->setFont(font);
+            if (shown)
+                item->setToolTip(tr("The steps shown are the runs of this program"));
+            m_programs->setItem(static_cast<int>(r), c, item);
+        }
+    }
+    m_programs->resizeColumnsToContents();
+    // As tall as its rows (a few programs is the usual case), so the chart keeps the room.
+    const int rows = std::min(m_programs->rowCount(), 8);
+    m_programs->setMaximumHeight(m_programs->horizontalHeader()->height() + 2 * m_programs->frameWidth() + 4
+        + rows * m_programs->verticalHeader()->defaultSectionSize());
+}
+
+void OverviewView::showSteps()
+{
+    for (QCPBars* bars : m_bars)
+        bars->data()->clear();
+    m_plot->clearItems();
+    const StepAnalysis* s = m_shown.get();
+    if (!s || s->steps.empty()) {
+        m_stepStatus->setText(s ? q(s->note) : QString());
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const auto [scale, unit] = unitFor(s->maxStepPs);
+    const int n = static_cast<int>(s->steps.size());
+    std::vector<QVector<double>> values(parts().size(), QVector<double>(n));
+    QVector<double> keys(n);
+    for (int i = 0; i < n; ++i) {
+        keys[i] = i;
+        for (size_t p = 0; p < parts().size(); ++p)
+            values[p][i] = s->steps[static_cast<size_t>(i)].time.*parts()[p].field / scale;
+    }
+    for (size_t p = 0; p < parts().size(); ++p)
+        m_bars[p]->setData(keys, values[p], true);
+    m_plot->xAxis->setRange(-1.2, n + 0.2);
+    m_plot->yAxis->setRange(0, s->maxStepPs / scale * 1.25);
+    m_plot->xAxis->setLabel(tr("step"));
+    m_plot->yAxis->setLabel(tr("time per step (%1)").arg(unit));
+    m_plot->xAxis->ticker()->setTickCount(std::min(n, 10));
+
+    // Warm-up before the first step and tail after the last: marked, not drawn to scale.
+    const QColor muted = palette().color(QPalette::PlaceholderText);
+    auto mark = [&](double x, const QString& text, Qt::Alignment align) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->point1->setCoords(x, 0);
+        line->point2->setCoords(x, 1);
+        line->setPen(QPen(muted, 1, Qt::DashLine));
+        auto* label = new QCPItemText(m_plot);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(x, 0.02);
+        label->setPositionAlignment(align | Qt::AlignTop);
+        label->setText(text);
+        label->setColor(muted);
+        label->setPadding(QMargins(4, 0, 4, 0));
+    };
+    mark(-0.5, tr("warm-up %1\n(%2 idle)").arg(duration(s->warmupPs), duration(s->warmup.idlePs)),
+        s->warmupPs > 0 ? Qt::AlignLeft : Qt::AlignLeft);
+    mark(n - 0.5, tr("tail %1\n(%2 idle)").arg(duration(s->tailPs), duration(s->tail.idlePs)), Qt::AlignRight);
+
+    const QString where = s->core >= 0 ? tr("core %1").arg(s->core) : tr("average of %1 cores").arg(s->cores);
+    m_stepStatus->setText(
+        (n == 1 ? tr("%1 step from %2, %3 · average %4 · click the bar to see it in the timeline")
+                : tr("%1 steps from %2, %3 · average %4 · click a bar to see the step in the timeline"))
+            .arg(n)
+            .arg(sourceText(*s).remove(QStringLiteral("&quot;")), where, duration(s->avgStepPs)));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void OverviewView::selectStep(int index)
+{
+    const StepAnalysis* s = m_shown.get();
+    if (!s || index < 0 || index >= static_cast<int>(s->steps.size()))
+        return;
+    const model::StepRow& row = s->steps[static_cast<size_t>(index)];
+    emit stepSelected(row.startPs, row.endPs);
+}
+
+void OverviewView::applyPalette()
+{
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor grid = pal.color(QPalette::Mid);
+    m_plot->setBackground(pal.brush(QPalette::Base));
+    m_plot->axisRect()->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+    }
+    QString legend;
+    for (const Part& part : parts())
+        legend += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp;")
+                      .arg(part.color.name(), QString::fromLatin1(part.name));
+    m_legend->setText(legend);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void OverviewView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+}
+
+} // namespace tpuscope::widgets

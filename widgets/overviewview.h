@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysis/steps.h"
+#include "core/profile.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+class QCPBars;
+class QLabel;
+class QTableWidget;
+class QVBoxLayout;
+
+namespace tpuscope::model {
+struct AdviceReport;
+struct OpBreakdown;
+} // namespace tpuscope::model
+
+namespace tpuscope::qt {
+class TraceSession;
+}
+
+namespace tpuscope::widgets {
+
+/// The first page after a load: what the device is and how long a step takes (the headline), the
+/// top three pieces of advice, a stacked bar per step (compute / collectives / host transfer /
+/// infeed / idle, with warm-up and tail marked) and the programs on the XLA Modules line.
+/// It follows the session: each loaded profile replaces what it shows.
+class OverviewView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OverviewView(tpuscope::qt::TraceSession* session, QWidget* parent = nullptr);
+    ~OverviewView() override;
+
+    /// Shows a profile with its analysis (what the session hands over after a load); null clears.
+    void setAnalysis(tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown,
+        std::shared_ptr<const tpuscope::model::StepAnalysis> steps,
+        std::shared_ptr<const tpuscope::model::AdviceReport> advice);
+
+    /// The cost-coverage sentence of the headline (how much op time has FLOPs/bytes recorded);
+    /// issue 12's cost-coverage figure goes here. Hidden while empty.
+    void setCostCoverageText(const QString& text);
+
+    /// One core (ordinal of Profile::tpuCorePlanes()) or -1 for the average over all cores.
+    void setCore(int core);
+    /// Steps of another program (its runs on the XLA Modules line); empty = the default step.
+    void setProgram(const QString& program);
+
+    // For tests and the screenshot tool.
+    const tpuscope::model::StepAnalysis* steps() const { return m_shown.get(); }
+    QString headlineText() const;
+    int adviceItemCount() const { return m_adviceShown; }
+    QCustomPlot* plot() const { return m_plot; }
+    QTableWidget* programTable() const { return m_programs; }
+    /// Selects step `index` as a click on its bar does (emits stepSelected).
+    void selectStep(int index);
+    /// Activates advice item `index` of the top three as a click does (emits adviceActivated).
+    void activateAdvice(int index);
+
+signals:
+    /// A step was selected: the timeline should show [begin, end).
+    void stepSelected(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    /// An advice item was clicked: `index` into AdviceReport::advice.
+    void adviceActivated(int index);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void showHeadline();
+    void showAdvice();
+    void showSteps();
+    void showPrograms();
+    void recomputeSteps();
+    void applyPalette();
+
+    tpuscope::qt::TraceSession* m_session = nullptr;
+    tpuscope::model::ProfilePtr m_profile;
+    std::shared_ptr<const tpuscope::model::OpBreakdown> m_breakdown;
+    std::shared_ptr<const tpuscope::model::StepAnalysis> m_defaultSteps; // all cores, default step
+    std::shared_ptr<const tpuscope::model::StepAnalysis> m_shown; // what the chart shows now
+    std::shared_ptr<const tpuscope::model::AdviceReport> m_advice;
+    int m_core = -1;
+    QString m_program;
+    int m_adviceShown = 0;
+
+    QLabel* m_headline = nullptr;
+    QLabel* m_costCoverage = nullptr;
+    QLabel* m_adviceTitle = nullptr;
+    QVBoxLayout* m_adviceList = nullptr;
+    QLabel* m_stepStatus = nullptr;
+    QLabel* m_legend = nullptr;
+    QComboBox* m_coreCombo = nullptr;
+    QCustomPlot* m_plot = nullptr;
+    std::vector<QCPBars*> m_bars; // compute, collectives, host transfer, infeed, idle (bottom to top)
+    QTableWidget* m_programs = nullptr;
+};
+
+} // namespace tpuscope::widgets
