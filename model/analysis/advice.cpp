@@ -58,6 +58,12 @@ constexpr double kCollectivesWarningShare = 0.30;
 // (xprof input-pipeline analysis).
 constexpr double kIdleGapShare = 0.10;
 constexpr double kIdleGapCriticalShare = 0.20;
+// Memory padding: tile padding is at least a quarter of a module's HBM peak, for peaks of at least
+// 16 MiB (smaller modules cannot run out of HBM); critical from 95 % of the HBM capacity (all ours:
+// xprof's memory viewer shows padded and unpadded peaks without a threshold).
+constexpr double kMemoryPaddingShare = 0.25;
+constexpr double kMemoryPaddingMinPeakBytes = 16.0 * 1024 * 1024;
+constexpr double kMemoryAtCapacityShare = 0.95;
 
 const std::vector<AdviceThreshold>& adviceThresholds()
 {
@@ -92,6 +98,12 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "xprof TensorCoreIdleBound (smart_suggestion)"},
         {"idle-gaps", "critical_share", kIdleGapCriticalShare, "idle share for critical",
             "xprof input-pipeline analysis (HIGHLY input-bound at 20 %)"},
+        {"memory-padding", "peak_padding_share", kMemoryPaddingShare,
+            "tile padding is at least this share of a module's HBM peak", "ours"},
+        {"memory-padding", "min_peak_bytes", kMemoryPaddingMinPeakBytes, "only modules whose HBM peak is this large",
+            "ours"},
+        {"memory-padding", "at_capacity_share", kMemoryAtCapacityShare,
+            "critical when the peak is this share of the HBM capacity", "ours"},
     };
     return list;
 }
@@ -650,6 +662,7 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     dataFormattingRule(ctx, report.advice);
     collectivesRule(ctx, report.advice);
     idleGapsRule(ctx, report.advice);
+    memoryPaddingRule(ctx, report.advice, kMemoryPaddingShare, kMemoryPaddingMinPeakBytes, kMemoryAtCapacityShare);
     std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;

@@ -51,4 +51,6 @@ void addEvidence(Advice& a, const Context& ctx, OpId op);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 
+void memoryPaddingRule(const Context&, std::vector<Advice>&, double share, double minPeak, double atCapacity);
+
 } // namespace tpuscope::model::advice_detail

@@ -136,7 +136,10 @@ public:
             s.buffer = &assignment.logicalBuffers[i];
             s.allocation = assignment.allocationOf(s.buffer->id);
             const hlo::Shape* shape = module.bufferShape(*s.buffer);
-            s.unpadded = shape ? std::min(unpaddedShapeBytes(*shape), s.buffer->size) : s.buffer->size;
+            s.unpadded = std::min(shape            ? unpaddedShapeBytes(*shape)
+                    : s.buffer->unpaddedBytes >= 0 ? s.buffer->unpaddedBytes
+                                                   : s.buffer->size,
+                s.buffer->size);
         }
     }
 
@@ -424,7 +427,10 @@ ModuleMemory analyzeModuleMemory(const hlo::Module& module, int64_t color)
         int64_t unpadded = allocation.size;
         if (largest) {
             const hlo::Shape* shape = module.bufferShape(*largest);
-            unpadded = shape ? std::min(unpaddedShapeBytes(*shape), allocation.size) : allocation.size;
+            unpadded = std::min(shape             ? unpaddedShapeBytes(*shape)
+                    : largest->unpaddedBytes >= 0 ? largest->unpaddedBytes
+                                                  : allocation.size,
+                allocation.size);
             indefiniteBuffers.push_back(describeBuffer(module, *largest, allocation, allocation.size, unpadded));
         }
         indefiniteUnpadded = saturatingAdd(indefiniteUnpadded, unpadded);
@@ -466,6 +472,47 @@ ModuleMemory analyzeModuleMemory(const hlo::Module& module, int64_t color)
     out.buffersAtPeak.insert(out.buffersAtPeak.end(), simulated.begin(), simulated.end());
     std::stable_sort(out.buffersAtPeak.begin(), out.buffersAtPeak.end(),
         [](const BufferAtPeak& a, const BufferAtPeak& b) { return a.sizeBytes > b.sizeBytes; });
+    return out;
+}
+
+MemoryBatchWhatIf whatIfMemoryBatch(const ModuleMemory& memory, int64_t currentBatch, int64_t newBatch)
+{
+    MemoryBatchWhatIf out;
+    // Indefinite allocations without a logical buffer are in the peak but not in the list; they stay.
+    out.peakHeapBytes = memory.peakHeapBytes;
+    for (const BufferAtPeak& buffer : memory.buffersAtPeak)
+        out.peakHeapBytes -= buffer.sizeBytes;
+    for (const BufferAtPeak& buffer : memory.buffersAtPeak) {
+        int64_t bytes = buffer.sizeBytes;
+        const layout::ShapeParseResult parsed = layout::parseShape(buffer.shape);
+        if (parsed.ok() && !parsed.shape.isTuple() && currentBatch > 0 && newBatch > 0) {
+            hlo::Shape shape = parsed.shape;
+            int64_t batchDim = -1;
+            if (buffer.instruction && memory.module && buffer.instruction->shape.tupleShapes.empty()) {
+                const auto semantics = layout::inferOutputSemantics(*memory.module, *buffer.instruction);
+                for (size_t d = 0; d < semantics.size() && d < shape.dimensions.size(); ++d)
+                    if (semantics[d] == layout::DimSemantics::Batch && shape.dimensions[d] == currentBatch)
+                        batchDim = static_cast<int64_t>(d);
+            }
+            for (size_t d = 0; batchDim < 0 && d < shape.dimensions.size(); ++d)
+                if (shape.dimensions[d] == currentBatch)
+                    batchDim = static_cast<int64_t>(d);
+            if (batchDim >= 0) {
+                const layout::PaddingInfo before = layout::computePadding(shape);
+                shape.dimensions[static_cast<size_t>(batchDim)] = newBatch;
+                const layout::PaddingInfo after = layout::computePadding(shape);
+                ++out.scaledBuffers;
+                if (before.paddedBytes > 0 && after.paddedBytes > 0) {
+                    const double ratio
+                        = static_cast<double>(after.paddedBytes) / static_cast<double>(before.paddedBytes);
+                    bytes = static_cast<int64_t>(static_cast<double>(buffer.sizeBytes) * ratio);
+                    if (after.paddedBytes == before.paddedBytes)
+                        ++out.unchangedPaddedBuffers;
+                }
+            }
+        }
+        out.peakHeapBytes = saturatingAdd(out.peakHeapBytes, bytes);
+    }
     return out;
 }
 

@@ -111,6 +111,19 @@ ModuleMemory analyzeModuleMemory(const hlo::Module& module, int64_t color = kHbm
 /// device generation when it is known.
 MemoryReport analyzeMemory(const Profile& profile, int64_t color = kHbmColor);
 
+/// The buffers at a module's peak with another per-core batch: each buffer with a dimension of the
+/// current batch size (the one labelled batch when the defining instruction tells, else the first
+/// of that size) gets the new size in that dimension, its padded size recomputed with the same
+/// layout. An estimate of the same program point: a larger batch may also change the schedule
+/// and the layouts XLA picks.
+struct MemoryBatchWhatIf
+{
+    int64_t peakHeapBytes = 0; // the peak with the new batch
+    int64_t scaledBuffers = 0; // buffers that have a batch dimension
+    int64_t unchangedPaddedBuffers = 0; // of those, the ones whose padded size does not change
+};
+MemoryBatchWhatIf whatIfMemoryBatch(const ModuleMemory& memory, int64_t currentBatch, int64_t newBatch);
+
 /// Byte size of a shape without tiling, as xprof's ShapeUnpaddedSize: elements × natural element
 /// size (PRED one byte), a tuple 8 bytes per element.
 int64_t unpaddedShapeBytes(const hlo::Shape& shape);

@@ -109,6 +109,7 @@ struct LogicalBuffer
     int64_t instructionId = 0; // defined_at.instruction_id (HloInstructionProto.id)
     std::string instructionName; // defined_at.instruction_name (deprecated; old files only)
     std::vector<int64_t> shapeIndex; // into the defining instruction's (tuple) shape
+    int64_t unpaddedBytes = -1; // recorded unpadded size for a buffer without an instruction (share files)
 };
 
 struct BufferAllocation
