@@ -111,7 +111,8 @@ std::shared_ptr<const hlo::Module> decodeHloProto(std::string_view bytes, std::s
         module->computations.push_back(std::move(computation));
     }
     module->buildIndex();
-    // Field 3 is read from the wire: proto/hlo.proto does not declare it, so the parser above skips it.
+    // Field 3 is not in proto/hlo.proto: it is read from the wire, bounds-checked, so that a corrupt
+    // buffer assignment leaves the module usable.
     module->bufferAssignment = decodeHloProtoBufferAssignment(bytes, module->bufferAssignmentError);
     return module;
 }
