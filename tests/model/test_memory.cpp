@@ -2,12 +2,16 @@
 // The HBM memory view: buffer-assignment decode (HloProto field 3), xprof's peak heap, the
 // buffers at the peak and their padding. Hand-made assignments are written as wire bytes so the
 // decoder and the heap simulation are tested together.
+#include "analysis/advice.h"
 #include "analysis/memory.h"
 #include "core/jsondom.h"
+#include "core/profile.h"
 #include "loader/bufferassignment.h"
 #include "loader/hloconvert.h"
 #include "loader/loader.h"
 #include "report/memoryreport.h"
+#include "share/sharefile.h"
+#include "synth/synth.h"
 
 #include "hlo.pb.h"
 
@@ -464,4 +468,194 @@ TEST(MemoryView, CliJsonHasTheIssueKeys)
         true);
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.output.find("modules: jit_convert_element_type"), std::string::npos) << missing.output;
+}
+
+namespace {
+
+std::shared_ptr<const Profile> loadBytes(const std::string& bytes, const std::string& name)
+{
+    LoadResult loaded = loadProfileFromBytes(bytes, name);
+    EXPECT_TRUE(loaded.ok()) << loaded.error;
+    return loaded.profile;
+}
+
+std::shared_ptr<const Profile> demoProfile()
+{
+    std::string bytes, error;
+    EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
+    return loadBytes(bytes, "demo.xplane.pb");
+}
+
+} // namespace
+
+// The demo's memory side of the origin story: the batch-16 activations dominate the peak through
+// padding (8x their bytes), and the rule says so in the per-core-batch terms.
+TEST(MemoryView, DemoPeakIsDominatedByTheBatch16Activations)
+{
+    auto profile = demoProfile();
+    ASSERT_TRUE(profile);
+    const MemoryReport report = analyzeMemory(*profile);
+    ASSERT_EQ(report.modules.size(), 1u);
+    const ModuleMemory& m = report.modules[0];
+    EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+    EXPECT_GT(m.paddingFraction(), 0.8);
+    ASSERT_GE(m.buffersAtPeak.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        const BufferAtPeak& b = m.buffersAtPeak[i];
+        EXPECT_EQ(b.shape, "f32[16,128,128,32]{0,3,2,1:T(8,128)}");
+        EXPECT_EQ(b.sizeBytes, 8 * b.unpaddedBytes);
+        ASSERT_EQ(b.paddedDims.size(), 1u);
+        EXPECT_EQ(b.paddedDims[0].text(), "dim 0 of size 16 padded to 128 by tile T(8,128)");
+    }
+    // TPU v3: 16 GiB per core.
+    EXPECT_DOUBLE_EQ(report.hbmCapacityBytes, 16.0 * (1 << 30));
+
+    const AdviceReport advice = computeAdvice(*profile);
+    const Advice* rule = nullptr;
+    const Advice* batch = nullptr;
+    for (const auto& a : advice.advice) {
+        if (a.rule == "memory-padding")
+            rule = &a;
+        if (a.rule == "per-core-batch")
+            batch = &a;
+    }
+    ASSERT_NE(rule, nullptr);
+    EXPECT_NEAR(rule->numbers.find("peak_padding_fraction")->number, m.paddingFraction(), 1e-12);
+    EXPECT_NE(rule->detail.find("batch 8 in the 128-wide lane tile costs 16x the bytes"), std::string::npos);
+    EXPECT_NE(
+        rule->detail.find("fusion.7 (256 MiB for 32 MiB of data: dim 0 of size 16 padded to 128"), std::string::npos)
+        << rule->detail;
+    // The larger batch the per-core-batch rule suggests is bounded by the HBM it needs.
+    ASSERT_NE(batch, nullptr);
+    const AdviceValue* atSuggested = batch->numbers.find("hbm_peak_bytes_at_suggested_batch");
+    ASSERT_NE(atSuggested, nullptr);
+    const MemoryBatchWhatIf whatIf = whatIfMemoryBatch(m, 16, 128);
+    EXPECT_EQ(static_cast<int64_t>(atSuggested->number), whatIf.peakHeapBytes);
+    // The two 256 MiB activations already hold 128 rows per tile; the batch-major input grows 8x.
+    EXPECT_EQ(whatIf.peakHeapBytes, m.peakHeapBytes + 7 * (128 << 20));
+    EXPECT_NE(batch->gain.find("it fits"), std::string::npos) << batch->gain;
+}
+
+TEST(MemoryView, ShareFilesKeepThePeakItsBuffersAndTheTotals)
+{
+    auto profile = demoProfile();
+    ASSERT_TRUE(profile);
+    for (bool hash : {false, true}) {
+        SCOPED_TRACE(hash ? "hash redaction" : "no redaction");
+        ShareOptions options;
+        options.redaction.hashNames = hash;
+        options.redaction.names = hash;
+        const ShareResult share = buildShareFile(*profile, options);
+        ASSERT_TRUE(share.ok()) << share.error;
+        auto shared = loadBytes(share.bytes, "demo.tpuscope");
+        ASSERT_TRUE(shared);
+        const ModuleMemory a = analyzeMemory(*profile).modules.at(0);
+        const ModuleMemory b = analyzeMemory(*shared).modules.at(0);
+        EXPECT_EQ(a.peakHeapBytes, b.peakHeapBytes);
+        EXPECT_EQ(a.peakUnpaddedBytes, b.peakUnpaddedBytes);
+        EXPECT_EQ(a.entryParameterBytes, b.entryParameterBytes);
+        EXPECT_EQ(a.maybeLiveOutBytes, b.maybeLiveOutBytes);
+        EXPECT_EQ(a.indefiniteBytes, b.indefiniteBytes);
+        EXPECT_EQ(a.totalAllocationBytes, b.totalAllocationBytes);
+        ASSERT_EQ(a.buffersAtPeak.size(), b.buffersAtPeak.size());
+        for (size_t i = 0; i < a.buffersAtPeak.size(); ++i) {
+            EXPECT_EQ(a.buffersAtPeak[i].sizeBytes, b.buffersAtPeak[i].sizeBytes);
+            EXPECT_EQ(a.buffersAtPeak[i].unpaddedBytes, b.buffersAtPeak[i].unpaddedBytes);
+            EXPECT_EQ(a.buffersAtPeak[i].kind, b.buffersAtPeak[i].kind);
+            EXPECT_EQ(a.buffersAtPeak[i].shape, b.buffersAtPeak[i].shape);
+            if (hash) {
+                EXPECT_NE(a.buffersAtPeak[i].instructionName, b.buffersAtPeak[i].instructionName);
+                EXPECT_TRUE(b.buffersAtPeak[i].frameworkOp.empty());
+            } else {
+                EXPECT_EQ(a.buffersAtPeak[i].instructionName, b.buffersAtPeak[i].instructionName);
+            }
+        }
+        ASSERT_FALSE(b.warnings.empty());
+        EXPECT_NE(b.warnings.back().find("from a share file"), std::string::npos);
+        if (hash)
+            EXPECT_EQ(share.json.find("fusion.7"), std::string::npos);
+    }
+}
+
+// More buffers at the peak than a share file lists one by one (48): the rest are summed, the
+// indefinite allocations not listed are grouped by kind, and the figures stay the same.
+TEST(MemoryView, ShareFilesSumTheBuffersBeyondTheListed)
+{
+    constexpr int kTemporaries = 60, kParameters = 60;
+    Message ba;
+    std::vector<int64_t> temporaries;
+    std::vector<Message> events;
+    const xla::ShapeProto padded = arrayShape(kF32, {16, 1}, {0, 1}, {{8, 128}});
+    std::vector<std::pair<int64_t, xla::ShapeProto>> shapes;
+    for (int i = 1; i <= kTemporaries + kParameters; ++i) {
+        ba.message(1, logicalBuffer(i, 4096 + i, i));
+        if (i % 3 == 0)
+            shapes.emplace_back(i, padded);
+        if (i <= kTemporaries) {
+            temporaries.push_back(i);
+            events.push_back(event(kAlloc, i));
+        } else {
+            ba.message(3,
+                allocation({.index = i,
+                    .size = 4096 + i,
+                    .buffers = {i},
+                    .parameter = i % 2 == 0,
+                    .liveOut = i % 5 == 0,
+                    .threadLocal = i % 2 != 0 && i % 5 != 0}));
+        }
+    }
+    ba.message(3, allocation({.index = 0, .size = 1 << 20, .buffers = temporaries}));
+    ba.message(3, allocation({.index = 500, .size = 777, .liveOut = true})); // no logical buffer
+    ba.message(4, trace(events));
+    auto module = decode(hloProtoWith(ba, shapes, kTemporaries + kParameters));
+    ASSERT_TRUE(module);
+
+    ProfileBuilder builder;
+    builder.addProgram(5, module->name, module);
+    OpInfo op;
+    op.name = builder.intern("op1");
+    op.category = builder.intern("loop fusion");
+    op.isXlaOp = true;
+    op.programId = 5;
+    op.hasProgramId = true;
+    const OpId id = builder.addOp(op);
+    const TrackId ops = builder.addTrack(builder.addPlane("/device:TPU:0"), "XLA Ops", TrackKind::XlaOps);
+    builder.addEvent(ops, 0, 1000, id);
+    ProfilePtr profile = builder.finish();
+
+    const ShareResult share = buildShareFile(*profile);
+    ASSERT_TRUE(share.ok()) << share.error;
+    auto shared = loadBytes(share.bytes, "many.tpuscope");
+    ASSERT_TRUE(shared);
+    const ModuleMemory a = analyzeMemory(*profile).modules.at(0);
+    const ModuleMemory b = analyzeMemory(*shared).modules.at(0);
+    ASSERT_EQ(a.buffersAtPeak.size(), static_cast<size_t>(kTemporaries + kParameters + 0));
+    EXPECT_LT(b.buffersAtPeak.size(), a.buffersAtPeak.size());
+    EXPECT_EQ(a.peakHeapBytes, b.peakHeapBytes);
+    EXPECT_EQ(a.simulatedPeakBytes, b.simulatedPeakBytes);
+    EXPECT_EQ(a.peakUnpaddedBytes, b.peakUnpaddedBytes);
+    EXPECT_GT(a.peakPaddingBytes, 0);
+    EXPECT_EQ(a.entryParameterBytes, b.entryParameterBytes);
+    EXPECT_EQ(a.maybeLiveOutBytes, b.maybeLiveOutBytes);
+    EXPECT_EQ(a.indefiniteBytes, b.indefiniteBytes);
+    EXPECT_EQ(a.totalAllocationBytes, b.totalAllocationBytes);
+    // The 48 largest are listed by name; the other heap buffers are one entry, the other
+    // indefinite allocations one entry per kind.
+    size_t listed = 0, summedHeap = 0, groups = 0;
+    for (const auto& buffer : b.buffersAtPeak) {
+        if (buffer.instructionName == "(" + std::to_string(kTemporaries) + " buffers)") // all smaller than the listed
+            ++summedHeap;
+        else if (buffer.instructionName.ends_with(" allocations)"))
+            ++groups;
+        else {
+            ++listed;
+            bool inTop = false;
+            for (size_t i = 0; i < 48; ++i)
+                inTop = inTop || a.buffersAtPeak[i].instructionName == buffer.instructionName;
+            EXPECT_TRUE(inTop) << buffer.instructionName;
+        }
+    }
+    EXPECT_EQ(listed, 48u);
+    EXPECT_EQ(summedHeap, 1u);
+    EXPECT_GE(groups, 2u);
 }
