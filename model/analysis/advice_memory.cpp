@@ -74,6 +74,34 @@ void boundBatchAdviceByMemory(const Context& ctx, const MemoryReport& report, st
         static_cast<long long>(whatIf.scaledBuffers), fit.c_str());
 }
 
+/// The collectives advice suggests a larger per-core batch without a size: say what doubling it
+/// would need at the HBM peak.
+void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& report, std::vector<Advice>& out)
+{
+    auto collectives = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.rule == "collectives"; });
+    if (collectives == out.end() || report.modules.empty() || !ctx.batch.known || ctx.batch.perCoreBatch <= 0)
+        return;
+    const ModuleMemory& largest = *std::max_element(report.modules.begin(), report.modules.end(),
+        [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
+    const int64_t doubled = 2 * ctx.batch.perCoreBatch;
+    const MemoryBatchWhatIf whatIf = whatIfMemoryBatch(largest, ctx.batch.perCoreBatch, doubled);
+    if (whatIf.scaledBuffers == 0)
+        return;
+    collectives->numbers.set("hbm_peak_bytes", largest.peakHeapBytes)
+        .set("hbm_peak_bytes_at_double_batch", whatIf.peakHeapBytes);
+    std::string fit;
+    if (report.hbmCapacityBytes > 0) {
+        collectives->numbers.set("hbm_capacity_bytes", report.hbmCapacityBytes);
+        const double share = static_cast<double>(whatIf.peakHeapBytes) / report.hbmCapacityBytes;
+        fit = format(", %s of the %s HBM: %s", pct(share).c_str(), formatBytes(report.hbmCapacityBytes).c_str(),
+            share <= 1 ? "it fits" : "it does not fit");
+    }
+    collectives->gain += format(". Memory: at per-core batch %lld (twice %lld) the buffers alive at the HBM peak of %s "
+                                "would take about %s (now %s)%s",
+        static_cast<long long>(doubled), static_cast<long long>(ctx.batch.perCoreBatch), largest.name.c_str(),
+        bytes(whatIf.peakHeapBytes).c_str(), bytes(largest.peakHeapBytes).c_str(), fit.c_str());
+}
+
 } // namespace
 
 void memoryPaddingRule(
@@ -81,12 +109,14 @@ void memoryPaddingRule(
 {
     const MemoryReport report = analyzeMemory(ctx.profile);
     boundBatchAdviceByMemory(ctx, report, out);
+    boundCollectivesAdviceByMemory(ctx, report, out);
     for (const ModuleMemory& m : report.modules) {
         const double share = m.paddingFraction();
-        if (static_cast<double>(m.peakHeapBytes) < minPeakBytes || share < minPaddingShare)
-            continue;
         const double capacityShare = report.capacityFraction(m);
         const bool atCapacity = capacityShare >= atCapacityShare;
+        // At capacity the module needs to shrink whatever its padding; otherwise only padding counts.
+        if (static_cast<double>(m.peakHeapBytes) < minPeakBytes || (share < minPaddingShare && !atCapacity))
+            continue;
 
         std::vector<const BufferAtPeak*> responsible;
         for (const auto& b : m.buffersAtPeak)
@@ -107,8 +137,12 @@ void memoryPaddingRule(
         Advice a;
         a.rule = "memory-padding";
         a.severity = atCapacity ? Severity::Critical : Severity::Warning;
-        a.title = format("Tile padding is %s of the HBM peak of %s (%s of %s)", pct(share).c_str(), m.name.c_str(),
-            bytes(m.peakPaddingBytes).c_str(), bytes(m.peakHeapBytes).c_str());
+        a.title = share >= minPaddingShare
+            ? format("Tile padding is %s of the HBM peak of %s (%s of %s)", pct(share).c_str(), m.name.c_str(),
+                bytes(m.peakPaddingBytes).c_str(), bytes(m.peakHeapBytes).c_str())
+            : format("The HBM peak of %s is %s of the HBM capacity (%s of %s): shrink its largest buffers",
+                m.name.c_str(), pct(capacityShare).c_str(), bytes(m.peakHeapBytes).c_str(),
+                formatBytes(report.hbmCapacityBytes).c_str());
         std::string batchNote;
         if (worst && ctx.batch.known && worst->size == ctx.batch.perCoreBatch)
             batchNote = format(" Here the padded dimension has the size of the per-core batch (%lld): a per-core batch "
@@ -122,23 +156,26 @@ void memoryPaddingRule(
                 largest += (i ? ", " : "") + m.buffersAtPeak[i].instructionName + " ("
                     + bytes(m.buffersAtPeak[i].sizeBytes) + ")";
             capacityNote = format(" The peak is %s of the %s HBM (%s): shrink the largest buffers at the peak first: "
-                                  "%s; removing their padding alone would free %s.",
+                                  "%s; removing all tile padding at the peak would free %s.",
                 pct(capacityShare).c_str(), formatBytes(report.hbmCapacityBytes).c_str(), report.capacityNote.c_str(),
                 largest.c_str(), bytes(m.peakPaddingBytes).c_str());
         } else if (capacityShare >= 0) {
             capacityNote = format(" The peak is %s of the %s HBM (%s).", pct(capacityShare).c_str(),
                 formatBytes(report.hbmCapacityBytes).c_str(), report.capacityNote.c_str());
         }
-        a.detail = format(
-            "At the peak of the compiler's heap simulation %zu buffers are alive: %s of data in %s of TPU tiles. Most "
-            "of the padding is in %s%s. A dimension of size n in a tile "
-            "t wide takes t/n times its bytes: per-core batch 8 in the 128-wide lane tile costs 16x the bytes, batch "
-            "16 costs 8x. Make the padded dimension a multiple of its tile (the batch: a multiple of 8 or 128 per "
-            "core; features: multiples of 8 or 128), or let a dimension that is already large take the 128-wide "
-            "minor tile.%s%s",
-            m.buffersAtPeak.size(), bytes(m.peakUnpaddedBytes).c_str(), bytes(m.peakHeapBytes).c_str(), list.c_str(),
-            responsible.size() > shown ? format(" and %zu more", responsible.size() - shown).c_str() : "",
-            batchNote.c_str(), capacityNote.c_str());
+        const std::string paddingText = responsible.empty()
+            ? std::string(" None of it is tile padding.")
+            : format(" Most of the padding is in %s%s. A dimension of size n in a tile t wide takes t/n times its "
+                     "bytes: per-core batch 8 in the 128-wide lane tile costs 16x the bytes, batch 16 costs 8x. Make "
+                     "the padded dimension a multiple of its tile (the batch: a multiple of 8 or 128 per core; "
+                     "features: multiples of 8 or 128), or let a dimension that is already large take the 128-wide "
+                     "minor tile.",
+                list.c_str(),
+                responsible.size() > shown ? format(" and %zu more", responsible.size() - shown).c_str() : "");
+        a.detail = format("At the peak of the compiler's heap simulation %zu buffers are alive: %s of data in %s of "
+                          "TPU tiles.%s%s%s",
+            m.buffersAtPeak.size(), bytes(m.peakUnpaddedBytes).c_str(), bytes(m.peakHeapBytes).c_str(),
+            paddingText.c_str(), batchNote.c_str(), capacityNote.c_str());
         for (size_t i = 0; i < shown; ++i)
             for (const OpRow& row : ctx.breakdown.rows)
                 if (row.op != kNone && responsible[i]->instruction && row.name == responsible[i]->instruction->name)

@@ -659,3 +659,125 @@ TEST(MemoryView, ShareFilesSumTheBuffersBeyondTheListed)
     EXPECT_EQ(summedHeap, 1u);
     EXPECT_GE(groups, 2u);
 }
+
+// A module at the HBM capacity gets critical advice that names the buffers to shrink, even when
+// little of it is padding.
+TEST(MemoryView, APeakAtCapacityNamesTheBuffersToShrink)
+{
+    Message ba;
+    ba.message(1, logicalBuffer(1, 15'500'000'000, 1)).message(1, logicalBuffer(2, 4096, 2));
+    ba.message(3, allocation({.index = 0, .size = 15'500'004'096, .buffers = {1, 2}}));
+    ba.message(4, trace({event(kAlloc, 1), event(kAlloc, 2), event(kFree, 1), event(kFree, 2)}));
+    const xla::ShapeProto big = arrayShape(kF32, {1000, 1000, 3875}, {2, 1, 0});
+    auto module = decode(hloProtoWith(ba, {{1, big}}));
+    ASSERT_TRUE(module);
+
+    ProfileBuilder builder;
+    builder.addProgram(5, module->name, module);
+    OpInfo op;
+    op.name = builder.intern("op1");
+    op.category = builder.intern("loop fusion");
+    op.isXlaOp = true;
+    op.programId = 5;
+    op.hasProgramId = true;
+    const OpId id = builder.addOp(op);
+    const PlaneId plane = builder.addPlane("/device:TPU:0");
+    builder.profile().planes[plane].deviceType = "TPU v5 lite"; // v5e: 16 GB
+    builder.addEvent(builder.addTrack(plane, "XLA Ops", TrackKind::XlaOps), 0, 1000, id);
+    ProfilePtr profile = builder.finish();
+    ASSERT_EQ(profile->device.generation, "v5e");
+
+    const ModuleMemory m = analyzeMemory(*profile).modules.at(0);
+    EXPECT_LT(m.paddingFraction(), 0.01);
+    const AdviceReport advice = computeAdvice(*profile);
+    const Advice* rule = nullptr;
+    for (const auto& a : advice.advice)
+        if (a.rule == "memory-padding")
+            rule = &a;
+    ASSERT_NE(rule, nullptr);
+    EXPECT_EQ(rule->severity, Severity::Critical);
+    EXPECT_NE(rule->title.find("is 96.9% of the HBM capacity"), std::string::npos) << rule->title;
+    EXPECT_NE(rule->detail.find("shrink the largest buffers at the peak first: op1 (14.4 GiB)"), std::string::npos)
+        << rule->detail;
+    EXPECT_NEAR(rule->numbers.find("peak_capacity_fraction")->number, 15'500'004'096 / 16e9, 1e-9);
+}
+
+// The collectives advice suggests a larger per-core batch; the memory rule says what twice the
+// batch would need at the HBM peak.
+TEST(MemoryView, CollectivesAdviceSaysWhatADoubleBatchNeeds)
+{
+    xla::HloProto proto;
+    auto* module = proto.mutable_hlo_module();
+    module->set_name("jit_step");
+    auto* computation = module->add_computations();
+    computation->set_id(1);
+    computation->set_name("main");
+    auto* conv = computation->add_instructions();
+    conv->set_id(1);
+    conv->set_name("convolution.1");
+    conv->set_opcode("convolution");
+    *conv->mutable_shape() = arrayShape(kF32, {16, 8, 8, 256}, {0, 3, 2, 1}, {{8, 128}});
+    auto* dims = conv->mutable_convolution_dimension_numbers();
+    dims->set_input_batch_dimension(0);
+    dims->set_input_feature_dimension(3);
+    dims->add_input_spatial_dimensions(1);
+    dims->add_input_spatial_dimensions(2);
+    dims->set_kernel_input_feature_dimension(2);
+    dims->set_kernel_output_feature_dimension(3);
+    dims->add_kernel_spatial_dimensions(0);
+    dims->add_kernel_spatial_dimensions(1);
+    dims->set_output_batch_dimension(0);
+    dims->set_output_feature_dimension(3);
+    dims->add_output_spatial_dimensions(1);
+    dims->add_output_spatial_dimensions(2);
+    auto* reduce = computation->add_instructions();
+    reduce->set_id(2);
+    reduce->set_name("all-reduce.1");
+    reduce->set_opcode("all-reduce");
+    *reduce->mutable_shape() = arrayShape(kF32, {256}, {0}, {{128}});
+    computation->set_root_id(2);
+    module->set_entry_computation_id(1);
+    // The convolution's output (batch 16 in the 128-lane tile: 1 MiB) is the heap at the peak.
+    Message ba;
+    ba.message(1, logicalBuffer(1, 1 << 20, 1)).message(1, logicalBuffer(2, 1024, 2));
+    ba.message(3, allocation({.index = 0, .size = (1 << 20) + 1024, .buffers = {1, 2}}));
+    ba.message(4, trace({event(kAlloc, 1), event(kAlloc, 2), event(kFree, 1), event(kFree, 2)}));
+    auto decoded = decode(proto.SerializeAsString() + Message().message(3, ba).str());
+    ASSERT_TRUE(decoded);
+
+    ProfileBuilder builder;
+    builder.addProgram(5, "jit_step", decoded);
+    std::vector<OpId> ids;
+    for (const auto& [name, category] : {std::pair {"convolution.1", "convolution"}, {"all-reduce.1", "all-reduce"}}) {
+        OpInfo op;
+        op.name = builder.intern(name);
+        op.category = builder.intern(category);
+        op.isXlaOp = true;
+        op.programId = 5;
+        op.hasProgramId = true;
+        ids.push_back(builder.addOp(op));
+    }
+    const PlaneId plane = builder.addPlane("/device:TPU:0");
+    builder.profile().planes[plane].deviceType = "TPU v4";
+    const TrackId track = builder.addTrack(plane, "XLA Ops", TrackKind::XlaOps);
+    for (int step = 0; step < 10; ++step) {
+        builder.addEvent(track, step * 1000, 600, ids[0]);
+        builder.addEvent(track, step * 1000 + 600, 400, ids[1]);
+    }
+    ProfilePtr profile = builder.finish();
+
+    const AdviceReport advice = computeAdvice(*profile);
+    ASSERT_TRUE(advice.batch.known) << advice.batch.reason;
+    ASSERT_EQ(advice.batch.perCoreBatch, 16);
+    const Advice* collectives = nullptr;
+    for (const auto& a : advice.advice)
+        if (a.rule == "collectives")
+            collectives = &a;
+    ASSERT_NE(collectives, nullptr);
+    const AdviceValue* doubled = collectives->numbers.find("hbm_peak_bytes_at_double_batch");
+    ASSERT_NE(doubled, nullptr);
+    // Batch 32 still fits the 128-lane tile: the buffer keeps its size.
+    EXPECT_EQ(static_cast<int64_t>(doubled->number), (1 << 20) + 1024);
+    EXPECT_NE(collectives->gain.find("at per-core batch 32 (twice 16)"), std::string::npos) << collectives->gain;
+    EXPECT_NE(collectives->gain.find("it fits"), std::string::npos) << collectives->gain;
+}
