@@ -108,7 +108,8 @@ std::string memoryReport(const MemoryReport& report, TableFormat format, size_t 
         if (!table.rows.empty())
             out += renderTable(table, md ? TableFormat::Markdown : TableFormat::Text);
         if (top && m.buffersAtPeak.size() > top)
-            out += "  ... " + std::to_string(m.buffersAtPeak.size() - top) + " more buffer(s) at the peak\n";
+            out += (md ? "\n" : "  ") + std::string("... ") + std::to_string(m.buffersAtPeak.size() - top)
+                + " more buffer(s) at the peak (without --top: all)\n";
         out += "\n";
     }
     return out;
