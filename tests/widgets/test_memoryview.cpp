@@ -12,6 +12,7 @@
 #include "loader/loader.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFile>
 #include <QHeaderView>
 #include <QSettings>
@@ -84,6 +85,12 @@ TEST(MemoryView, DemoShowsThePeakAndTheBuffersAtIt)
     EXPECT_TRUE(details.contains(QStringLiteral("dim 0 of size 16 padded to 128 by tile T(8,128)")))
         << details.toStdString();
     EXPECT_TRUE(details.contains(QStringLiteral("batch"))) << details.toStdString();
+    if (const QByteArray dir = qgetenv("TPUSCOPE_SHOT_DIR"); !dir.isEmpty()) { // for looking at it
+        view.resize(1400, 800);
+        view.show();
+        QCoreApplication::processEvents();
+        view.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/memoryview_selected.png"));
+    }
 
     // A parameter is not an op: no selection, but its details still show.
     const int param = rowOf(view.table(), QStringLiteral("Arg_0.1"));
