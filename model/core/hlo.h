@@ -195,7 +195,6 @@ public:
     const Instruction* definingInstruction(const LogicalBuffer& buffer) const;
     const Shape* bufferShape(const LogicalBuffer& buffer) const;
 
-
 private:
     std::unordered_map<int64_t, size_t> m_computationById;
     std::unordered_map<std::string, std::pair<size_t, size_t>> m_instructionByName;
