@@ -8,6 +8,7 @@
 #include "detailspanel.h"
 #include "devicechooser.h"
 #include "loader/logdir.h"
+#include "memoryview.h"
 #include "optableview.h"
 #include "overviewview.h"
 #include "qt/selectionstate.h"
@@ -209,6 +210,10 @@ void MainWindow::createDocks()
     m_roofline = new widgets::RooflineChart(m_charts);
     m_charts->addTab(m_utilization, tr("Utilization over time"));
     m_charts->addTab(m_roofline, tr("Roofline"));
+    auto* memory = new widgets::MemoryView(m_charts);
+    memory->setSession(m_session);
+    memory->setSelectionState(m_selection);
+    m_charts->addTab(memory, tr("Memory"));
     // Explicit minimums override the panels' own hints (their header rows are wide), so the
     // window still fits a 1366-pixel laptop screen; narrower than that, the panels clip.
     m_details->setMinimumWidth(260);
@@ -1036,6 +1041,8 @@ QWidget* MainWindow::viewWidget(const QString& name) const
         return m_roofline;
     if (name == QLatin1String("compare"))
         return m_compare;
+    if (name == QLatin1String("memory"))
+        return m_charts->findChild<widgets::MemoryView*>();
     return nullptr;
 }
 

@@ -3,6 +3,7 @@
 
 #include "analysis/advice.h"
 #include "analysis/attribution.h"
+#include "analysis/memory.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "analysis/summary.h"
@@ -109,6 +110,33 @@ QColor shareCardFlopsColor(double utilization)
     if (g < 0.5)
         return QColor::fromRgbF(b, 2 * g * b, 0);
     return QColor::fromRgbF(2 * (1 - g) * b, b, 0);
+}
+
+QStringList shareCardMemoryLines(const Profile& profile, size_t topBuffers)
+{
+    const MemoryReport report = analyzeMemory(profile);
+    if (report.modules.empty())
+        return {};
+    const ModuleMemory& m = *std::max_element(report.modules.begin(), report.modules.end(),
+        [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
+    QString headline
+        = QStringLiteral("%1: peak %2").arg(q(m.name), q(formatBytes(static_cast<double>(m.peakHeapBytes))));
+    if (const double share = report.capacityFraction(m); share >= 0)
+        headline
+            += QStringLiteral(" (%1 of %2 HBM)").arg(q(formatPercent(share)), q(formatBytes(report.hbmCapacityBytes)));
+    headline += QStringLiteral(", %1 of it tile padding").arg(q(formatPercent(m.paddingFraction())));
+    QStringList lines {headline};
+    for (size_t i = 0; i < m.buffersAtPeak.size() && i < topBuffers; ++i) {
+        const BufferAtPeak& b = m.buffersAtPeak[i];
+        QString line = QStringLiteral("%1 \u00B7 %2 \u00B7 %3 for %4 of data")
+                           .arg(q(b.instructionName), QString::fromLatin1(bufferKindName(b.kind)),
+                               q(formatBytes(static_cast<double>(b.sizeBytes))),
+                               q(formatBytes(static_cast<double>(b.unpaddedBytes))));
+        if (!b.paddedDims.empty())
+            line += QStringLiteral(" \u00B7 ") + q(b.paddedDims.front().text());
+        lines << line;
+    }
+    return lines;
 }
 
 QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
@@ -358,6 +386,24 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
             p.setFont(font(16));
             p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
                 QFontMetrics(font(16)).elidedText(line, Qt::ElideMiddle, inner - 8));
+            y += 26;
+        }
+        y += 8;
+    }
+
+    // The HBM peak of the largest module and the buffers that make it.
+    if (const QStringList memoryLines = shareCardMemoryLines(profile); !memoryLines.isEmpty()) {
+        p.fillRect(QRect(margin, y, inner, 1), kRule);
+        y += 14;
+        p.setPen(kInk);
+        p.setFont(font(20, true));
+        p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("HBM peak"));
+        y += 34;
+        for (int i = 0; i < memoryLines.size(); ++i) {
+            p.setPen(i == 0 ? kInk : kMuted);
+            p.setFont(font(16, i == 0));
+            p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetrics(font(16, i == 0)).elidedText(memoryLines[i], Qt::ElideMiddle, inner - 8));
             y += 26;
         }
         y += 8;

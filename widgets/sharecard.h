@@ -13,6 +13,7 @@
 
 #include <QImage>
 #include <QString>
+#include <QStringList>
 
 namespace tpuscope::widgets {
 
@@ -26,6 +27,12 @@ struct ShareCardOptions
 
 /// Renders the card; the height follows the content. Needs a QGuiApplication.
 QImage renderShareCard(const model::Profile& profile, const ShareCardOptions& options = {});
+
+/// The card's "HBM peak" lines: the largest module's peak (share of the HBM when known) and its
+/// padding share, then its largest buffers at the peak with the dimension a tile pads. Empty when
+/// no module carries a buffer assignment. Names are as in the profile (a redacted share file
+/// gives redacted names).
+QStringList shareCardMemoryLines(const model::Profile& profile, size_t topBuffers = 3);
 
 /// The before/after card of a comparison (same look): step time, op time and utilization
 /// change, and the ops that moved most with their before/after time and FLOPS utilization.

@@ -97,6 +97,11 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             if (!v)
                 return false;
             args.redact = v;
+        } else if (a == "--module") {
+            const char* v = value("--module");
+            if (!v)
+                return false;
+            args.module = v;
         } else if (a == "--text") {
             args.text = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {

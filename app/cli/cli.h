@@ -26,6 +26,7 @@ struct Arguments
     uint64_t maxEvents = 0; // 0 = TPUSCOPE_MAX_EVENTS or none (the budget bounds events)
     std::string program; // steps: the program whose runs are the steps
     std::string redact; // share: paths,names,hash
+    std::string module; // memory: one module by name
     bool text = false; // share: write the pasteable text form
     bool help = false;
     std::string error;

@@ -7,6 +7,8 @@ namespace tpuscope::cli {
 
 // advise.cpp
 int runDiagnosisCommand(const Arguments& args, std::ostream& out, std::ostream& err);
+// memory.cpp
+int runMemoryCommand(const Arguments& args, std::ostream& out, std::ostream& err);
 // share.cpp (share, open-text, diff, card)
 int runShareCommand(const Arguments& args, std::ostream& out, std::ostream& err);
 
@@ -20,6 +22,8 @@ int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err)
     if (int rc = runShareCommand(args, out, err); rc != kUnknownCommand)
         return rc;
     if (int rc = runStepsCommand(args, out, err); rc != kUnknownCommand)
+        return rc;
+    if (int rc = runMemoryCommand(args, out, err); rc != kUnknownCommand)
         return rc;
     return runDiagnosisCommand(args, out, err);
 }

@@ -57,6 +57,12 @@ constexpr double kDataFormattingWarningShare = 0.30;
 constexpr double kCollectivesInfoShare = 0.06;
 constexpr double kCollectivesWarningShare = 0.30;
 // Input-bound and capture-coverage thresholds: advicerules.h (their rules live in advice_steps.cpp).
+// Memory padding: tile padding is at least a quarter of a module's HBM peak, for peaks of at least
+// 16 MiB (smaller modules cannot run out of HBM); critical from 95 % of the HBM capacity (all ours:
+// xprof's memory viewer shows padded and unpadded peaks without a threshold).
+constexpr double kMemoryPaddingShare = 0.25;
+constexpr double kMemoryPaddingMinPeakBytes = 16.0 * 1024 * 1024;
+constexpr double kMemoryAtCapacityShare = 0.95;
 
 const std::vector<AdviceThreshold>& adviceThresholds()
 {
@@ -114,6 +120,12 @@ const std::vector<AdviceThreshold>& adviceThresholds()
             "the device is busy less than this share of the profile span", "ours"},
         {"capture-coverage", "min_runs", advice_detail::kCaptureMinRuns,
             "the dominant program ran fewer times than this per core", "ours"},
+        {"memory-padding", "peak_padding_share", kMemoryPaddingShare,
+            "tile padding is at least this share of a module's HBM peak", "ours"},
+        {"memory-padding", "min_peak_bytes", kMemoryPaddingMinPeakBytes, "only modules whose HBM peak is this large",
+            "ours"},
+        {"memory-padding", "at_capacity_share", kMemoryAtCapacityShare,
+            "critical when the peak is this share of the HBM capacity", "ours"},
     };
     return list;
 }
@@ -821,6 +833,7 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown,
     deviceConsistencyRule(ctx, report.advice);
     stridedUpdateRule(ctx, report.advice);
     hostOffloadRule(ctx, report.advice);
+    memoryPaddingRule(ctx, report.advice, kMemoryPaddingShare, kMemoryPaddingMinPeakBytes, kMemoryAtCapacityShare);
     // Copies to and from host memory are host-offload's: data-formatting's "their whole time" overstates
     // what overlapping them can gain (the link stays the bound). Without a timeline that rule cannot run.
     const bool hostOffload = std::any_of(

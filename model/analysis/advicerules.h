@@ -77,5 +77,6 @@ constexpr double kCaptureMinBusyShare = 0.20;
 constexpr double kCaptureMinRuns = 5;
 void inputBoundRule(const Context& ctx, std::vector<Advice>& out);
 void captureCoverageRule(const Context& ctx, std::vector<Advice>& out);
+void memoryPaddingRule(const Context&, std::vector<Advice>&, double share, double minPeak, double atCapacity);
 
 } // namespace tpuscope::model::advice_detail

@@ -29,7 +29,7 @@ bool generationFits(const TpuGeneration& g, const DeviceConsistency& check)
     if (check.fastestHbm.known() && check.fastestHbm.value > g.peakHbmGbpsPerCore * slack)
         return false;
     // A JAX device may be a whole chip (megacore), so one chip's HBM is the most an array can use.
-    if (check.footprint.known() && g.hbmBytesPerChip > 0 && check.footprint.value > g.hbmBytesPerChip)
+    if (check.footprint.known() && g.hbmBytesPerDevice > 0 && check.footprint.value > g.hbmBytesPerDevice)
         return false;
     return true;
 }
@@ -95,8 +95,8 @@ DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdo
     if (device.peakHbmGbpsPerCore > 0 && check.fastestHbm.value > device.peakHbmGbpsPerCore * slack)
         check.excesses.push_back({"HBM bandwidth", check.fastestHbm, device.peakHbmGbpsPerCore});
     if (const TpuGeneration* g = findTpuGeneration(device.generation);
-        g && g->hbmBytesPerChip > 0 && check.footprint.value > g->hbmBytesPerChip)
-        check.excesses.push_back({"HBM capacity", check.footprint, g->hbmBytesPerChip});
+        g && g->hbmBytesPerDevice > 0 && check.footprint.value > g->hbmBytesPerDevice)
+        check.excesses.push_back({"HBM capacity", check.footprint, g->hbmBytesPerDevice});
     for (const TpuGeneration& g : tpuGenerations())
         if (generationFits(g, check))
             check.fittingGenerations.push_back(&g);

@@ -11,13 +11,18 @@ const std::vector<TpuGeneration>& tpuGenerations()
     constexpr double kGiB = 1024.0 * 1024 * 1024;
     // Per TensorCore = per chip ÷ TensorCores per chip (FORMATS.md §6.1).
     static const std::vector<TpuGeneration> generations{
-        {"v2", "TPU v2", 2, 22.5, 300.0, "HBM bandwidth unverified (600 GB/s per chip, third-party)", 16 * kGiB},
-        {"v3", "TPU v3", 2, 61.5, 450.0, "cloud.google.com/tpu/docs/v3", 32 * kGiB},
-        {"v4", "TPU v4", 2, 137.5, 600.0, "cloud.google.com/tpu/docs/v4; megacore devices may report per chip", 32 * kGiB},
-        {"v5e", "TPU v5e", 1, 197.0, 819.0, "cloud.google.com/tpu/docs/v5e", 16e9},
-        {"v5p", "TPU v5p", 2, 229.5, 1382.5, "cloud.google.com/tpu/docs/v5p; megacore devices may report per chip", 95e9},
-        {"v6e", "TPU v6e", 1, 918.0, 1638.0, "docs.cloud.google.com/tpu/docs/v6e", 32e9},
-        {"v7x", "TPU v7x", 2, 1153.5, 3685.0, "HBM bandwidth unverified (≈7.37 TB/s per chip)", 192 * kGiB},
+        {"v2", "TPU v2", 2, 22.5, 300.0, "HBM bandwidth unverified (600 GB/s per chip, third-party)", 8.0 * kGiB,
+            "16 GiB per chip, 8 GiB per TensorCore (one device per core)"},
+        {"v3", "TPU v3", 2, 61.5, 450.0, "cloud.google.com/tpu/docs/v3", 16.0 * kGiB,
+            "32 GiB per chip, 16 GiB per TensorCore (one device per core)"},
+        {"v4", "TPU v4", 2, 137.5, 600.0, "cloud.google.com/tpu/docs/v4; megacore devices may report per chip",
+            32.0 * kGiB, "32 GiB per chip (one megacore device per chip)"},
+        {"v5e", "TPU v5e", 1, 197.0, 819.0, "cloud.google.com/tpu/docs/v5e", 16e9, "16 GB per chip"},
+        {"v5p", "TPU v5p", 2, 229.5, 1382.5, "cloud.google.com/tpu/docs/v5p; megacore devices may report per chip",
+            95e9, "95 GB per chip (one megacore device per chip; a newer table says 95 GiB)"},
+        {"v6e", "TPU v6e", 1, 918.0, 1638.0, "docs.cloud.google.com/tpu/docs/v6e", 32e9, "32 GB per chip"},
+        {"v7x", "TPU v7x", 2, 1153.5, 3685.0, "HBM bandwidth unverified (≈7.37 TB/s per chip)", 192.0 * kGiB,
+            "192 GiB per chip; whether a device is a chip or one of its TensorCores is unverified"},
     };
     return generations;
 }

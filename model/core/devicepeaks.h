@@ -16,7 +16,10 @@ struct TpuGeneration
     double peakTflopsPerCore;
     double peakHbmGbpsPerCore;
     const char* note; // caveats from the sources
-    double hbmBytesPerChip = 0; // HBM capacity of one chip (FORMATS.md §6.1)
+    // HBM one JAX device can address (FORMATS.md §6.1): a TensorCore on v2/v3, a chip where one
+    // device is one chip (v4/v5p megacore, single-core chips). 0 = unknown.
+    double hbmBytesPerDevice = 0;
+    const char* hbmNote = "";
 };
 
 const std::vector<TpuGeneration>& tpuGenerations();

@@ -110,6 +110,54 @@ const Instruction* Module::instructionById(int64_t wanted) const
     return &computations[it->second.first].instructions[it->second.second];
 }
 
+const Instruction* Module::definingInstruction(const LogicalBuffer& buffer) const
+{
+    // Old files name the instruction and leave the id at 0; newer ones leave the name empty.
+    if (!buffer.instructionName.empty())
+        return instruction(buffer.instructionName);
+    return instructionById(buffer.instructionId);
+}
+
+const Shape* Module::bufferShape(const LogicalBuffer& buffer) const
+{
+    const Instruction* defining = definingInstruction(buffer);
+    if (!defining)
+        return nullptr;
+    // The full shape index path; xprof resolves only its last element, which differs for nested tuples.
+    const Shape* shape = &defining->shape;
+    for (int64_t index : buffer.shapeIndex) {
+        if (index < 0 || static_cast<size_t>(index) >= shape->tupleShapes.size())
+            return nullptr;
+        shape = &shape->tupleShapes[static_cast<size_t>(index)];
+    }
+    return shape;
+}
+
+void BufferAssignment::buildIndex()
+{
+    m_bufferById.clear();
+    m_allocationByBuffer.clear();
+    m_bufferById.reserve(logicalBuffers.size());
+    for (size_t i = 0; i < logicalBuffers.size(); ++i)
+        m_bufferById.emplace(logicalBuffers[i].id, i);
+    m_allocationByBuffer.reserve(logicalBuffers.size());
+    for (size_t a = 0; a < allocations.size(); ++a)
+        for (const auto& assigned : allocations[a].assigned)
+            m_allocationByBuffer[assigned.logicalBufferId] = a; // the last one wins, as in xprof
+}
+
+const LogicalBuffer* BufferAssignment::logicalBuffer(int64_t id) const
+{
+    auto it = m_bufferById.find(id);
+    return it == m_bufferById.end() ? nullptr : &logicalBuffers[it->second];
+}
+
+const BufferAllocation* BufferAssignment::allocationOf(int64_t logicalBufferId) const
+{
+    auto it = m_allocationByBuffer.find(logicalBufferId);
+    return it == m_allocationByBuffer.end() ? nullptr : &allocations[it->second];
+}
+
 std::string layoutToString(const Layout& layout)
 {
     std::string out = "{";

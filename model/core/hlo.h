@@ -99,6 +99,76 @@ struct Computation
     const Instruction* root() const { return findInstruction(rootId); }
 };
 
+/// The compiler's buffer assignment of a module (xla.BufferAssignmentProto, HloProto field 3;
+/// FORMATS.md §3.1): what the memory view reads. Sizes are in bytes, padded by the layout.
+struct LogicalBuffer
+{
+    int64_t id = 0;
+    int64_t size = 0;
+    int64_t color = 0; // memory space; 0 = HBM on TPU
+    int64_t instructionId = 0; // defined_at.instruction_id (HloInstructionProto.id)
+    std::string instructionName; // defined_at.instruction_name (deprecated; old files only)
+    std::vector<int64_t> shapeIndex; // into the defining instruction's (tuple) shape
+    int64_t unpaddedBytes = -1; // recorded unpadded size for a buffer without an instruction (share files)
+};
+
+struct BufferAllocation
+{
+    struct Assigned
+    {
+        int64_t logicalBufferId = 0;
+        int64_t offset = 0;
+        int64_t size = 0;
+    };
+    int64_t index = 0;
+    int64_t size = 0;
+    int64_t color = 0;
+    int64_t parameterNumber = 0;
+    bool isThreadLocal = false;
+    bool isEntryComputationParameter = false;
+    bool maybeLiveOut = false;
+    bool isTuple = false;
+    bool isConstant = false;
+    std::vector<Assigned> assigned;
+
+    /// Live for the whole program, outside the heap simulation (xprof's IsIndefinite).
+    bool isIndefinite() const { return isThreadLocal || isEntryComputationParameter || isConstant || maybeLiveOut; }
+};
+
+struct HeapEvent
+{
+    enum class Kind : uint8_t { Alloc = 0, Free = 1, ShareWith = 2 };
+    Kind kind = Kind::Alloc;
+    int64_t bufferId = 0;
+    int64_t shareWithCanonicalId = 0;
+    std::string instructionName;
+};
+
+struct HeapSimulatorTrace
+{
+    std::vector<HeapEvent> events;
+    bool wholeModuleSimulation = false;
+    int64_t bufferAllocationIndex = 0; // as written; not reliable (FORMATS.md §3.1)
+};
+
+struct BufferAssignment
+{
+    std::vector<LogicalBuffer> logicalBuffers;
+    std::vector<BufferAllocation> allocations;
+    std::vector<HeapSimulatorTrace> heapTraces;
+    std::vector<std::string> warnings; // decode problems that were skipped (unknown event kinds, ...)
+
+    /// Must be called once after filling the vectors.
+    void buildIndex();
+    const LogicalBuffer* logicalBuffer(int64_t id) const;
+    /// The allocation that holds a logical buffer (nullptr when none lists it).
+    const BufferAllocation* allocationOf(int64_t logicalBufferId) const;
+
+private:
+    std::unordered_map<int64_t, size_t> m_bufferById;
+    std::unordered_map<int64_t, size_t> m_allocationByBuffer;
+};
+
 /// One compiled program (xla.HloModuleProto), indexed for lookups by name and id.
 class Module
 {
@@ -108,6 +178,10 @@ public:
     int64_t entryComputationId = 0;
     std::vector<Computation> computations;
 
+    /// Null when the HloProto carries no buffer assignment (or it could not be decoded, see below).
+    std::shared_ptr<const BufferAssignment> bufferAssignment;
+    std::string bufferAssignmentError; // why field 3 was present but not decoded
+
     /// Must be called once after filling `computations`.
     void buildIndex();
 
@@ -116,6 +190,10 @@ public:
     /// The computation that holds the instruction with this name.
     const Computation* computationOf(std::string_view instructionName) const;
     const Instruction* instructionById(int64_t id) const;
+    /// The instruction that defines a logical buffer (by defined_at.instruction_id, else by the
+    /// deprecated instruction_name), and the buffer's (sub)shape; nullptr when not found.
+    const Instruction* definingInstruction(const LogicalBuffer& buffer) const;
+    const Shape* bufferShape(const LogicalBuffer& buffer) const;
 
 private:
     std::unordered_map<int64_t, size_t> m_computationById;

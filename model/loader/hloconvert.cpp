@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hloconvert.h"
 
+#include "bufferassignment.h"
+
 #include "hlo.pb.h"
 
 #include <google/protobuf/arena.h>
@@ -109,6 +111,9 @@ std::shared_ptr<const hlo::Module> decodeHloProto(std::string_view bytes, std::s
         module->computations.push_back(std::move(computation));
     }
     module->buildIndex();
+    // Field 3 is not in proto/hlo.proto: it is read from the wire, bounds-checked, so that a corrupt
+    // buffer assignment leaves the module usable.
+    module->bufferAssignment = decodeHloProtoBufferAssignment(bytes, module->bufferAssignmentError);
     return module;
 }
 

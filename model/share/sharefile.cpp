@@ -29,6 +29,12 @@
 //                "instructions": [instruction]}]} with only the instructions the kept ops need:
 //                the op itself, its operands (without their own operands) and every computation it
 //                calls (fused computations), transitively;
+//       module "memory" (HBM, when the module has a buffer assignment): {"buffers": [{"i" instruction id,
+//                "x" shape index, "s" size, "f" allocation flags}] the largest buffers at the peak (their
+//                instructions are kept as stubs), "groups": [{"f", "s", "u" unpadded, "n"}] the other
+//                indefinite allocations per flags, "rest": {"s", "u", "n"} the other heap buffers at the
+//                peak, "temporary_bytes", "trace" (whether the peak came from a heap simulation)};
+//                flags: 1 entry parameter, 2 maybe live-out, 4 thread-local, 8 constant;
 //       instruction: {"id", "n" name, "o" opcode, "s" shape, "fk" fusion kind, "a" operand ids,
 //                "c" called computation ids, "os" operand shapes, "conv" {...}, "dot" {...},
 //                "fgc", "bgc", "pn", "cct", "ot" op_type, "on" op_name, "sf", "sl"};
@@ -53,6 +59,7 @@
 #include "sharefile.h"
 
 #include "../analysis/advice.h"
+#include "../analysis/memory.h"
 #include "../analysis/opbreakdown.h"
 #include "../analysis/steps.h"
 #include "../core/jsondom.h"
@@ -63,6 +70,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -80,6 +88,9 @@
 namespace tpuscope::model {
 
 namespace {
+
+// Buffers at a module's HBM peak kept one by one in a share file; the rest are summed.
+constexpr size_t kShareMemoryBuffers = 48;
 
 // A damaged or hand-edited share file may hold any number (1e33, NaN); casting such a double to an
 // integer type is undefined behaviour (found by tests/fuzz/fuzz_sharefile), so clamp first.
@@ -435,6 +446,20 @@ public:
             addComputation(called, 0);
     }
 
+    /// Keeps the module's HBM peak: its largest buffers (their instructions as stubs) and the rest summed.
+    void addMemory(const ModuleMemory& memory)
+    {
+        m_memory = &memory;
+        for (size_t i = 0; i < memory.buffersAtPeak.size() && i < kShareMemoryBuffers; ++i) {
+            const hlo::Instruction* in = memory.buffersAtPeak[i].instruction;
+            if (!in)
+                continue;
+            if (const hlo::Computation* computation = m_module.computationOf(in->name))
+                if (!m_full[computation->id].count(in->id))
+                    m_stub[computation->id].insert(in->id);
+        }
+    }
+
     size_t instructionCount() const
     {
         size_t n = 0;
@@ -483,10 +508,70 @@ public:
             w.endObject();
         }
         w.endArray();
+        if (m_memory)
+            writeMemory(w);
         w.endObject();
     }
 
 private:
+    static int flagsOf(const hlo::BufferAllocation& a)
+    {
+        return (a.isEntryComputationParameter ? 1 : 0) | (a.maybeLiveOut ? 2 : 0) | (a.isThreadLocal ? 4 : 0)
+            | (a.isConstant ? 8 : 0);
+    }
+
+    void writeMemory(JsonWriter& w) const
+    {
+        const ModuleMemory& m = *m_memory;
+        const hlo::BufferAssignment& assignment = *m_module.bufferAssignment;
+        w.key("memory").beginObject();
+        w.key("buffers").beginArray();
+        std::set<int64_t> listedAllocations;
+        int64_t restSize = 0, restUnpadded = 0, restCount = 0;
+        for (size_t i = 0; i < m.buffersAtPeak.size(); ++i) {
+            const BufferAtPeak& b = m.buffersAtPeak[i];
+            const hlo::LogicalBuffer* logical = assignment.logicalBuffer(b.logicalBufferId);
+            if (i >= kShareMemoryBuffers || !b.instruction || !logical) {
+                if (!b.indefinite) {
+                    restSize += b.sizeBytes;
+                    restUnpadded += b.unpaddedBytes;
+                    ++restCount;
+                }
+                continue;
+            }
+            if (b.indefinite)
+                listedAllocations.insert(b.allocationIndex);
+            w.beginObject().field("i", b.instruction->id);
+            writeInts(w, "x", logical->shapeIndex);
+            const hlo::BufferAllocation* allocation = assignment.allocationOf(b.logicalBufferId);
+            w.field("s", b.sizeBytes).field("f", b.indefinite && allocation ? flagsOf(*allocation) : -1).endObject();
+        }
+        w.endArray();
+        // Every indefinite allocation not listed, summed per flags (with its largest buffer's unpadded size).
+        std::map<int, std::array<int64_t, 3>> groups; // flags -> size, unpadded, count
+        std::map<int64_t, const BufferAtPeak*> representative;
+        for (const auto& b : m.buffersAtPeak)
+            if (b.indefinite)
+                representative[b.allocationIndex] = &b;
+        for (const auto& a : assignment.allocations) {
+            if (a.color != m.color || !a.isIndefinite() || listedAllocations.count(a.index))
+                continue;
+            auto& g = groups[flagsOf(a)];
+            auto it = representative.find(a.index);
+            g[0] += a.size;
+            g[1] += it == representative.end() ? a.size : it->second->unpaddedBytes;
+            g[2] += 1;
+        }
+        w.key("groups").beginArray();
+        for (const auto& [flags, g] : groups)
+            w.beginObject().field("f", flags).field("s", g[0]).field("u", g[1]).field("n", g[2]).endObject();
+        w.endArray();
+        if (restCount > 0)
+            w.key("rest").beginObject().field("s", restSize).field("u", restUnpadded).field("n", restCount).endObject();
+        w.field("temporary_bytes", m.totalAllocationBytes - m.indefiniteBytes).field("trace", m.heapTrace >= 0);
+        w.endObject();
+    }
+
     bool included(int64_t computation, int64_t instruction) const
     {
         if (auto it = m_full.find(computation); it != m_full.end() && it->second.count(instruction))
@@ -511,10 +596,74 @@ private:
     }
 
     const hlo::Module& m_module;
+    const ModuleMemory* m_memory = nullptr;
     std::map<int64_t, std::set<int64_t>> m_full;
     std::map<int64_t, std::set<int64_t>> m_stub;
     std::set<int64_t> m_fullComputations;
 };
+
+/// Rebuilds a buffer assignment with the same HBM peak, buffers at the peak and totals as the
+/// original (see "memory" in the schema); the timeline is not kept.
+std::shared_ptr<const hlo::BufferAssignment> readMemory(const json::Value& v)
+{
+    auto out = std::make_shared<hlo::BufferAssignment>();
+    auto flagged = [](hlo::BufferAllocation& a, int64_t flags) {
+        a.isEntryComputationParameter = flags & 1;
+        a.maybeLiveOut = flags & 2;
+        a.isThreadLocal = flags & 4;
+        a.isConstant = flags & 8;
+    };
+    auto newBuffer = [&](int64_t size) -> hlo::LogicalBuffer& {
+        hlo::LogicalBuffer& b = out->logicalBuffers.emplace_back();
+        b.id = static_cast<int64_t>(out->logicalBuffers.size()) - 1;
+        b.size = std::max<int64_t>(0, size);
+        return b;
+    };
+    auto newAllocation = [&](int64_t size, int64_t bufferId) -> hlo::BufferAllocation& {
+        hlo::BufferAllocation& a = out->allocations.emplace_back();
+        a.index = static_cast<int64_t>(out->allocations.size()) - 1;
+        a.size = std::max<int64_t>(0, size);
+        if (bufferId >= 0)
+            a.assigned.push_back({bufferId, 0, a.size});
+        return a;
+    };
+    std::vector<int64_t> heapBuffers;
+    for (const json::Value& b : v["buffers"].array()) {
+        hlo::LogicalBuffer& buffer = newBuffer(clampedNumber<int64_t>(b["s"].number()));
+        buffer.instructionId = clampedNumber<int64_t>(b["i"].number());
+        for (const json::Value& x : b["x"].array())
+            buffer.shapeIndex.push_back(clampedNumber<int64_t>(x.number()));
+        const auto flags = clampedNumber<int64_t>(b["f"].number(-1));
+        if (flags >= 0)
+            flagged(newAllocation(buffer.size, buffer.id), flags);
+        else
+            heapBuffers.push_back(buffer.id);
+    }
+    for (const json::Value& g : v["groups"].array()) {
+        hlo::LogicalBuffer& buffer = newBuffer(clampedNumber<int64_t>(g["s"].number()));
+        buffer.unpaddedBytes = std::max<int64_t>(0, clampedNumber<int64_t>(g["u"].number()));
+        buffer.instructionName = "(" + std::to_string(clampedNumber<int64_t>(g["n"].number())) + " allocations)";
+        flagged(newAllocation(buffer.size, buffer.id), clampedNumber<int64_t>(g["f"].number()));
+    }
+    if (const json::Value* rest = v.find("rest")) {
+        hlo::LogicalBuffer& buffer = newBuffer(clampedNumber<int64_t>((*rest)["s"].number()));
+        buffer.unpaddedBytes = std::max<int64_t>(0, clampedNumber<int64_t>((*rest)["u"].number()));
+        buffer.instructionName = "(" + std::to_string(clampedNumber<int64_t>((*rest)["n"].number())) + " buffers)";
+        heapBuffers.push_back(buffer.id);
+    }
+    hlo::BufferAllocation& temporaries = newAllocation(clampedNumber<int64_t>(v["temporary_bytes"].number()), -1);
+    for (int64_t id : heapBuffers)
+        temporaries.assigned.push_back({id, 0, out->logicalBuffers[static_cast<size_t>(id)].size});
+    if (v["trace"].boolean() && !heapBuffers.empty()) {
+        hlo::HeapSimulatorTrace& trace = out->heapTraces.emplace_back();
+        for (int64_t id : heapBuffers)
+            trace.events.push_back({hlo::HeapEvent::Kind::Alloc, id, 0, {}});
+    }
+    out->warnings.push_back("from a share file: the peak, the buffers at the peak and the totals are kept, the "
+                            "timeline over program order is not");
+    out->buildIndex();
+    return out;
+}
 
 std::shared_ptr<const hlo::Module> readModule(const json::Value& v)
 {
@@ -533,6 +682,8 @@ std::shared_ptr<const hlo::Module> readModule(const json::Value& v)
         module->computations.push_back(std::move(computation));
     }
     module->buildIndex();
+    if (const json::Value* memory = v.find("memory"))
+        module->bufferAssignment = readMemory(*memory);
     return module;
 }
 
@@ -813,6 +964,11 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
         auto it = reducers.try_emplace(op.program, *module).first;
         it->second.addOp(*instruction);
     }
+    const MemoryReport memory = analyzeMemory(profile);
+    for (auto& [program, reducer] : reducers)
+        for (const ModuleMemory& m : memory.modules)
+            if (m.module == profile.programs[program].hlo.get())
+                reducer.addMemory(m);
     for (const auto& [program, reducer] : reducers) {
         reducer.collectNames(names);
         result.stats.hloInstructions += reducer.instructionCount();

@@ -8,6 +8,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <charconv>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace tpuscope::model {
 
@@ -217,7 +219,27 @@ struct BuiltModule
 {
     xla::HloProto proto;
     std::map<std::string, std::string> hloText; // entry instruction name -> HLO text line
+    std::optional<xla::BufferAssignmentProto> bufferAssignment; // written as HloProto field 3
 };
+
+/// The HloProto bytes, with the buffer assignment appended as field 3 (proto/hlo.proto leaves it out).
+std::string serializeModule(const BuiltModule& module)
+{
+    std::string out = serializeDeterministic(module.proto);
+    if (module.bufferAssignment) {
+        const std::string assignment = serializeDeterministic(*module.bufferAssignment);
+        std::string header;
+        {
+            google::protobuf::io::StringOutputStream stream(&header);
+            google::protobuf::io::CodedOutputStream coded(&stream);
+            coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+                3, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+            coded.WriteVarint64(assignment.size());
+        }
+        out += header + assignment;
+    }
+    return out;
+}
 
 bool buildModule(const std::string& moduleName, int64_t moduleId, const std::vector<CompSpec>& computations,
     BuiltModule& built, std::string& error)
@@ -392,7 +414,7 @@ bool writeMetadataPlane(
         auto& meta = (*plane.mutable_event_metadata())[key];
         meta.set_id(key);
         meta.set_name(module->proto.hlo_module().name() + "(" + std::to_string(programId) + ")");
-        stats.add(meta.mutable_stats(), "Hlo Proto")->set_bytes_value(serializeDeterministic(module->proto));
+        stats.add(meta.mutable_stats(), "Hlo Proto")->set_bytes_value(serializeModule(*module));
     }
     return writePlane(sink, plane, {});
 }
@@ -562,6 +584,132 @@ std::vector<OpSpec> originOps()
     };
 }
 
+// The memory side of the origin story: the compiler's buffer assignment of one step. Every
+// activation has batch 16 in the 128-wide minor tile, so it takes 8x its bytes (the 1-channel ones
+// 64x: feature 1 also fills an 8-wide tile); those activations dominate the HBM peak. Sizes are the
+// padded sizes of the layouts, as XLA writes them.
+bool originBufferAssignment(const BuiltModule& module, xla::BufferAssignmentProto& out, std::string& error)
+{
+    const xla::HloComputationProto* entry = nullptr;
+    for (const auto& c : module.proto.hlo_module().computations())
+        if (c.name() == "main.42")
+            entry = &c;
+    if (!entry) {
+        error = "synth: origin-story has no entry computation";
+        return false;
+    }
+    std::map<std::string, const xla::HloInstructionProto*> byName;
+    for (const auto& in : entry->instructions())
+        byName[in.name()] = &in;
+    std::map<std::string, int64_t> bufferOf;
+    // Buffer sizes from the layouts (tuples: one 8-byte pointer per element).
+    auto paddedSize = [&](const xla::HloInstructionProto& in) -> int64_t {
+        if (in.shape().element_type() == xla::PrimitiveType::TUPLE)
+            return 8 * in.shape().tuple_shapes_size();
+        hlo::Shape shape;
+        shape.elementType = static_cast<hlo::PrimitiveType>(in.shape().element_type());
+        shape.dimensions.assign(in.shape().dimensions().begin(), in.shape().dimensions().end());
+        shape.hasLayout = in.shape().has_layout();
+        shape.layout.minorToMajor.assign(
+            in.shape().layout().minor_to_major().begin(), in.shape().layout().minor_to_major().end());
+        for (const auto& tile : in.shape().layout().tiles())
+            shape.layout.tiles.push_back(hlo::Tile {{tile.dimensions().begin(), tile.dimensions().end()}});
+        return layout::computePadding(shape).paddedBytes;
+    };
+    int64_t nextBuffer = 0;
+    auto logical = [&](const std::string& name) {
+        const xla::HloInstructionProto& in = *byName.at(name);
+        auto* b = out.add_logical_buffers();
+        b->set_id(nextBuffer++);
+        b->set_size(paddedSize(in));
+        b->mutable_defined_at()->set_instruction_id(in.id());
+        bufferOf[name] = b->id();
+    };
+    for (const char* name : {"Arg_0.1", "Arg_1.2", "Arg_2.3", "Arg_3.4", "Arg_4.5", "copy.5", "fusion.7", "fusion.12",
+             "fusion.3", "fusion.20", "fusion.15", "convolution.33", "all-reduce.1", "transpose.2", "tuple.40"}) {
+        if (!byName.count(name)) {
+            error = std::string("synth: origin-story has no instruction ") + name;
+            return false;
+        }
+        logical(name);
+    }
+    auto allocation = [&](const std::vector<std::string>& names) {
+        auto* a = out.add_buffer_allocations();
+        a->set_index(out.buffer_allocations_size() - 1);
+        int64_t size = 0;
+        for (const auto& name : names) {
+            auto* assigned = a->add_assigned();
+            assigned->set_logical_buffer_id(bufferOf.at(name));
+            assigned->set_size(out.logical_buffers(static_cast<int>(bufferOf.at(name))).size());
+            size = std::max(size, assigned->size());
+        }
+        a->set_size(size);
+        return a;
+    };
+    const char* const params[] = {"Arg_0.1", "Arg_1.2", "Arg_2.3", "Arg_3.4", "Arg_4.5"};
+    for (int p = 0; p < 5; ++p) {
+        auto* a = allocation({params[p]});
+        a->set_is_entry_computation_parameter(true);
+        a->set_parameter_number(p);
+    }
+    auto* output = allocation({"tuple.40"});
+    output->set_maybe_live_out(true);
+    output->set_is_tuple(true);
+    allocation({"fusion.20"})->set_maybe_live_out(true);
+    allocation({"transpose.2"})->set_maybe_live_out(true);
+
+    // The temporaries share one allocation; the heap simulator's trace runs in schedule order.
+    const std::vector<std::pair<xla::HeapSimulatorTrace::Event::Kind, std::string>> schedule = {
+        {xla::HeapSimulatorTrace::Event::ALLOC, "copy.5"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "fusion.7"},
+        {xla::HeapSimulatorTrace::Event::FREE, "copy.5"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "fusion.12"},
+        {xla::HeapSimulatorTrace::Event::FREE, "fusion.7"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "fusion.3"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "fusion.15"},
+        {xla::HeapSimulatorTrace::Event::FREE, "fusion.3"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "convolution.33"},
+        {xla::HeapSimulatorTrace::Event::FREE, "fusion.12"},
+        {xla::HeapSimulatorTrace::Event::FREE, "fusion.15"},
+        {xla::HeapSimulatorTrace::Event::ALLOC, "all-reduce.1"},
+        {xla::HeapSimulatorTrace::Event::FREE, "convolution.33"},
+        {xla::HeapSimulatorTrace::Event::FREE, "all-reduce.1"},
+    };
+    std::vector<std::string> temporaries;
+    for (const auto& [kind, name] : schedule)
+        if (kind == xla::HeapSimulatorTrace::Event::ALLOC)
+            temporaries.push_back(name);
+    auto* temp = allocation(temporaries);
+    // Offsets as a heap simulator would place them: one after the other while alive together.
+    int64_t live = 0, peak = 0;
+    std::map<std::string, int64_t> offsets;
+    for (const auto& [kind, name] : schedule) {
+        const int64_t size = out.logical_buffers(static_cast<int>(bufferOf.at(name))).size();
+        if (kind == xla::HeapSimulatorTrace::Event::ALLOC) {
+            offsets[name] = live;
+            live += size;
+            peak = std::max(peak, live);
+        } else
+            live -= size;
+    }
+    for (auto& assigned : *temp->mutable_assigned())
+        for (const auto& [name, id] : bufferOf)
+            if (id == assigned.logical_buffer_id())
+                assigned.set_offset(offsets[name]);
+    temp->set_size(peak);
+    auto* trace = out.add_heap_simulator_traces();
+    for (const auto& [kind, name] : schedule) {
+        auto* event = trace->add_events();
+        event->set_kind(kind);
+        event->set_buffer_id(bufferOf.at(name));
+        event->set_computation_name("main.42");
+        event->set_instruction_name(name);
+    }
+    trace->set_whole_module_simulation(true);
+    trace->set_buffer_allocation_index(temp->index());
+    return true;
+}
+
 bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string& error)
 {
     if (options.cores < 1 || options.cores > 4096 || options.steps < 1 || options.steps > 100000) {
@@ -570,6 +718,9 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
     }
     BuiltModule module;
     if (!buildModule("cluster_train_step", 1, originComputations(), module, error))
+        return false;
+    module.bufferAssignment.emplace();
+    if (!originBufferAssignment(module, *module.bufferAssignment, error))
         return false;
     const std::string moduleEventName = "cluster_train_step(" + std::to_string(kOriginProgramId) + ")";
     const std::vector<OpSpec> ops = originOps();

@@ -110,6 +110,14 @@ for i, x in enumerate(xs):
     put("xspace", "x%d_cut" % i, x[:len(x[:65536]) // 3])
     for j, h in enumerate(hlo_protos(x)[:6]):
         put("hloproto", "h%d_%d" % (i, j), h[:65536])
+    for j, h in enumerate(hlo_protos(x)):
+        try:
+            fields = parse(h)
+        except (IndexError, ValueError):
+            continue
+        for num, wt, v in fields:
+            if num == 3 and wt == 2:  # HloProto.buffer_assignment
+                put("bufferassignment", "b%d_%d" % (i, j), bytes(v)[:65536])
 put("xspace", "empty_plane", field(1, 2, field(2, 2, b"/device:TPU:0")))
 
 # --- layout text

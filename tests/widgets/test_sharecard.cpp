@@ -84,3 +84,30 @@ TEST(ShareCard, EmptyProfileStillRenders)
     EXPECT_EQ(card.width(), 1200);
     EXPECT_GT(card.height(), 100);
 }
+
+// The card carries the HBM peak, its padding share and the largest buffers; from a share file
+// with hash redaction the same numbers come with hashed names.
+TEST(ShareCard, CarriesTheHbmPeakAndItsLargestBuffers)
+{
+    const model::ProfilePtr profile = demo();
+    const QStringList lines = widgets::shareCardMemoryLines(*profile);
+    ASSERT_EQ(lines.size(), 4);
+    EXPECT_EQ(
+        lines[0], QStringLiteral("cluster_train_step: peak 640 MiB (3.9% of 16 GiB HBM), 89.5% of it tile padding"));
+    EXPECT_TRUE(lines[1].startsWith(QStringLiteral("fusion.7"))) << lines[1].toStdString();
+    EXPECT_TRUE(lines[1].contains(QStringLiteral("256 MiB for 32 MiB of data")));
+    EXPECT_TRUE(lines[1].contains(QStringLiteral("dim 0 of size 16 padded to 128 by tile T(8,128)")));
+
+    model::ShareOptions options;
+    options.redaction.hashNames = true;
+    const model::ShareResult share = model::buildShareFile(*profile, options);
+    ASSERT_TRUE(share.ok()) << share.error;
+    model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const QStringList redacted = widgets::shareCardMemoryLines(*loaded.profile);
+    ASSERT_EQ(redacted.size(), 4);
+    EXPECT_FALSE(redacted.join(QLatin1Char('\n')).contains(QStringLiteral("fusion.7")));
+    EXPECT_FALSE(redacted[0].contains(QStringLiteral("cluster_train_step")));
+    EXPECT_TRUE(redacted[0].endsWith(QStringLiteral("peak 640 MiB (3.9% of 16 GiB HBM), 89.5% of it tile padding")));
+    EXPECT_TRUE(redacted[1].contains(QStringLiteral("256 MiB for 32 MiB of data")));
+}
