@@ -7,6 +7,7 @@
 #include "compareview.h"
 #include "detailspanel.h"
 #include "devicechooser.h"
+#include "glossarydialog.h"
 #include "loader/logdir.h"
 #include "memoryview.h"
 #include "optableview.h"
@@ -297,6 +298,7 @@ void MainWindow::createActions()
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Glossary"), this, [this] { widgets::GlossaryDialog(this).exec(); });
     help->addAction(tr("&About tpuscope"), this, [this] {
         QMessageBox::about(this, tr("About tpuscope"),
             tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "

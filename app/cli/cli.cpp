@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include "report/glossary.h"
+
 #include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/summary.h"
@@ -241,6 +243,10 @@ int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
         return runOps(args, out, err);
     if (args.command == "thresholds")
         return runThresholds(args, out, err);
+    if (args.command == "glossary") {
+        out << model::glossaryMarkdown();
+        return 0;
+    }
     if (int rc = runExtraCommand(args, out, err); rc != kUnknownCommand)
         return rc;
     err << "tpuscope-cli: unknown command '" << args.command << "' (try --help)\n";

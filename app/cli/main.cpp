@@ -25,6 +25,7 @@ void usage(std::FILE* out)
                "  tpuscope-cli diff BEFORE AFTER [--format table|csv|tsv|json|md] [--top N]\n"
                "  tpuscope-cli card FILE [AFTER] -o card.png [--top N]\n"
                "  tpuscope-cli thresholds [--format table|md|csv]\n"
+               "  tpuscope-cli glossary                       (every metric: meaning, formula, source)\n"
                "  tpuscope-cli synth SCENARIO -o OUT.xplane.pb   (scenarios: origin-story, bench:N)\n"
                "\n"
                "FILE is any profile tpuscope opens: an XSpace (*.xplane.pb[.gz]), a Chrome trace (*.json[.gz]),\n"

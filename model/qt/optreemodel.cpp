@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "optreemodel.h"
 
+#include "report/glossary.h"
+
 #include "report/report.h"
 
 #include <QBrush>
@@ -482,16 +484,13 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
         case AverageColumn:
             return tr("Total time ÷ occurrences");
         case FlopsUtilizationColumn:
-            return tr("Achieved FLOP/s ÷ the device peak (xprof formula). – when the op records no cost data or "
-                      "the device is unknown; \"over peak\" when the cost estimate exceeds what the device can do");
+            return qs(model::glossaryTooltip("flops-utilization"));
         case HbmUtilizationColumn:
-            return tr("Achieved HBM bandwidth ÷ the device peak. Host transfers (S(5)) show their host-link GB/s "
-                      "instead; – when unknown");
+            return qs(model::glossaryTooltip("hbm-utilization") + " " + model::glossaryTooltip("host-link"));
         case RooflineEfficiencyColumn:
-            return tr("Attained FLOP/s ÷ the roofline bound at the op's arithmetic intensity (= the larger "
-                      "utilization). Rows below the low-utilization setting are highlighted");
+            return qs(model::glossaryTooltip("roofline-efficiency"));
         case WastedColumn:
-            return tr("Time share × (1 − roofline efficiency): time not spent near a roofline; – when unknown");
+            return qs(model::glossaryTooltip("wasted-time"));
         case FlopsColumn:
             return tr("FLOPs over all occurrences (device-normalized)");
         case BytesColumn:

@@ -10,6 +10,7 @@
 #include "analysis/summary.h"
 #include "core/jsondom.h"
 #include "loader/loader.h"
+#include "report/glossary.h"
 #include "report/report.h"
 
 #include <regex>
@@ -384,4 +385,24 @@ TEST(HonestNumbers, SampleJsonGoldens)
         EXPECT_TRUE(matchesGolden(
             std::string("golden/") + c.golden + ".advise.json", stableCliOutput("advise " + file + " --format json")));
     }
+}
+
+TEST(HonestNumbers, GlossaryExplainsEveryNewTermInOneSentence)
+{
+    for (const char* key : {"flops-utilization", "hbm-utilization", "over-peak", "cost-coverage", "roofline-efficiency",
+             "bound-by", "low-utilization", "wasted-time", "arithmetic-intensity", "host-link", "async-pair",
+             "device-consistency"}) {
+        const GlossaryEntry* e = glossaryEntry(key);
+        ASSERT_TRUE(e) << key;
+        const std::string sentence = e->sentence;
+        EXPECT_FALSE(sentence.empty()) << key;
+        // One sentence: a single full stop, at the end.
+        EXPECT_EQ(sentence.find(". "), std::string::npos) << key << ": " << sentence;
+        EXPECT_EQ(sentence.back(), '.') << key;
+        EXPECT_FALSE(std::string(e->formula).empty()) << key;
+        EXPECT_NE(glossaryTooltip(key).find(e->formula), std::string::npos);
+    }
+    const auto run = runCommand(std::string(TPUSCOPE_CLI_PATH) + " glossary");
+    EXPECT_EQ(run.exitCode, 0);
+    EXPECT_NE(run.output.find("| Roofline efficiency |"), std::string::npos) << run.output;
 }

@@ -4,9 +4,11 @@
 #include "mainwindow.h"
 
 #include "devicechooser.h"
+#include "glossarydialog.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
+#include "report/glossary.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -126,4 +128,15 @@ TEST_F(DeviceChooserTest, ContradictedDeviceIsCalledOutInTheBar)
     ASSERT_TRUE(loaded.wait(60000));
     EXPECT_EQ(window.session()->profile()->device.peakTflopsPerCore, 0);
     EXPECT_EQ(firstOpFlopsText(window), QStringLiteral("–"));
+}
+
+TEST(Glossary, DialogAndColumnTooltipsReadTheOneList)
+{
+    const QString html = tpuscope::widgets::GlossaryDialog::html();
+    for (const tpuscope::model::GlossaryEntry& e : tpuscope::model::glossary())
+        EXPECT_TRUE(html.contains(QString::fromUtf8(e.term).toHtmlEscaped())) << e.key;
+    OpTreeModel model;
+    const QString tip
+        = model.headerData(OpTreeModel::RooflineEfficiencyColumn, Qt::Horizontal, Qt::ToolTipRole).toString();
+    EXPECT_EQ(tip.toStdString(), tpuscope::model::glossaryTooltip("roofline-efficiency"));
 }

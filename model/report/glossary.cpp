@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "glossary.h"
+
+#include "report.h"
+
+namespace tpuscope::model {
+
+const std::vector<GlossaryEntry>& glossary()
+{
+    static const std::vector<GlossaryEntry> entries = {
+        {"flops-utilization", "FLOPS utilization",
+            "How much of the TensorCore's peak FLOP rate an op attained; unknown (–) when the op records no cost data "
+            "or the TPU generation is unknown.",
+            "FLOPs ÷ time ÷ per-core peak FLOP/s, time summed over cores; shown uncapped, totals cap each op at 100 %",
+            "xprof op_profile (FORMATS.md §7)"},
+        {"hbm-utilization", "HBM utilization",
+            "How much of the per-core HBM bandwidth an op attained; host transfers are not rated against it.",
+            "HBM bytes (memory_access_breakdown, else bytes accessed less VMEM arrays) ÷ time ÷ per-core peak B/s",
+            "xprof op_profile (FORMATS.md §7)"},
+        {"over-peak", "Over peak",
+            "An op whose cost estimate claims more than the device can do: the estimate (often a custom kernel's own) "
+            "or the chosen device is wrong.",
+            "uncapped utilization > 100 %; headlines cap such ops at 100 % and say how many points come from them",
+            "ours"},
+        {"cost-coverage", "Cost coverage",
+            "The share of op time whose ops record FLOPs or bytes; headlines describe only that share, with a warning "
+            "below 80 %.",
+            "time of ops with cost data ÷ total op time", "ours"},
+        {"roofline-efficiency", "Roofline efficiency",
+            "How close an op runs to the roofline at its arithmetic intensity: the one measure of low utilization.",
+            "attained FLOP/s ÷ min(peak FLOP/s, intensity × peak HBM B/s) = max(FLOPS util, HBM util), capped at 1",
+            "roofline model (FORMATS.md §7)"},
+        {"bound-by", "Bound by",
+            "The roof an op sits under: compute when its intensity is above the ridge point, HBM below it, the host "
+            "link for host transfers.",
+            "compute if FLOPS util ≥ HBM util, else HBM; host for S(5) transfers", "xprof bound-by (FORMATS.md §7)"},
+        {"low-utilization", "Low utilization",
+            "A fusion with cost data that runs far from its roofline; bandwidth-bound ops near the HBM roof are not "
+            "low.",
+            "roofline efficiency below the \"Low utilization below\" setting (default 25 %), for fusions with ≥ 1 % of "
+            "op time",
+            "ours"},
+        {"wasted-time", "Wasted time",
+            "The share of op time not spent near a roofline; unknown when the op's roofline position is.",
+            "time fraction × (1 − roofline efficiency)", "xprof wasted time, with the roofline efficiency"},
+        {"arithmetic-intensity", "Arithmetic intensity",
+            "FLOPs per byte an op moves, here per HBM byte, which places it on the roofline.",
+            "FLOPs ÷ HBM bytes (FLOP per HBM byte)", "xprof hbm_operational_intensity (FORMATS.md §7)"},
+        {"host-link", "Host link",
+            "Transfers to or from host memory (S(5)) cross the host link, so they are rated in GB/s there, not "
+            "against HBM.",
+            "bytes ÷ start→done span of the async copy", "FORMATS.md §6.2 (memory spaces)"},
+        {"async-pair", "Async pair",
+            "A start/done op pair (copy-start/copy-done, async collectives) is one transfer: its bytes count once, "
+            "over the span from start to done.",
+            "pair bytes = the larger record of the two halves; rate time = Σ (done end − start begin)", "ours"},
+        {"device-consistency", "Device consistency",
+            "Whether the device's peaks and HBM hold what the profile's ordinary ops did; if not, every utilization "
+            "is wrong.",
+            "fastest ops ≥ 20 µs (custom kernels excluded) within 10 % of the peaks; footprint within one device's "
+            "HBM",
+            "ours; capacities FORMATS.md §6.1"},
+        {"padding-efficiency", "Padding efficiency", "The share of an array's TPU tiles that holds data.",
+            "logical elements ÷ elements after tiling; from op_profile layout hints Π size ÷ (⌈size ÷ alignment⌉ · "
+            "alignment)",
+            "XLA tiled layout (FORMATS.md §6.2, §4.2)"},
+        {"per-core-batch", "Per-core batch", "The batch each TensorCore sees: the global batch divided by the cores.",
+            "size of the batch dimension of the top ops' layouts", "Cloud TPU performance guide"},
+        {"steps", "Steps",
+            "The unit step times are given in: the device Steps line, else the runs of the program with the most "
+            "device time, else host step markers.",
+            "runs per core of the dominant program", "xprof overview (steps)"},
+        {"warm-up", "Warm-up",
+            "Idle time before the first run of the dominant program: compilation and start-up, never input-pipeline "
+            "evidence.",
+            "first run start − profile start", "ours"},
+        {"steady-state-idle", "Steady-state idle",
+            "Idle time between runs of the dominant program: the only idle time that can mean an input-bound "
+            "program.",
+            "Σ gaps between runs ÷ steady-state step time", "xprof input-pipeline analysis"},
+        {"tail", "Tail", "Idle time after the last run of the dominant program.", "profile end − last run end", "ours"},
+        {"hbm-peak", "HBM peak",
+            "The most HBM a program's buffers take at once in the compiler's heap simulation, plus its indefinite "
+            "allocations.",
+            "simulated heap peak + indefinite allocations", "xprof memory viewer (FORMATS.md §3.1)"},
+        {"padding-at-peak", "Padding at peak", "How much of the HBM peak is tile padding rather than data.",
+            "Σ (padded − unpadded) bytes of the buffers alive at the peak ÷ peak", "ours"},
+    };
+    return entries;
+}
+
+const GlossaryEntry* glossaryEntry(std::string_view key)
+{
+    for (const GlossaryEntry& e : glossary())
+        if (key == e.key)
+            return &e;
+    return nullptr;
+}
+
+std::string glossaryTooltip(std::string_view key)
+{
+    const GlossaryEntry* e = glossaryEntry(key);
+    return e ? std::string(e->sentence) + " (" + e->formula + ")" : std::string();
+}
+
+std::string glossaryMarkdown()
+{
+    Table table;
+    table.header = {"Term", "Meaning", "Formula", "Source"};
+    table.rightAligned = {false, false, false, false};
+    for (const GlossaryEntry& e : glossary())
+        table.rows.push_back({e.term, e.sentence, e.formula, e.source});
+    return renderTable(table, TableFormat::Markdown);
+}
+
+} // namespace tpuscope::model

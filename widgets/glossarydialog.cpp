@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "glossarydialog.h"
+
+#include "report/glossary.h"
+
+#include <QDialogButtonBox>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace tpuscope::widgets {
+
+namespace {
+
+QString html(const char* text)
+{
+    return QString::fromUtf8(text).toHtmlEscaped();
+}
+
+} // namespace
+
+QString GlossaryDialog::html()
+{
+    QString out = QStringLiteral("<table cellspacing=0 cellpadding=4>");
+    for (const model::GlossaryEntry& e : model::glossary())
+        out += QStringLiteral(
+            "<tr><td valign=top><b>%1</b></td><td>%2<br><i>%3</i> &middot; <small>%4</small></td></tr>")
+                   .arg(widgets::html(e.term), widgets::html(e.sentence), widgets::html(e.formula),
+                       widgets::html(e.source));
+    return out + QStringLiteral("</table>");
+}
+
+GlossaryDialog::GlossaryDialog(QWidget* parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Glossary — tpuscope"));
+    auto* layout = new QVBoxLayout(this);
+    auto* text = new QTextBrowser(this);
+    text->setHtml(html());
+    layout->addWidget(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    resize(820, 640);
+}
+
+} // namespace tpuscope::widgets
