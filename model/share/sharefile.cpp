@@ -44,6 +44,8 @@
 
 #include "sharefile.h"
 
+#include "../core/atomicfile.h"
+
 #include "../analysis/advice.h"
 #include "../analysis/opbreakdown.h"
 #include "../core/jsondom.h"
@@ -1180,46 +1182,7 @@ bool shareFileFromText(std::string_view text, std::string& shareBytes, std::stri
 
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error)
 {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path target(path);
-    fs::path dir = target.parent_path();
-    if (dir.empty())
-        dir = ".";
-    std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        error = "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno);
-        return false;
-    }
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            error = "cannot write " + std::string(name.data()) + ": " + std::strerror(errno);
-            ::close(fd);
-            ::unlink(name.data());
-            return false;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        error = "cannot write " + std::string(name.data()) + ": " + std::strerror(errno);
-        ::unlink(name.data());
-        return false;
-    }
-    ::chmod(name.data(), 0644);
-    fs::rename(name.data(), target, ec);
-    if (ec) {
-        error = "cannot rename the temporary file to " + path + ": " + ec.message();
-        ::unlink(name.data());
-        return false;
-    }
-    return true;
+    return saveFileAtomically(path, bytes, error);
 }
 
 // ---------------------------------------------------------------------------------------------

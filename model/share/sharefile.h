@@ -67,7 +67,7 @@ std::string shareFileToText(std::string_view shareBytes);
 /// "> ", or be bare base64). Fails with a clear message for damaged or truncated text.
 bool shareFileFromText(std::string_view text, std::string& shareBytes, std::string& error);
 
-/// Writes `bytes` to a temporary file next to `path` and renames it over `path`.
+/// saveFileAtomically (core/atomicfile.h) without inputs to protect: kept for the GUI's share export.
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error);
 
 /// Stable short hash used for name redaction ("op_1a2b3c4d").
