@@ -149,7 +149,7 @@ bool AtomicFile::open(const std::string& path, const std::vector<std::string>& i
     if (m_fd >= 0)
         return true;
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-        error = "cannot create a temporary file in " + dir + ": " + systemError(errno);
+        error = "cannot write " + path + ": cannot create a temporary file in " + dir + ": " + systemError(errno);
         return false;
     }
 #endif
@@ -163,7 +163,7 @@ bool AtomicFile::open(const std::string& path, const std::vector<std::string>& i
         if (errno != EEXIST)
             break;
     }
-    error = "cannot create a temporary file in " + dir + ": " + systemError(errno);
+    error = "cannot write " + path + ": cannot create a temporary file in " + dir + ": " + systemError(errno);
     return false;
 }
 
