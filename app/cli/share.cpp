@@ -7,16 +7,20 @@
 #include "analysis/summary.h"
 #include "core/atomicfile.h"
 #include "core/jsondom.h"
+#include "loader/inputsource.h"
 #include "loader/loader.h"
 #include "report/report.h"
 #include "share/sharefile.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <unistd.h>
 
 #ifdef TPUSCOPE_CLI_CARD
 #include "sharecard.h"
@@ -106,6 +110,35 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     return 0;
 }
 
+bool checkTextSize(uint64_t size, std::string& error)
+{
+    if (size <= kMaxShareTextBytes)
+        return true;
+    error = "more than " + std::to_string(kMaxShareTextBytes >> 20)
+        + " MiB, which is no share text (those are a few hundred KB); stopped reading";
+    return false;
+}
+
+/// Standard input up to `limit` bytes; an endless stream stops there with a message.
+bool readStandardInput(std::string& text, uint64_t limit, std::string& error)
+{
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            error = std::string("read error: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            return true;
+        text.append(buffer, static_cast<size_t>(n));
+        if (!checkTextSize(text.size(), error))
+            return false;
+    }
+}
+
 int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.empty()) {
@@ -113,18 +146,22 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     const std::string& input = args.positional.front();
-    std::string text;
+    std::string text, error;
     if (input == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-        std::ifstream in(input, std::ios::binary);
-        if (!in) {
-            err << "tpuscope-cli open-text: cannot open " << input << "\n";
+        if (!readStandardInput(text, kMaxShareTextBytes, error)) {
+            err << "tpuscope-cli open-text: standard input: " << error << "\n";
             return 1;
         }
-        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+        // Regular files only, opened without blocking: a FIFO, a device or a directory is refused.
+        MappedFile file;
+        if (!file.open(input, error) || !checkTextSize(file.bytes().size(), error)) {
+            err << "tpuscope-cli open-text: " << input << ": " << error << "\n";
+            return 1;
+        }
+        text.assign(file.bytes());
     }
-    std::string bytes, error;
+    std::string bytes;
     if (!shareFileFromText(text, bytes, error)) {
         err << "tpuscope-cli open-text: " << (input == "-" ? "standard input" : input) << ": " << error << "\n";
         return 1;

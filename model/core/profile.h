@@ -204,6 +204,12 @@ struct LoadLimits
     /// Peak bytes per event while a profile is built (columns, their growth, per-plane staging);
     /// measured 47–54 B/event for XSpace, so the budget check errs on the safe side.
     static constexpr uint64_t kPeakBytesPerEvent = 56;
+    /// The same for the containers a load builds before or besides events (XSpace: measured with
+    /// files of nothing but empty lines or planes; see tests/model/test_memory.cpp).
+    static constexpr uint64_t kPeakBytesPerLine = 560;
+    static constexpr uint64_t kPeakBytesPerPlane = 1024;
+    static constexpr uint64_t kPeakBytesPerMetadataEntry = 256;
+    static constexpr uint64_t kPeakBytesPerMetadataByte = 4; // decoded names and HLO modules
 
     uint64_t maxEvents = UINT64_MAX;
     uint64_t memoryBudgetBytes = UINT64_MAX;
@@ -211,9 +217,10 @@ struct LoadLimits
     std::string eventsHint;
     std::string budgetHint;
 
-    /// Empty while `events` events and `stringBytes` of interned text fit; otherwise a message that
-    /// names the limit that was hit, the figures and how to raise it.
-    std::string check(uint64_t events, uint64_t stringBytes) const;
+    /// Empty while `events` events, `stringBytes` of interned text and `structureBytes` of planes,
+    /// lines, stats and metadata fit; otherwise a message that names the limit that was hit, the
+    /// figures and how to raise it.
+    std::string check(uint64_t events, uint64_t stringBytes, uint64_t structureBytes = 0) const;
 };
 
 /// Builds a Profile; every loader goes through it so that sorting, nesting, op dedup and

@@ -92,7 +92,6 @@ constexpr size_t kMaxSteps = 20000;
 constexpr double kAlwaysKeepShare = 0.01;
 // Grouped leftovers stay below the 1 % evidence threshold of the advice rules.
 constexpr double kOtherChunkShare = 0.0099;
-constexpr uint64_t kMaxShareJsonBytes = 64u << 20;
 
 // ---------------------------------------------------------------------------------------------
 // Names and redaction
@@ -1110,7 +1109,12 @@ bool shareFileJson(std::string_view bytes, std::string& json, std::string& error
     }
     std::string gzError;
     if (!gunzip(body, json, kMaxShareJsonBytes, gzError)) {
-        error = "tpuscope share file is damaged or truncated: " + gzError;
+        // --max-decompressed-mb does not apply here: the share-file limit is fixed.
+        error = json.size() >= kMaxShareJsonBytes
+            ? "tpuscope share file inflates to more than " + std::to_string(kMaxShareJsonBytes >> 20)
+                + " MiB, the limit for share files (real ones are a few hundred KB); it is damaged or was not "
+                  "written by tpuscope"
+            : "tpuscope share file is damaged or truncated: " + gzError;
         return false;
     }
     return true;
