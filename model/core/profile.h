@@ -19,6 +19,8 @@ namespace tpuscope::model {
 /// Picoseconds. Absolute times inside a Profile are relative to Profile::originNs so that
 /// they fit 64 bits (ns since the epoch × 1000 would not).
 using TimePs = int64_t;
+/// Longer events (about 13 days) are damage, not measurements: loaders count them as malformed.
+constexpr TimePs kMaxEventDurationPs = TimePs(1) << 60;
 using OpId = uint32_t;
 using TrackId = uint32_t;
 using PlaneId = uint32_t;
@@ -245,6 +247,12 @@ public:
 
     void addEvent(TrackId track, TimePs start, TimePs duration, OpId op)
     {
+        // A damaged or hostile duration (INT64_MAX) would make op time exceed the span: counted
+        // as malformed instead.
+        if (TimePs end; duration > kMaxEventDurationPs || __builtin_add_overflow(start, duration, &end)) {
+            ++m_profile->stats.malformedEvents;
+            return;
+        }
         Track& t = m_profile->tracks[track];
         t.start.push_back(start);
         t.duration.push_back(duration);

@@ -1104,6 +1104,14 @@ private:
                     ++local.malformedEvents; // offset beyond the representable time range
                     continue;
                 }
+                const bool deviceSpan = deviceOffset >= 0 && deviceDuration >= 0;
+                const int64_t spanDuration = deviceSpan ? deviceDuration : durationPs;
+                if (TimePs end; spanDuration > kMaxEventDurationPs
+                    || __builtin_add_overflow(
+                        lineStartPs + (deviceSpan ? deviceOffset : offsetPs), spanDuration, &end)) {
+                    ++local.malformedEvents; // an INT64_MAX duration would outlast the profile's span
+                    continue;
+                }
                 uint32_t at = metadataId >= 0 && static_cast<uint64_t>(metadataId) < local.dense.size()
                     ? local.dense[static_cast<size_t>(metadataId)]
                     : kNone;

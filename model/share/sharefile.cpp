@@ -696,7 +696,13 @@ bool base64Decode(std::string_view in, std::string& out, std::string& error)
         }
         const int v = base64Value(c);
         if (v < 0 || padding) {
-            error = "invalid character '" + std::string(1, c) + "' at position " + std::to_string(i)
+            // Control and non-ASCII bytes are named by value: printed raw they garble the terminal.
+            char shown[16];
+            if (c > 0x20 && c < 0x7f)
+                std::snprintf(shown, sizeof shown, "'%c'", c);
+            else
+                std::snprintf(shown, sizeof shown, "byte 0x%02X", static_cast<unsigned char>(c));
+            error = "invalid character " + std::string(shown) + " at position " + std::to_string(i)
                 + " of the base64 text";
             return false;
         }

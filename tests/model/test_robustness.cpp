@@ -314,3 +314,87 @@ TEST(Robustness, AFileThatShrinksWhileMappedIsATruncationNotSigbus)
         std::string::npos)
         << text;
 }
+
+// ---- 6. the smaller ones ----------------------------------------------------------------------
+
+TEST(Robustness, ShareFileLimitMessageDoesNotPointAtAFlagThatDoesNotApply)
+{
+    // A share-file header over a gzip body that inflates to 65 MiB.
+    const std::string bytes = "TPUSCOPE-SHARE 1\n" + repeatedMembers(std::string(1 << 20, ' '), 65);
+    const LoadResult r = loadProfileFromBytes(bytes, "big.tpuscope");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("more than 64 MiB, the limit for share files"), std::string::npos) << r.error;
+    EXPECT_EQ(r.error.find("--max-decompressed-mb"), std::string::npos) << r.error;
+}
+
+TEST(Robustness, DamageInTheLastPlaneKeepsThePlanesBeforeIt)
+{
+    const std::string dir = tempDir("last_plane");
+    const std::string good = synthXSpace(dir + "/x.xplane.pb");
+    // A last plane whose line claims more bytes than the plane holds.
+    const std::string damagedPlane = lengthField(2, "/host:CPU") + varint(3 << 3 | 2) + varint(1000) + "xx";
+    const LoadResult r = loadProfileFromBytes(good + lengthField(1, damagedPlane), "x.xplane.pb");
+    ASSERT_TRUE(r.ok()) << r.error;
+    const LoadResult whole = loadProfileFromBytes(good, "x.xplane.pb");
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(r.profile->planes.size(), whole.profile->planes.size());
+    ASSERT_FALSE(r.profile->load.warnings.empty());
+    EXPECT_NE(r.profile->load.warnings.back().find("planes read before the damage"), std::string::npos)
+        << r.profile->load.warnings.back();
+}
+
+TEST(Robustness, IntMaxDurationsAreMalformedNotOpTime)
+{
+    // Chrome JSON: 9e12 µs is 9e18 ps, inside int64 but far beyond any profile.
+    const std::string json = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":10},)"
+                             R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":20,"dur":9000000000000}]})";
+    LoadResult r = loadProfileFromBytes(json, "t.json");
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->stats.malformedEvents, 1);
+    EXPECT_EQ(r.profile->eventCount(), 1u);
+
+    // XSpace: an XLA op of INT64_MAX ps beside a normal one.
+    auto event = [](int64_t metadata, int64_t offset, int64_t duration) {
+        return lengthField(4,
+            varint(1 << 3) + varint(static_cast<uint64_t>(metadata)) + varint(2 << 3)
+                + varint(static_cast<uint64_t>(offset)) + varint(3 << 3) + varint(static_cast<uint64_t>(duration)));
+    };
+    const std::string line = lengthField(3,
+        varint(1 << 3) + varint(1) + lengthField(2, "XLA Ops") + varint(3 << 3) + varint(1000) + event(1, 0, 100)
+            + event(1, 200, INT64_MAX));
+    const std::string metadata = lengthField(
+        4, varint(1 << 3) + varint(1) + lengthField(2, varint(1 << 3) + varint(1) + lengthField(2, "fusion.1")));
+    const std::string plane = varint(1 << 3) + varint(1) + lengthField(2, "/device:TPU:0") + line + metadata;
+    r = loadProfileFromBytes(lengthField(1, plane), "t.xplane.pb");
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.profile->stats.malformedEvents, 1);
+    EXPECT_EQ(r.profile->eventCount(), 1u);
+}
+
+TEST(Robustness, AShortTruncatedTf1TraceIsReportedAsTruncated)
+{
+    // A TF1 Trace: field 1 = devices map entry {1: key, 2: Device {1: name, 2: device_id}}, then
+    // field 4 = TraceEvent, cut in the middle.
+    const std::string device = lengthField(1, "TPU Core 0") + varint(2 << 3) + varint(1);
+    const std::string entry = varint(1 << 3) + varint(1) + lengthField(2, device);
+    const std::string event = varint(1 << 3) + varint(1) + lengthField(3, "fusion.1") + varint(9 << 3) + varint(5);
+    const std::string trace = lengthField(1, entry) + lengthField(4, event);
+    const std::string cut = trace.substr(0, trace.size() - 4);
+    const LoadResult r = loadProfileFromBytes(cut, "trace");
+    const std::string text
+        = r.ok() ? (r.profile->load.warnings.empty() ? "" : r.profile->load.warnings.front()) : r.error;
+    EXPECT_EQ(text.find("not a profile"), std::string::npos) << text;
+    EXPECT_NE(text.find("TF1 trace"), std::string::npos) << text;
+}
+
+TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH))
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tempDir("control_byte");
+    writeFile(dir + "/paste.txt", "```tpuscope\nVFBV\x1fU0NPUEU=\n```\n");
+    const CommandResult r = runCommand(cli() + " open-text '" + dir + "/paste.txt'", true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_EQ(r.output.find('\x1f'), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("byte 0x1F"), std::string::npos) << r.output;
+}
