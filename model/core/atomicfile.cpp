@@ -45,18 +45,20 @@ bool sameFile(const struct stat& a, const struct stat& b)
 // walking the whole disk before the write.
 constexpr size_t kMaxInputEntries = 200000;
 
-/// True when `target` is `input` or, for a directory input, any file below it.
-bool isInputFile(const struct stat& target, const std::string& input)
+enum class InputMatch { None, TheInput, InsideTheInput };
+
+/// Whether `target` is `input` or, for a directory input, any file below it.
+InputMatch matchInput(const struct stat& target, const std::string& input)
 {
     struct stat st
     {
     };
     if (::stat(input.c_str(), &st) != 0)
-        return false;
+        return InputMatch::None;
     if (sameFile(st, target))
-        return true;
+        return InputMatch::TheInput;
     if (!S_ISDIR(st.st_mode))
-        return false;
+        return InputMatch::None;
     std::error_code ec;
     size_t entries = 0;
     for (fs::recursive_directory_iterator it(input,
@@ -73,9 +75,9 @@ bool isInputFile(const struct stat& target, const std::string& input)
         {
         };
         if (::stat(it->path().c_str(), &entry) == 0 && sameFile(entry, target))
-            return true;
+            return InputMatch::InsideTheInput;
     }
-    return false;
+    return InputMatch::None;
 }
 
 std::string randomSuffix()
@@ -111,11 +113,15 @@ std::string outputPathProblem(const std::string& output, const std::vector<std::
         return {}; // absent (or unreachable: creating the temporary file reports why)
     if (!S_ISREG(target.st_mode))
         return "refusing to write " + output + ": it is " + fileKind(target.st_mode) + ", not a regular file";
-    for (const std::string& input : inputs)
-        if (isInputFile(target, input))
-            return "refusing to write " + output + ": it is "
-                + (input == output ? std::string("the input") : "the same file as the input " + input)
-                + "; choose another name";
+    for (const std::string& input : inputs) {
+        const InputMatch match = matchInput(target, input);
+        if (match == InputMatch::None)
+            continue;
+        const std::string what = match == InputMatch::InsideTheInput ? "a file of the input directory " + input
+            : input == output                                        ? std::string("the input")
+                                                                     : "the same file as the input " + input;
+        return "refusing to write " + output + ": it is " + what + "; choose another name";
+    }
     return {};
 }
 

@@ -94,7 +94,9 @@ TEST(AtomicFile, RefusesAnInputThroughSymlinksHardLinksAndLogDirs)
 
     std::string error;
     EXPECT_FALSE(saveFileAtomically(dir + "/symlink.pb", "x", error, {dir + "/logdir"}));
-    EXPECT_NE(error.find("the same file as the input"), std::string::npos) << error;
+    EXPECT_NE(error.find("a file of the input directory"), std::string::npos) << error;
+    EXPECT_FALSE(saveFileAtomically(dir + "/hardlink.pb", "x", error, {host}));
+    EXPECT_NE(error.find("the same file as the input " + host), std::string::npos) << error;
     EXPECT_EQ(readFile(host), "profile");
 }
 
@@ -160,7 +162,7 @@ TEST(OutputsNeverDestroy, ShareOntoAHostOfTheInputLogDirIsRefused)
     const std::string before = readFile(host);
     const CommandResult r = runCommand(cli() + " share '" + dir + "/logdir' -o '" + host + "'", true);
     EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find("the same file as the input"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("it is a file of the input directory"), std::string::npos) << r.output;
     EXPECT_EQ(readFile(host), before);
 }
 

@@ -207,10 +207,11 @@ TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
     if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     const std::string dir = tempDir("ratio");
-    // Two events with 384 MiB of whitespace between them, in a file of about 400 KB.
+    // Two events with 272 MiB of whitespace between them (just past the guard's 256 MiB), in a
+    // file of about 280 KB.
     const std::string head = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
     const std::string tail = R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}]})";
-    writeFile(dir + "/ws.json.gz", gzipBytes(head) + repeatedMembers(std::string(1 << 20, ' '), 384) + gzipBytes(tail));
+    writeFile(dir + "/ws.json.gz", gzipBytes(head) + repeatedMembers(std::string(1 << 20, ' '), 272) + gzipBytes(tail));
     Measured m = runCli("summary '" + dir + "/ws.json.gz'");
     EXPECT_EQ(m.exitCode, 1) << m.output;
     EXPECT_NE(m.output.find("inflates more than 200:1"), std::string::npos) << m.output;
