@@ -251,6 +251,25 @@ TEST(Robustness, LogDirHostsUseTheSameInflatePath)
         EXPECT_LT(m.peakKb, 300 * 1024) << m.output;
 }
 
+TEST(Robustness, ABigNameIsStoredOnce)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    if (kSanitized)
+        GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
+    const std::string dir = tempDir("big_name");
+    constexpr size_t kName = 128u << 20;
+    const std::string name(kName, 'n');
+    writeFile(dir + "/big.json",
+        R"({"traceEvents":[{"name":")" + name + R"(","ph":"X","pid":1,"tid":1,"ts":0,"dur":10},)" + R"({"name":")"
+            + name + R"(","ph":"X","pid":1,"tid":1,"ts":20,"dur":10}]})");
+    const Measured m = runCli("summary '" + dir + "/big.json'");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    // The mapped input and the interned name: about 2x. The op cache kept a third copy.
+    EXPECT_LT(m.peakKb, static_cast<long>(kName / 1024 * 5 / 2)) << m.output; // before: 411 MB
+    fs::remove_all(dir); // 256 MB
+}
+
 // ---- 3. special files ------------------------------------------------------------------------
 
 TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
