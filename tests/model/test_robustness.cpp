@@ -195,8 +195,9 @@ TEST(Robustness, TheBudgetChargesLinesAndPlanesNotOnlyEvents)
         EXPECT_EQ(m.exitCode, 1) << file << ": " << m.output;
         EXPECT_NE(m.output.find("of planes, lines and metadata), over the memory budget of 500 MiB"), std::string::npos)
             << m.output;
-        if (!kSanitized)
+        if (!kSanitized) {
             EXPECT_LT(m.peakKb, 500 * 1024) << file;
+        }
     }
 }
 
@@ -220,8 +221,9 @@ TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
     m = runCli("summary '" + dir + "/ws.json.gz' --max-compression-ratio 100000");
     EXPECT_EQ(m.exitCode, 0) << m.output;
     EXPECT_NE(m.output.find("2 events"), std::string::npos) << m.output;
-    if (!kSanitized)
+    if (!kSanitized) {
         EXPECT_LT(m.peakKb, 150 * 1024) << "whitespace stayed resident";
+    }
 }
 
 TEST(Robustness, LogDirHostsUseTheSameInflatePath)
@@ -247,8 +249,9 @@ TEST(Robustness, LogDirHostsUseTheSameInflatePath)
     EXPECT_NE(m.output.find("not a profile tpuscope can read"), std::string::npos) << m.output;
     EXPECT_NE(m.output.find("c: the gzip stream is truncated"), std::string::npos) << "host c kept: " << m.output;
     EXPECT_EQ(m.output.find("skipped host c"), std::string::npos) << m.output;
-    if (!kSanitized)
+    if (!kSanitized) {
         EXPECT_LT(m.peakKb, 300 * 1024) << m.output;
+    }
 }
 
 TEST(Robustness, ABigNameIsStoredOnce)
