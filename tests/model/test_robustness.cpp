@@ -327,8 +327,9 @@ TEST(Robustness, AFileThatShrinksWhileMappedIsATruncationNotSigbus)
     writeFile(path, xspace);
     LoadOptions options;
     const LoadResult r = loadProfile(path, options, [&](std::string_view phase, double) {
-        if (phase == "reading")
+        if (phase == "reading") {
             ASSERT_EQ(::truncate(path.c_str(), 1 << 20), 0);
+        }
     });
     const std::string text
         = r.ok() ? (r.profile->load.warnings.empty() ? "" : r.profile->load.warnings.front()) : r.error;
