@@ -5,6 +5,7 @@
 
 #include "advicepanel.h"
 #include "compareview.h"
+#include "core/atomicfile.h"
 #include "detailspanel.h"
 #include "devicechooser.h"
 #include "glossarydialog.h"
@@ -504,7 +505,7 @@ void MainWindow::saveShareFile()
     }
     const model::ShareResult result = model::buildShareFile(*profile, options);
     std::string error = result.error;
-    if (result.ok() && model::writeFileAtomically(path.toStdString(), result.bytes, error))
+    if (result.ok() && model::saveFileAtomically(path.toStdString(), result.bytes, error, {profile->load.path}))
         statusBar()->showMessage(tr("Saved %1 (%2 KB, %3 ops)")
                                      .arg(QFileInfo(path).fileName())
                                      .arg(double(result.bytes.size()) / 1024.0, 0, 'f', 1)

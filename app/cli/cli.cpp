@@ -82,6 +82,12 @@ bool parseArguments(int argc, char** argv, Arguments& args)
                 args.error = "--max-decompressed-mb needs a number";
                 return false;
             }
+        } else if (a == "--max-compression-ratio") {
+            const char* v = value("--max-compression-ratio");
+            if (!v || !parseNumber(v, args.maxCompressionRatio) || args.maxCompressionRatio == 0) {
+                args.error = "--max-compression-ratio needs a positive number";
+                return false;
+            }
         } else if (a == "--memory-budget-mb" || a == "--max-events") {
             const char* v = value(a.c_str());
             uint64_t& target = a == "--max-events" ? args.maxEvents : args.memoryBudgetMb;
@@ -206,6 +212,7 @@ LoadOptions loadOptionsFromArguments(const Arguments& args)
     LoadOptions options;
     options.deviceOverride = args.device;
     options.maxDecompressedBytes = args.maxDecompressedMb << 20;
+    options.maxCompressionRatio = args.maxCompressionRatio;
     options.memoryBudgetBytes = args.memoryBudgetMb << 20;
     options.maxEvents = args.maxEvents;
     return options;

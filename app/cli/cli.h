@@ -22,6 +22,7 @@ struct Arguments
     int core = -1;
     size_t top = 0;
     uint64_t maxDecompressedMb = 0;
+    uint64_t maxCompressionRatio = 0; // 0 = TPUSCOPE_MAX_COMPRESSION_RATIO or 200
     uint64_t memoryBudgetMb = 0; // 0 = TPUSCOPE_MEMORY_BUDGET_MB or 3/4 of the RAM
     uint64_t maxEvents = 0; // 0 = TPUSCOPE_MAX_EVENTS or none (the budget bounds events)
     std::string program; // steps: the program whose runs are the steps

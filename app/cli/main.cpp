@@ -33,11 +33,13 @@ void usage(std::FILE* out)
                "GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e, v7x) whose peaks are used when the file\n"
                "does not record them.\n"
                "Limits (each message says which one was hit):\n"
-               "  --memory-budget-mb N   memory a load may take (default: 3/4 of the RAM, or\n"
-               "                         TPUSCOPE_MEMORY_BUDGET_MB)\n"
+               "  --memory-budget-mb N   memory a load may take (default: the smallest of 3/4 of the RAM,\n"
+               "                         ulimit -v and the cgroup's memory.max; or TPUSCOPE_MEMORY_BUDGET_MB)\n"
                "  --max-events N         events to load at most (default: what the budget holds, or\n"
                "                         TPUSCOPE_MAX_EVENTS); a JSON trace keeps the events before the limit\n"
-               "  --max-decompressed-mb N  inflated gzip data at most (default: the memory budget)\n",
+               "  --max-decompressed-mb N  inflated gzip data at most (default: the memory budget)\n"
+               "  --max-compression-ratio N  gzip data may inflate N:1 at most past 256 MiB (default: 200,\n"
+               "                         or TPUSCOPE_MAX_COMPRESSION_RATIO)\n",
         out);
 }
 

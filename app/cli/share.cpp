@@ -5,21 +5,28 @@
 #include "analysis/diff.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/summary.h"
+#include "core/atomicfile.h"
 #include "core/jsondom.h"
+#include "loader/inputsource.h"
 #include "loader/loader.h"
 #include "report/report.h"
 #include "share/sharefile.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <unistd.h>
 
 #ifdef TPUSCOPE_CLI_CARD
 #include "sharecard.h"
 
+#include <QBuffer>
+#include <QByteArray>
 #include <QGuiApplication>
 #include <QImage>
 #include <QString>
@@ -36,13 +43,16 @@ bool load(const Arguments& args, const std::string& path, std::ostream& err, Pro
     return loadProfileArgument(args, path, err, profile) == 0;
 }
 
-/// The output must not be one of the inputs: writing a share file over its profile loses the profile.
-bool isSameFile(const std::string& a, const std::string& b)
+/// Refuses an output that is one of the inputs (or a file of an input log dir) or not a regular
+/// file, before anything is loaded; the write checks again.
+bool outputRefused(
+    const char* command, const std::string& output, const std::vector<std::string>& inputs, std::ostream& err)
 {
-    std::error_code ec;
-    if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
-        return std::filesystem::equivalent(a, b, ec);
-    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+    const std::string problem = outputPathProblem(output, inputs);
+    if (problem.empty())
+        return false;
+    err << "tpuscope-cli " << command << ": " << problem << "\n";
+    return true;
 }
 
 std::string kib(size_t bytes)
@@ -71,10 +81,8 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     if (args.top > 0)
         options.maxOps = args.top;
     const std::string& input = args.positional.front();
-    if (!args.output.empty() && isSameFile(input, args.output)) {
-        err << "tpuscope-cli share: the output " << args.output << " is the input file; choose another name\n";
+    if (!args.output.empty() && outputRefused("share", args.output, {input}, err))
         return 2;
-    }
     ProfilePtr profile;
     if (!load(args, input, err, profile))
         return 1;
@@ -86,7 +94,7 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     const std::string payload = args.text ? shareFileToText(share.bytes) : share.bytes;
     if (args.output.empty()) {
         out << payload;
-    } else if (!writeFileAtomically(args.output, payload, error)) {
+    } else if (!saveFileAtomically(args.output, payload, error, {input})) {
         err << "tpuscope-cli share: " << error << "\n";
         return 1;
     }
@@ -102,6 +110,35 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     return 0;
 }
 
+bool checkTextSize(uint64_t size, std::string& error)
+{
+    if (size <= kMaxShareTextBytes)
+        return true;
+    error = "more than " + std::to_string(kMaxShareTextBytes >> 20)
+        + " MiB, which is no share text (those are a few hundred KB); stopped reading";
+    return false;
+}
+
+/// Standard input up to `limit` bytes; an endless stream stops there with a message.
+bool readStandardInput(std::string& text, uint64_t limit, std::string& error)
+{
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            error = std::string("read error: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            return true;
+        text.append(buffer, static_cast<size_t>(n));
+        if (!checkTextSize(text.size(), error))
+            return false;
+    }
+}
+
 int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.empty()) {
@@ -109,36 +146,39 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     const std::string& input = args.positional.front();
-    std::string text;
+    std::string text, error;
     if (input == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-        std::ifstream in(input, std::ios::binary);
-        if (!in) {
-            err << "tpuscope-cli open-text: cannot open " << input << "\n";
+        if (!readStandardInput(text, kMaxShareTextBytes, error)) {
+            err << "tpuscope-cli open-text: standard input: " << error << "\n";
             return 1;
         }
-        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+        // Regular files only, opened without blocking: a FIFO, a device or a directory is refused.
+        MappedFile file;
+        if (!file.open(input, error) || !checkTextSize(file.bytes().size(), error)) {
+            err << "tpuscope-cli open-text: " << input << ": " << error << "\n";
+            return 1;
+        }
+        text.assign(file.bytes());
     }
-    std::string bytes, error;
+    std::string bytes;
     if (!shareFileFromText(text, bytes, error)) {
         err << "tpuscope-cli open-text: " << (input == "-" ? "standard input" : input) << ": " << error << "\n";
         return 1;
     }
     if (!args.output.empty()) {
-        if (input != "-" && isSameFile(input, args.output)) {
-            err << "tpuscope-cli open-text: the output " << args.output << " is the input file\n";
+        const std::vector<std::string> inputs = input == "-" ? std::vector<std::string> {} : std::vector {input};
+        if (outputRefused("open-text", args.output, inputs, err))
             return 2;
-        }
-        if (!writeFileAtomically(args.output, bytes, error)) {
+        if (!saveFileAtomically(args.output, bytes, error, inputs)) {
             err << "tpuscope-cli open-text: " << error << "\n";
             return 1;
         }
         err << args.output << ": " << kib(bytes.size()) << "\n";
         return 0;
     }
-    LoadResult result
-        = loadProfileFromBytes(std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsFromArguments(args));
+    LoadResult result = loadProfileFromBytes(
+        std::move(bytes), input == "-" ? "stdin.tpuscope" : input, loadOptionsFromArguments(args));
     if (!result.ok()) {
         err << "tpuscope-cli open-text: " << result.error << "\n";
         return 1;
@@ -186,10 +226,8 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
         err << "tpuscope-cli card: usage: card FILE [AFTER] -o card.png\n";
         return 2;
     }
-    if (isSameFile(args.positional.front(), args.output)) {
-        err << "tpuscope-cli card: the output " << args.output << " is the input file\n";
+    if (outputRefused("card", args.output, args.positional, err))
         return 2;
-    }
     ProfilePtr profile, after;
     if (!load(args, args.positional.front(), err, profile))
         return 1;
@@ -211,22 +249,24 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
         return QString::fromStdString(std::filesystem::path(path).filename().string());
     };
     const QImage image = after ? widgets::renderComparisonCard(computeDiff(*profile, *after),
-                                     fileName(args.positional[0]), fileName(args.positional[1]), options)
+                             fileName(args.positional[0]), fileName(args.positional[1]), options)
                                : widgets::renderShareCard(*profile, options);
     if (image.isNull()) {
         err << "tpuscope-cli card: could not render the card\n";
         return 1;
     }
-    const std::string tmp = args.output + ".part.png";
-    if (!image.save(QString::fromStdString(tmp), "PNG")) {
-        err << "tpuscope-cli card: cannot write " << args.output << "\n";
+    // Encoded in memory and saved like every other output: QImage::save would follow a planted
+    // symlink and leave a fixed-name temporary file behind.
+    QByteArray png;
+    QBuffer buffer(&png);
+    if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
+        err << "tpuscope-cli card: could not encode the card as PNG\n";
         return 1;
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, args.output, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        err << "tpuscope-cli card: cannot write " << args.output << ": " << ec.message() << "\n";
+    std::string error;
+    if (!saveFileAtomically(
+            args.output, std::string_view(png.constData(), static_cast<size_t>(png.size())), error, args.positional)) {
+        err << "tpuscope-cli card: " << error << "\n";
         return 1;
     }
     err << args.output << ": " << image.width() << "x" << image.height() << " PNG\n";

@@ -1051,7 +1051,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
     }
     for (const std::string& note : report.notes)
         out += (md ? "> Note: " : "Note: ") + note + "\n";
-    return out;
+    return toValidUtf8(out); // file paths and op names come from the file
 }
 
 } // namespace tpuscope::model

@@ -487,19 +487,21 @@ std::shared_ptr<const Profile> withDevice(const Profile& profile, std::string_vi
     return copy;
 }
 
-std::string LoadLimits::check(uint64_t events, uint64_t stringBytes) const
+std::string LoadLimits::check(uint64_t events, uint64_t stringBytes, uint64_t structureBytes) const
 {
     auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
     if (events > maxEvents)
         return "more than " + std::to_string(maxEvents) + " events, the event limit"
             + (eventsHint.empty() ? "" : "; " + eventsHint);
-    // Events and names together, at their peak cost while building.
-    const uint64_t needed = events >= (UINT64_MAX >> 8) || stringBytes >= (UINT64_MAX >> 8)
+    // Events, names and containers together, at their peak cost while building.
+    const uint64_t needed
+        = events >= (UINT64_MAX >> 8) || stringBytes >= (UINT64_MAX >> 8) || structureBytes >= (UINT64_MAX >> 8)
         ? UINT64_MAX
-        : events * kPeakBytesPerEvent + stringBytes * 2;
+        : events * kPeakBytesPerEvent + stringBytes * 2 + structureBytes;
     if (needed > memoryBudgetBytes)
-        return "loading needs about " + mib(needed) + " MiB (" + std::to_string(events)
-            + " events), over the memory budget of " + mib(memoryBudgetBytes) + " MiB"
+        return "loading needs about " + mib(needed) + " MiB (" + std::to_string(events) + " events"
+            + (structureBytes ? ", " + mib(structureBytes) + " MiB of planes, lines and metadata" : std::string())
+            + "), over the memory budget of " + mib(memoryBudgetBytes) + " MiB"
             + (budgetHint.empty() ? "" : "; " + budgetHint);
     return {};
 }

@@ -19,6 +19,8 @@ namespace tpuscope::model {
 /// Picoseconds. Absolute times inside a Profile are relative to Profile::originNs so that
 /// they fit 64 bits (ns since the epoch × 1000 would not).
 using TimePs = int64_t;
+/// Longer events (about 13 days) are damage, not measurements: loaders count them as malformed.
+constexpr TimePs kMaxEventDurationPs = TimePs(1) << 60;
 using OpId = uint32_t;
 using TrackId = uint32_t;
 using PlaneId = uint32_t;
@@ -228,6 +230,12 @@ struct LoadLimits
     /// Peak bytes per event while a profile is built (columns, their growth, per-plane staging);
     /// measured 47–54 B/event for XSpace, so the budget check errs on the safe side.
     static constexpr uint64_t kPeakBytesPerEvent = 56;
+    /// The same for the containers a load builds before or besides events (XSpace: measured with
+    /// files of nothing but empty lines or planes; see tests/model/test_memory.cpp).
+    static constexpr uint64_t kPeakBytesPerLine = 560;
+    static constexpr uint64_t kPeakBytesPerPlane = 1024;
+    static constexpr uint64_t kPeakBytesPerMetadataEntry = 256;
+    static constexpr uint64_t kPeakBytesPerMetadataByte = 4; // decoded names and HLO modules
 
     uint64_t maxEvents = UINT64_MAX;
     uint64_t memoryBudgetBytes = UINT64_MAX;
@@ -235,9 +243,10 @@ struct LoadLimits
     std::string eventsHint;
     std::string budgetHint;
 
-    /// Empty while `events` events and `stringBytes` of interned text fit; otherwise a message that
-    /// names the limit that was hit, the figures and how to raise it.
-    std::string check(uint64_t events, uint64_t stringBytes) const;
+    /// Empty while `events` events, `stringBytes` of interned text and `structureBytes` of planes,
+    /// lines, stats and metadata fit; otherwise a message that names the limit that was hit, the
+    /// figures and how to raise it.
+    std::string check(uint64_t events, uint64_t stringBytes, uint64_t structureBytes = 0) const;
 };
 
 /// Builds a Profile; every loader goes through it so that sorting, nesting, op dedup and
@@ -264,6 +273,12 @@ public:
 
     void addEvent(TrackId track, TimePs start, TimePs duration, OpId op)
     {
+        // A damaged or hostile duration (INT64_MAX) would make op time exceed the span: counted
+        // as malformed instead.
+        if (TimePs end; duration > kMaxEventDurationPs || __builtin_add_overflow(start, duration, &end)) {
+            ++m_profile->stats.malformedEvents;
+            return;
+        }
         Track& t = m_profile->tracks[track];
         t.start.push_back(start);
         t.duration.push_back(duration);

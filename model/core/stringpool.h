@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "utf8.h"
+
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -13,7 +15,9 @@ namespace tpuscope::model {
 using StringId = uint32_t;
 
 /// Interns strings once per profile; id 0 is always the empty string. Views into the pool
-/// stay valid for the pool's lifetime (storage is a deque, never reallocated).
+/// stay valid for the pool's lifetime (storage is a deque, never reallocated). Text that is not
+/// valid UTF-8 is stored with U+FFFD in place of the bad bytes, so every output of the profile
+/// (JSON, CSV, share files) names an op the same way and a share file round-trips it.
 class StringPool
 {
 public:
@@ -41,6 +45,8 @@ public:
         auto it = m_index.find(text);
         if (it != m_index.end())
             return it->second;
+        if (!isValidUtf8(text)) // checked on a miss only: stored strings are valid
+            return intern(toValidUtf8(text));
         const auto id = static_cast<StringId>(m_strings.size());
         m_strings.emplace_back(text);
         m_index.emplace(std::string_view(m_strings.back()), id);
@@ -51,7 +57,9 @@ public:
     StringId find(std::string_view text) const
     {
         auto it = m_index.find(text);
-        return it == m_index.end() ? 0 : it->second;
+        if (it == m_index.end())
+            return isValidUtf8(text) ? 0 : find(toValidUtf8(text));
+        return it->second;
     }
 
     const std::string& str(StringId id) const { return m_strings[id]; }

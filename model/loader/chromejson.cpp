@@ -35,6 +35,7 @@
 #include "jsontokenizer.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -224,14 +225,22 @@ public:
         }
     }
 
-    void insert(const OpKey& key, uint64_t h, OpId op)
+    /// `interned` holds, for name, long name and category, the profile's interned copy when it
+    /// is the same text (never moved: the pool is a deque), or an empty view.
+    void insert(const OpKey& key, uint64_t h, OpId op, const std::array<std::string_view, 3>& interned)
     {
         if ((m_size + 1) * 2 > m_slots.size())
             grow();
         // The key's views point into the input, whose pages are released as reading goes on:
-        // the cache keeps its own copy (one per distinct op, so a few KB).
-        auto own = [this](std::string_view v) { return std::string_view(m_keyText.emplace_back(v)); };
-        place(Slot {h, OpKey {key.xla, own(key.name), own(key.longName), own(key.category), own(key.programId)}, op});
+        // the cache points at the interned text instead, so a big name is stored once, and keeps
+        // its own copy only of what differs (escaped or repaired text, the program id).
+        auto own = [this](std::string_view v, std::string_view stable = {}) {
+            return stable.data() ? stable : std::string_view(m_keyText.emplace_back(v));
+        };
+        place(Slot {h,
+            OpKey {key.xla, own(key.name, interned[0]), own(key.longName, interned[1]), own(key.category, interned[2]),
+                own(key.programId)},
+            op});
         ++m_size;
     }
 
@@ -752,7 +761,13 @@ private:
         }
         info.isXlaOp = thread.xla;
         const OpId op = m_builder.addOp(info);
-        m_opCache.insert(key, hash, op);
+        auto interned = [&](StringId id, std::string_view raw) {
+            const std::string& text = m_profile.strings.str(id);
+            return text == raw ? std::string_view(text) : std::string_view();
+        };
+        m_opCache.insert(key, hash, op,
+            {interned(info.name, key.name), interned(info.longName, key.longName),
+                interned(info.category, key.category)});
         return op;
     }
 

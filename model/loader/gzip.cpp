@@ -19,6 +19,16 @@ std::string inflateLimitMessage(uint64_t maxBytes)
         + " MiB (possible gzip bomb); raise it with --max-decompressed-mb";
 }
 
+std::string inflateRatioProblem(uint64_t consumed, uint64_t produced, uint64_t maxRatio)
+{
+    if (maxRatio == 0 || produced <= kRatioGuardBytes || produced / std::max<uint64_t>(consumed, 1) <= maxRatio)
+        return {};
+    return "the gzip data inflates more than " + std::to_string(maxRatio) + ":1 (" + std::to_string(produced >> 20)
+        + " MiB from " + std::to_string(consumed >> 10)
+        + " KiB; possible gzip bomb); raise the ratio with --max-compression-ratio N (tpuscope-cli) or the "
+          "environment variable TPUSCOPE_MAX_COMPRESSION_RATIO=N (tpuscope and tpuscope-cli)";
+}
+
 std::string inflateTruncatedMessage(uint64_t compressedRead, uint64_t inflated)
 {
     return "the gzip stream is truncated after " + std::to_string(compressedRead) + " compressed bytes ("
@@ -112,24 +122,13 @@ GzipReader::Status GzipReader::inflateInto(char* out, size_t capacity, size_t& w
 }
 
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
-    const std::function<void(double)>& progress, std::stop_token stop)
+    const std::function<void(double)>& progress, std::stop_token stop, uint64_t maxRatio)
 {
     out.clear();
-    // ISIZE (last 4 bytes) is the uncompressed size mod 2^32. When it is at least what deflate
-    // could have produced from this input (stored blocks add ~5 bytes per 64 KiB) it is taken as
-    // the exact size, which it is for single-member files under 4 GiB: the buffer is then
-    // allocated once and never grown, copied or shrunk (the loader's shrink_to_fit is free).
-    // Otherwise (several members, > 4 GiB, damage) start from 4× and grow.
-    uint64_t guess = compressed.size() * 4;
-    if (compressed.size() >= 18) {
-        const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
-        const uint64_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (uint32_t(tail[3]) << 24);
-        const uint64_t lowerBound = compressed.size() > 1024 ? compressed.size() - compressed.size() / 64 - 1024 : 0;
-        // A damaged trailer must not make us allocate more than deflate can expand to (1032:1).
-        if (isize >= lowerBound)
-            guess = std::min<uint64_t>(isize, compressed.size() * 1032ull + (1 << 20));
-    }
-    out.resize(std::min<uint64_t>(std::max<uint64_t>(guess, 1), maxBytes));
+    // The trailer's ISIZE is not trusted (a damaged or hostile file claims 4 GiB): the buffer
+    // starts at a few times the input and doubles, bounded by the limit.
+    const uint64_t start = std::clamp<uint64_t>(compressed.size() * 4, 64 << 10, 64 << 20);
+    out.resize(std::min<uint64_t>(start, std::max<uint64_t>(maxBytes, 1)));
     GzipReader reader(compressed);
     size_t produced = 0;
     const size_t total = compressed.size();
@@ -149,6 +148,11 @@ bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, st
             break;
         if (status == GzipReader::Status::Error) {
             error = reader.error();
+            ok = false;
+            break;
+        }
+        if (std::string problem = inflateRatioProblem(reader.consumed(), produced, maxRatio); !problem.empty()) {
+            error = std::move(problem);
             ok = false;
             break;
         }

@@ -11,8 +11,16 @@ namespace tpuscope::model {
 
 bool isGzip(std::string_view bytes);
 
+/// Compressed data inflating by more than this ratio, once past kRatioGuardBytes, is taken for a
+/// bomb: real profiles inflate 10-30:1, a stream of zeros 1000:1.
+constexpr uint64_t kDefaultMaxCompressionRatio = 200;
+constexpr uint64_t kRatioGuardBytes = 256ull << 20;
+
 /// The messages of the inflaters (gunzip and InflateStream), worded once.
 std::string inflateLimitMessage(uint64_t maxBytes);
+/// Empty while `produced` bytes from `consumed` compressed bytes stay within `maxRatio` (0 = no
+/// ratio guard) or below kRatioGuardBytes; otherwise the message, naming the flag that raises it.
+std::string inflateRatioProblem(uint64_t consumed, uint64_t produced, uint64_t maxRatio);
 std::string inflateTruncatedMessage(uint64_t compressedRead, uint64_t inflated);
 std::string inflateCorruptMessage(uint64_t compressedOffset, const char* zlibMessage);
 
@@ -49,9 +57,10 @@ private:
 };
 
 /// Inflates a gzip stream (several members are concatenated, as gzip allows). Refuses to
-/// produce more than `maxBytes` (gzip bombs) and reports corrupt or truncated input in
-/// `error`. `progress` gets the fraction of input consumed.
+/// produce more than `maxBytes` or more than `maxRatio` times the input (gzip bombs; 0 = no ratio
+/// guard) and reports corrupt or truncated input in `error`. The buffer grows with the data: the
+/// size in the gzip trailer is never trusted. `progress` gets the fraction of input consumed.
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
-    const std::function<void(double)>& progress = {}, std::stop_token stop = {});
+    const std::function<void(double)>& progress = {}, std::stop_token stop = {}, uint64_t maxRatio = 0);
 
 } // namespace tpuscope::model

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,6 +30,12 @@ size_t pageSize()
 // starts within a millisecond, large enough that waking it costs nothing measurable.
 constexpr size_t kInflateStep = 1 << 20;
 
+std::string inflateAddressSpaceMessage(size_t reserved)
+{
+    return "out of memory while inflating: the data needs more than the " + std::to_string(reserved >> 20)
+        + " MiB of address space this process may still use (ulimit -v)";
+}
+
 } // namespace
 
 void releasePages(const char* begin, const char* end)
@@ -41,15 +49,122 @@ void releasePages(const char* begin, const char* end)
 
 // ---- MappedFile ------------------------------------------------------------------------
 
+namespace {
+
+// A mapped file that another process truncates raises SIGBUS on the first access past its new
+// end. The handler maps zero pages over the rest of that mapping and lets the access retry, so
+// the decoder sees zeros (a truncated file) and the load ends with a message. Mappings register
+// in a fixed table the handler can read without locks.
+struct GuardedMapping
+{
+    std::atomic<uintptr_t> begin {0};
+    std::atomic<uintptr_t> end {0};
+    std::atomic<bool> shrank {false};
+};
+constexpr int kGuardSlots = 256;
+GuardedMapping g_guarded[kGuardSlots];
+struct sigaction g_previousBusAction
+{
+};
+
+void onBusError(int signal, siginfo_t* info, void* context)
+{
+    const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+    for (GuardedMapping& slot : g_guarded) {
+        const uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+        const uintptr_t end = slot.end.load(std::memory_order_acquire);
+        if (begin && address >= begin && address < end) {
+            const uintptr_t page = address & ~(uintptr_t(pageSize()) - 1);
+            // mmap is a plain system call here; MAP_FIXED replaces the file pages in place.
+            if (mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                    0)
+                != MAP_FAILED) {
+                slot.shrank.store(true, std::memory_order_release);
+                return;
+            }
+        }
+    }
+    // Not one of ours: what would have happened without us.
+    if (g_previousBusAction.sa_flags & SA_SIGINFO) {
+        if (g_previousBusAction.sa_sigaction) {
+            g_previousBusAction.sa_sigaction(signal, info, context);
+            return;
+        }
+    } else if (g_previousBusAction.sa_handler != SIG_DFL && g_previousBusAction.sa_handler != SIG_IGN) {
+        g_previousBusAction.sa_handler(signal);
+        return;
+    }
+    struct sigaction fallback
+    {
+    };
+    fallback.sa_handler = SIG_DFL;
+    sigaction(SIGBUS, &fallback, nullptr); // the access faults again and the default action runs
+}
+
+void installBusGuard()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        pageSize(); // initialised here, not inside the handler
+        struct sigaction action
+        {
+        };
+        action.sa_sigaction = onBusError;
+        action.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGBUS, &action, &g_previousBusAction);
+    });
+}
+
+int guardMapping(const char* data, size_t size)
+{
+    installBusGuard();
+    for (int i = 0; i < kGuardSlots; ++i) {
+        uintptr_t expected = 0;
+        if (g_guarded[i].begin.compare_exchange_strong(expected, 1)) { // claimed, not yet active
+            g_guarded[i].shrank.store(false);
+            g_guarded[i].end.store(reinterpret_cast<uintptr_t>(data) + size, std::memory_order_release);
+            g_guarded[i].begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+            return i;
+        }
+    }
+    return -1; // more mappings than slots: that one is unguarded
+}
+
+const char* fileKind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "is a directory";
+    if (S_ISFIFO(mode))
+        return "is a FIFO (named pipe), not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "is a device, not a regular file";
+    if (S_ISSOCK(mode))
+        return "is a socket, not a regular file";
+    return "is not a regular file";
+}
+
+} // namespace
+
 MappedFile::~MappedFile()
 {
+    if (m_guardSlot >= 0) { // before the unmap: the range may be reused at once
+        g_guarded[m_guardSlot].end.store(0, std::memory_order_release);
+        g_guarded[m_guardSlot].begin.store(0, std::memory_order_release);
+    }
     if (m_mapped)
         munmap(const_cast<char*>(m_data), m_size);
 }
 
+bool MappedFile::shrank() const
+{
+    return m_guardSlot >= 0 && g_guarded[m_guardSlot].shrank.load(std::memory_order_acquire);
+}
+
 bool MappedFile::open(const std::string& path, std::string& error)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         error = std::string("cannot open the file for reading (") + std::strerror(errno) + ")";
         return false;
@@ -57,8 +172,13 @@ bool MappedFile::open(const std::string& path, std::string& error)
     struct stat st
     {
     };
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        error = S_ISDIR(st.st_mode) ? "is a directory" : "cannot open: not a regular file";
+    if (fstat(fd, &st) != 0) {
+        error = std::string("cannot read the file's status (") + std::strerror(errno) + ")";
+        ::close(fd);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = fileKind(st.st_mode);
         ::close(fd);
         return false;
     }
@@ -72,6 +192,7 @@ bool MappedFile::open(const std::string& path, std::string& error)
     if (mapping != MAP_FAILED) {
         m_data = static_cast<const char*>(mapping);
         m_mapped = true;
+        m_guardSlot = guardMapping(m_data, m_size);
         // Starts read-ahead into the page cache when it is cold; a no-op when it is warm.
         madvise(mapping, m_size, MADV_WILLNEED);
         ::close(fd);
@@ -109,9 +230,10 @@ double MappedFile::fraction(const char* position) const
 
 // ---- InflateStream ---------------------------------------------------------------------
 
-InflateStream::InflateStream(std::string_view compressed, uint64_t limit)
+InflateStream::InflateStream(std::string_view compressed, uint64_t limit, uint64_t maxRatio)
     : m_compressed(compressed)
     , m_limit(std::max<uint64_t>(limit, 1))
+    , m_maxRatio(maxRatio)
 {
 }
 
@@ -133,8 +255,21 @@ bool InflateStream::start(std::string& error)
 {
     const size_t page = pageSize();
     m_reserved = static_cast<size_t>((m_limit + page - 1) / page * page);
-    // Address space only: pages are committed as the inflate thread writes them.
-    void* p = mmap(nullptr, m_reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // Address space only: pages are committed as the inflate thread writes them. Under ulimit -v
+    // the whole limit may not fit; a smaller range still streams (down to 64 MiB).
+    void* p = MAP_FAILED;
+    for (;;) {
+        p = mmap(nullptr, m_reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED || m_reserved <= (64u << 20))
+            break;
+        m_reserved = m_reserved / 2 / page * page;
+    }
+    if (p != MAP_FAILED && m_reserved < m_limit && m_reserved > (64u << 20)) {
+        // Only half of what fits: the decoder needs address space for the profile, too.
+        munmap(p, m_reserved);
+        m_reserved = m_reserved / 2 / page * page;
+        p = mmap(nullptr, m_reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
     if (p == MAP_FAILED) {
         error = std::string("cannot reserve address space for inflating (") + std::strerror(errno) + ")";
         m_reserved = 0;
@@ -195,7 +330,8 @@ void InflateStream::run(std::stop_token stop)
     size_t produced = 0;
     for (;;) {
         if (produced == m_reserved) {
-            error = inflateLimitMessage(m_limit);
+            error = m_reserved < m_limit ? inflateAddressSpaceMessage(m_reserved) : inflateLimitMessage(m_limit);
+            m_stoppedByLimit.store(true);
             break;
         }
         // Running further ahead of the reader than asked would only hold inflated bytes in memory.
@@ -224,6 +360,11 @@ void InflateStream::run(std::stop_token stop)
             break;
         if (status == GzipReader::Status::Error) {
             error = reader.error();
+            break;
+        }
+        if (std::string problem = inflateRatioProblem(reader.consumed(), produced, m_maxRatio); !problem.empty()) {
+            error = std::move(problem);
+            m_stoppedByLimit.store(true);
             break;
         }
     }

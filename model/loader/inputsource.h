@@ -43,10 +43,14 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
 
-    /// False with a user-facing `error` (missing, unreadable, not a regular file).
+    /// False with a user-facing `error` (missing, unreadable, not a regular file). Opened without
+    /// blocking, so a FIFO or a device is refused at once instead of waiting for a writer.
     bool open(const std::string& path, std::string& error);
     std::string_view bytes() const { return {m_data, m_size}; }
     bool mapped() const { return m_mapped; }
+    /// The file got shorter while it was mapped: the pages past its new end read as zeros (a
+    /// SIGBUS handler maps them) and the load reports a truncated file instead of crashing.
+    bool shrank() const;
 
     const char* extend(const char* end) override { return end; }
     void release(const char* begin, const char* end) override;
@@ -58,6 +62,7 @@ private:
     size_t m_size = 0;
     bool m_mapped = false;
     std::string m_copy; // when mapping is not possible
+    int m_guardSlot = -1; // slot in the SIGBUS guard's table of mappings
 };
 
 /// gzip inflated on its own thread, so decompression and parsing overlap on two cores.
@@ -65,14 +70,17 @@ class InflateStream final : public ByteSource
 {
 public:
     /// `limit` caps the inflated size (gzip bombs): it is reserved as address space, never
-    /// committed up front. `compressed` must outlive the stream.
-    InflateStream(std::string_view compressed, uint64_t limit);
+    /// committed up front. `maxRatio` is the compression-ratio guard (0 = none). `compressed`
+    /// must outlive the stream.
+    InflateStream(std::string_view compressed, uint64_t limit, uint64_t maxRatio = 0);
     ~InflateStream() override;
     InflateStream(const InflateStream&) = delete;
     InflateStream& operator=(const InflateStream&) = delete;
 
     /// Reserves the output range and starts the inflate thread; false with `error` when the
-    /// address space cannot be reserved (the caller then inflates in one go).
+    /// address space cannot be reserved (the caller then inflates in one go). Under an
+    /// address-space limit (ulimit -v) less than `limit` may be reserved: running out of it is
+    /// then an out-of-memory error, not the gzip-bomb one.
     bool start(std::string& error);
     /// The bytes inflated so far, waiting until there are at least `bytes` or the end.
     std::string_view waitFor(size_t bytes);
@@ -84,6 +92,9 @@ public:
     /// After the inflate thread ended: empty, or why it stopped early (corrupt, truncated,
     /// over the limit).
     std::string error() const;
+    /// The error is one of the limits (size, ratio, address space), not damage: a load stops
+    /// with it instead of keeping what was read before.
+    bool stoppedByLimit() const { return m_stoppedByLimit.load(); }
     uint64_t compressedSize() const { return m_compressed.size(); }
 
     const char* extend(const char* end) override;
@@ -96,6 +107,7 @@ private:
 
     std::string_view m_compressed;
     uint64_t m_limit;
+    uint64_t m_maxRatio;
     char* m_base = nullptr;
     size_t m_reserved = 0;
     std::atomic<size_t> m_produced {0};
@@ -103,6 +115,7 @@ private:
     std::atomic<size_t> m_readAhead {0};
     std::atomic<size_t> m_requested {0};
     std::atomic<bool> m_done {false};
+    std::atomic<bool> m_stoppedByLimit {false};
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::string m_error;

@@ -223,6 +223,11 @@ bool Cursor::refill()
     return true;
 }
 
+void Cursor::releaseRange(const char* from, const char* to)
+{
+    m_source->release(from, to);
+}
+
 bool parseInt64(std::string_view text, int64_t& out)
 {
     const char* first = text.data();

@@ -97,9 +97,11 @@ public:
 
     void skipWhitespace()
     {
+        const char* run = m_p;
         do {
             while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
                 ++m_p;
+            releaseSkipped(run);
         } while (m_p >= m_end && refill());
     }
 
@@ -256,6 +258,18 @@ public:
 private:
     /// Asks the source for more input; false when there is none (the real end).
     bool refill();
+    void releaseRange(const char* from, const char* to);
+
+    /// Skipped bytes (whitespace, values nobody reads) are never looked at again: once a run of
+    /// them is long, its pages go back to the system, so padding does not stay resident.
+    void releaseSkipped(const char*& from)
+    {
+        constexpr ptrdiff_t kReleaseRun = 1 << 20;
+        if (m_source && m_p - from >= kReleaseRun) {
+            releaseRange(from, m_p);
+            from = m_p;
+        }
+    }
 
     static bool isNumberChar(char c)
     {
@@ -269,7 +283,9 @@ private:
         uint64_t kinds = 0;
         int level = 0;
         const int limit = kMaxDepth - depth;
+        const char* skipped = m_p;
         while (m_p < m_end || refill()) {
+            releaseSkipped(skipped);
             const char c = *m_p;
             switch (c) {
             case '"': {

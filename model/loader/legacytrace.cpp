@@ -230,7 +230,7 @@ bool looksLikeLegacyTrace(std::string_view bytes)
     // (TraceEvent). XSpace also opens with field 1 LEN, but its plane has a string name in
     // field 2 (printable text never parses as a Device: every printable byte is a tag of field
     // ≥ 4) and lines in field 3. Check the first fields strictly; a field cut off by the end of
-    // the head ends the check.
+    // the head, or of a short truncated file, ends the check (the decoder reports the truncation).
     const std::string_view head = bytes.substr(0, std::min<size_t>(bytes.size(), 1 << 20));
     Reader r(head);
     int checked = 0;
@@ -241,7 +241,7 @@ bool looksLikeLegacyTrace(std::string_view bytes)
         const uint64_t before = r.offset();
         std::string_view payload = r.bytes();
         if (r.failed())
-            return checked > 0 && before < head.size() && head.size() < bytes.size();
+            return checked > 0 && before < head.size();
         const bool ok = field == 1 ? checkMapEntry(payload, checkDevice) : checkTraceEvent(payload);
         if (!ok)
             return false;

@@ -5,15 +5,19 @@
 #include "gzip.h"
 #include "inputsource.h"
 #include "logdir.h"
+#include "opprofile.h"
 #include "xspaceloader.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <new>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tpuscope::model {
@@ -75,13 +79,81 @@ std::string_view skipWhitespace(std::string_view s)
 
 } // namespace
 
+namespace {
+
+/// The limit in a cgroup memory file ("max" or a byte count); 0 when unlimited or unreadable.
+uint64_t cgroupLimitFrom(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max")
+        return 0;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    // cgroup v1 reports "no limit" as a huge page-aligned number.
+    return end && *end == '\0' && value < (1ull << 62) ? value : 0;
+}
+
+/// memory.max (cgroup v2) or memory.limit_in_bytes (v1) of this process's cgroup; 0 = none.
+uint64_t cgroupMemoryLimit()
+{
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    uint64_t limit = 0;
+    auto consider = [&](uint64_t value) {
+        if (value && (!limit || value < limit))
+            limit = value;
+    };
+    while (std::getline(self, line)) {
+        // "0::/path" (v2) or "4:memory:/path" (v1)
+        const size_t first = line.find(':'), second = line.find(':', first + 1);
+        if (first == std::string::npos || second == std::string::npos)
+            continue;
+        const std::string controllers = line.substr(first + 1, second - first - 1);
+        const std::string path = line.substr(second + 1);
+        if (controllers.empty()) {
+            consider(cgroupLimitFrom("/sys/fs/cgroup" + path + "/memory.max"));
+            consider(cgroupLimitFrom("/sys/fs/cgroup/memory.max")); // a container sees its own as the root
+        } else if (controllers.find("memory") != std::string::npos) {
+            consider(cgroupLimitFrom("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"));
+            consider(cgroupLimitFrom("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
+        }
+    }
+    return limit;
+}
+
+uint64_t addressSpaceLimit()
+{
+    struct rlimit limit
+    {
+    };
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return 0;
+    return static_cast<uint64_t>(limit.rlim_cur);
+}
+
+} // namespace
+
+DefaultMemoryBudget defaultMemoryBudget()
+{
+    DefaultMemoryBudget budget {physicalMemory() / 4 * 3, "3/4 of this machine's RAM"};
+    if (const uint64_t as = addressSpaceLimit(); as && as < budget.bytes)
+        budget = {as, "the address-space limit (ulimit -v)"};
+    if (const uint64_t cgroup = cgroupMemoryLimit(); cgroup && cgroup < budget.bytes)
+        budget = {cgroup, "the container's memory limit (cgroup memory.max)"};
+    return budget;
+}
+
 LoadLimits effectiveLimits(const LoadOptions& options)
 {
     LoadLimits limits;
     const uint64_t budgetMb = environmentNumber("TPUSCOPE_MEMORY_BUDGET_MB");
+    DefaultMemoryBudget fallback;
+    if (!options.memoryBudgetBytes && !budgetMb)
+        fallback = defaultMemoryBudget();
     limits.memoryBudgetBytes = options.memoryBudgetBytes ? options.memoryBudgetBytes
         : budgetMb                                       ? budgetMb << 20
-                                                         : physicalMemory() / 4 * 3;
+                                                         : fallback.bytes;
     const uint64_t events = environmentNumber("TPUSCOPE_MAX_EVENTS");
     limits.maxEvents = options.maxEvents ? options.maxEvents : events ? events : UINT64_MAX;
     limits.eventsHint = "raise it with --max-events N (tpuscope-cli) or the environment variable "
@@ -89,7 +161,7 @@ LoadLimits effectiveLimits(const LoadOptions& options)
     limits.budgetHint
         = std::string(options.memoryBudgetBytes || budgetMb ? "the budget was set by "
                       + std::string(options.memoryBudgetBytes ? "--memory-budget-mb" : "TPUSCOPE_MEMORY_BUDGET_MB")
-                                                            : "the default budget is 3/4 of this machine's RAM")
+                                                            : "the default budget is " + fallback.source)
         + "; raise it with --memory-budget-mb N (tpuscope-cli) or the environment variable "
           "TPUSCOPE_MEMORY_BUDGET_MB=N (tpuscope and tpuscope-cli)";
     return limits;
@@ -100,6 +172,14 @@ uint64_t effectiveDecompressLimit(const LoadOptions& options)
     if (options.maxDecompressedBytes)
         return options.maxDecompressedBytes;
     return std::max<uint64_t>(effectiveLimits(options).memoryBudgetBytes, 1ull << 30);
+}
+
+uint64_t effectiveCompressionRatio(const LoadOptions& options)
+{
+    if (options.maxCompressionRatio)
+        return options.maxCompressionRatio;
+    const uint64_t fromEnvironment = environmentNumber("TPUSCOPE_MAX_COMPRESSION_RATIO");
+    return fromEnvironment ? fromEnvironment : kDefaultMaxCompressionRatio;
 }
 
 FileFormat detectFormat(std::string_view head)
@@ -156,18 +236,16 @@ std::string_view inflateAll(InflateStream& stream, const ProgressFn& progress, s
     }
 }
 
-/// Detects the format of `bytes`, inflates them when they are gzip (on a second thread, parsed
-/// while they arrive when they are JSON) and decodes them. `file`, when given, is the mapped
-/// file the bytes live in, whose pages the decoders hand back once read.
-LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::string& name, const LoadOptions& options,
-    const ProgressFn& progress, std::stop_token stop)
+} // namespace
+
+DecodeOutcome decodeBytesInto(std::string_view bytes, ByteSource* file, const LoadOptions& options,
+    ProfileBuilder& builder, const ProgressFn& progress, std::stop_token stop, const std::string& name,
+    const OpProfileTarget* opProfile)
 {
-    const auto started = std::chrono::steady_clock::now();
-    LoadResult result;
-    const uint64_t fileBytes = bytes.size();
-    auto fail = [&](const std::string& message) {
-        result.error = name + ": " + message;
-        return result;
+    DecodeOutcome outcome;
+    auto fail = [&](std::string message) {
+        outcome.error = std::move(message);
+        return outcome;
     };
     if (bytes.empty())
         return fail("the file is empty");
@@ -175,14 +253,14 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     FileFormat format = detectFormat(bytes);
     if (format == FileFormat::Unknown && name.ends_with(".riegeli"))
         format = FileFormat::Riegeli;
-    bool compressed = false;
     ByteSource* source = file;
     std::unique_ptr<InflateStream> stream;
     std::string inflated; // when no address space could be reserved for streaming
     if (format == FileFormat::Gzip) {
-        compressed = true;
+        outcome.compressed = true;
         const uint64_t limit = effectiveDecompressLimit(options);
-        stream = std::make_unique<InflateStream>(bytes, limit);
+        const uint64_t ratio = effectiveCompressionRatio(options);
+        stream = std::make_unique<InflateStream>(bytes, limit, ratio);
         std::string error;
         if (stream->start(error)) {
             std::string_view head = stream->waitFor(kDetectBytes);
@@ -192,7 +270,7 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
                 head = stream->waitFor((1 << 20) + 1);
                 format = detectFormat(head);
             }
-            if (format == FileFormat::ChromeJson) {
+            if (format == FileFormat::ChromeJson && !opProfile) {
                 stream->setReadAhead(kInflateReadAhead);
                 bytes = head;
                 source = stream.get();
@@ -215,7 +293,7 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
                 if (progress)
                     progress("decompressing", f);
             };
-            if (!gunzip(bytes, inflated, limit, error, inflateProgress, stop))
+            if (!gunzip(bytes, inflated, limit, error, inflateProgress, stop, ratio))
                 return fail(error);
             bytes = inflated;
             format = detectFormat(bytes);
@@ -224,14 +302,10 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
         if (format == FileFormat::Gzip)
             return fail("gzip inside gzip is not a profile format");
     }
+    outcome.format = format;
+    if (opProfile && format != FileFormat::OpProfileJson)
+        return fail("expected op_profile JSON, found " + std::string(fileFormatName(format)));
 
-    ProfileBuilder builder;
-    builder.addHost({});
-    builder.setLimits(effectiveLimits(options));
-    builder.profile().load.path = name; // known to previews, too
-    if (options.preview)
-        builder.setPreview(options.preview, std::max(0.0, options.previewAfterSeconds - secondsSince(started)),
-            options.deviceOverride);
     std::string error;
     switch (format) {
     case FileFormat::XSpace:
@@ -243,9 +317,16 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     case FileFormat::LegacyTrace:
         error = decodeLegacyTrace(bytes, builder, 0, progress, stop);
         break;
-    case FileFormat::OpProfileJson:
-        error = decodeOpProfileJson(bytes, builder, progress, stop);
+    case FileFormat::OpProfileJson: {
+        OpProfileDecodeOptions o;
+        if (opProfile) {
+            o.attachToPlane = opProfile->attachToPlane;
+            if (opProfile->attachToPlane != kNone)
+                o.trackName = "XLA Ops (op_profile totals)";
+        }
+        error = decodeOpProfile(bytes, builder, o, progress, stop);
         break;
+    }
     case FileFormat::ShareFile:
         error = decodeShareFile(bytes, builder, progress, stop);
         break;
@@ -259,11 +340,13 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     }
     if (stop.stop_requested())
         return fail("cancelled");
-    uint64_t decodedBytes = bytes.size();
+    outcome.decodedBytes = bytes.size();
     if (stream && source == stream.get() && format == FileFormat::ChromeJson) {
         // The JSON was parsed while it was inflated: a gzip error ended the text early.
-        decodedBytes = stream->waitFor(0).size();
+        outcome.decodedBytes = stream->waitFor(0).size();
         const std::string gzipError = stream->error();
+        if (!gzipError.empty() && stream->stoppedByLimit())
+            return fail(gzipError); // a bomb is refused, not shown in part
         if (!gzipError.empty() && !error.empty())
             return fail(gzipError + " (" + error + ")");
         if (!gzipError.empty())
@@ -271,13 +354,34 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
     }
     if (!error.empty())
         return fail(error);
+    return outcome;
+}
 
+namespace {
+
+/// Detects the format of `bytes`, inflates them when they are gzip and decodes them.
+LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::string& name, const LoadOptions& options,
+    const ProgressFn& progress, std::stop_token stop)
+{
+    const auto started = std::chrono::steady_clock::now();
+    LoadResult result;
+    ProfileBuilder builder;
+    builder.addHost({});
+    builder.setLimits(effectiveLimits(options));
+    builder.profile().load.path = name; // known to previews, too
+    if (options.preview)
+        builder.setPreview(options.preview, std::max(0.0, options.previewAfterSeconds - secondsSince(started)),
+            options.deviceOverride);
+    const DecodeOutcome decoded = decodeBytesInto(bytes, file, options, builder, progress, stop, name);
+    if (!decoded.error.empty()) {
+        result.error = name + ": " + decoded.error;
+        return result;
+    }
     Profile& profile = builder.profile();
     profile.load.path = name;
-    profile.load.format = std::string(fileFormatName(format)) + (compressed ? ".gz" : "");
-    profile.load.fileBytes = fileBytes;
-    profile.load.decodedBytes = decodedBytes;
-    stream.reset();
+    profile.load.format = std::string(fileFormatName(decoded.format)) + (decoded.compressed ? ".gz" : "");
+    profile.load.fileBytes = bytes.size();
+    profile.load.decodedBytes = decoded.decodedBytes;
     if (progress)
         progress("indexing", 1.0);
     auto finished = builder.finish(options.deviceOverride);
@@ -295,29 +399,66 @@ LoadResult decodeInput(std::string_view bytes, ByteSource* file, const std::stri
 
 } // namespace
 
+std::string shrankMessage(const std::string& path, uint64_t mappedBytes)
+{
+    std::error_code ec;
+    const auto now = std::filesystem::file_size(path, ec);
+    return "the file shrank while it was read (from " + std::to_string(mappedBytes) + " bytes"
+        + (ec ? std::string() : " to " + std::to_string(now)) + "); it was read as truncated";
+}
+
+std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options)
+{
+    const LoadLimits limits = effectiveLimits(options);
+    std::string message = name + ": out of memory while loading (memory budget "
+        + std::to_string(limits.memoryBudgetBytes >> 20) + " MiB";
+    if (const uint64_t as = addressSpaceLimit())
+        message += ", address-space limit " + std::to_string(as >> 20) + " MiB";
+    if (const uint64_t cgroup = cgroupMemoryLimit())
+        message += ", container limit " + std::to_string(cgroup >> 20) + " MiB";
+    return message + "); the file needs more memory than this process may use";
+}
+
 LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options,
     const ProgressFn& progress, std::stop_token stop)
 {
-    return decodeInput(bytes, nullptr, name, options, progress, stop);
+    try {
+        return decodeInput(bytes, nullptr, name, options, progress, stop);
+    } catch (const std::bad_alloc&) {
+        return LoadResult {nullptr, outOfMemoryMessage(name, options)};
+    }
 }
 
 LoadResult loadProfile(
     const std::string& path, const LoadOptions& options, const ProgressFn& progress, std::stop_token stop)
 {
-    const auto started = std::chrono::steady_clock::now();
-    // A TensorBoard logdir, plugins/profile or run directory: open the newest run, all hosts.
-    if (std::error_code ec; std::filesystem::is_directory(path, ec))
-        return loadNewestRun(path, options, progress, stop);
-    MappedFile file;
-    if (std::string error; !file.open(path, error))
-        return LoadResult {nullptr, path + ": " + error};
-    if (progress)
-        progress("reading", 1.0);
-    LoadResult result = decodeInput(file.bytes(), &file, path, options, progress, stop);
-    if (result.profile)
-        const_cast<Profile&>(*result.profile).load.seconds
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return result;
+    // The load boundary of both programs: a structure that does not fit in memory (or in the
+    // address space under ulimit -v) ends the load with a message, never an abort.
+    try {
+        const auto started = std::chrono::steady_clock::now();
+        // A TensorBoard logdir, plugins/profile or run directory: open the newest run, all hosts.
+        if (std::error_code ec; std::filesystem::is_directory(path, ec))
+            return loadNewestRun(path, options, progress, stop);
+        MappedFile file;
+        if (std::string error; !file.open(path, error))
+            return LoadResult {nullptr, path + ": " + error};
+        if (progress)
+            progress("reading", 1.0);
+        LoadResult result = decodeInput(file.bytes(), &file, path, options, progress, stop);
+        if (file.shrank()) {
+            const std::string shrank = shrankMessage(path, file.bytes().size());
+            if (result.profile)
+                const_cast<Profile&>(*result.profile).load.warnings.push_back(shrank);
+            else
+                result.error = path + ": " + shrank + " (" + result.error + ")";
+        }
+        if (result.profile)
+            const_cast<Profile&>(*result.profile).load.seconds
+                = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return result;
+    } catch (const std::bad_alloc&) {
+        return LoadResult {nullptr, outOfMemoryMessage(path, options)};
+    }
 }
 
 } // namespace tpuscope::model

@@ -190,7 +190,8 @@ struct HostJob
     std::atomic<double> fraction {0};
 };
 
-/// Reads, inflates and decodes one file into the job's builder; returns an error or "".
+/// Reads, inflates and decodes one file into the job's builder; returns an error or "". The
+/// same path as a file opened on its own: streaming inflate, limits, first-MiB format check.
 std::string decodeFile(const std::string& path, HostJob& job, const LoadOptions& options, std::stop_token stop,
     bool opProfileOnly, PlaneId attachTo)
 {
@@ -198,49 +199,21 @@ std::string decodeFile(const std::string& path, HostJob& job, const LoadOptions&
     std::string error;
     if (!file.open(path, error))
         return error;
-    std::string_view bytes = file.bytes();
-    job.fileBytes += bytes.size();
-    if (bytes.empty())
-        return "the file is empty";
-    bool compressed = false;
-    std::string inflated;
-    // Pages of a mapped file can be handed back once decoded; inflated bytes are ours to keep.
-    ByteSource* source = &file;
-    if (isGzip(bytes)) {
-        if (!gunzip(bytes, inflated, effectiveDecompressLimit(options), error, {}, stop))
-            return error;
-        bytes = inflated;
-        compressed = true;
-        source = nullptr;
-    }
-    job.decodedBytes += bytes.size();
-    FileFormat format = detectFormat(bytes);
-    if (format == FileFormat::Unknown && path.ends_with(".riegeli"))
-        format = FileFormat::Riegeli;
-    if (opProfileOnly && format != FileFormat::OpProfileJson)
-        return "expected op_profile JSON, found " + std::string(fileFormatName(format));
+    job.fileBytes += file.bytes().size();
     ProgressFn progress = [&job](std::string_view, double f) { job.fraction.store(f, std::memory_order_relaxed); };
-    job.formats.push_back(std::string(fileFormatName(format)) + (compressed ? ".gz" : ""));
-    switch (format) {
-    case FileFormat::XSpace:
-        return decodeXSpace(bytes, job.builder, 0, progress, stop, source);
-    case FileFormat::ChromeJson:
-        return decodeChromeJson(bytes, job.builder, 0, progress, stop, source);
-    case FileFormat::LegacyTrace:
-        return decodeLegacyTrace(bytes, job.builder, 0, progress, stop);
-    case FileFormat::OpProfileJson: {
-        OpProfileDecodeOptions o;
-        o.attachToPlane = attachTo;
-        if (attachTo != kNone)
-            o.trackName = "XLA Ops (op_profile totals)";
-        return decodeOpProfile(bytes, job.builder, o, progress, stop);
+    const OpProfileTarget target {attachTo};
+    const DecodeOutcome decoded = decodeBytesInto(
+        file.bytes(), &file, options, job.builder, progress, stop, path, opProfileOnly ? &target : nullptr);
+    job.decodedBytes += decoded.decodedBytes;
+    if (file.shrank()) {
+        const std::string shrank = shrankMessage(path, file.bytes().size());
+        if (!decoded.error.empty())
+            return shrank + " (" + decoded.error + ")";
+        job.builder.profile().load.warnings.push_back(fs::path(path).filename().string() + ": " + shrank);
     }
-    case FileFormat::Riegeli:
-        return "a Riegeli file (*.xplane.riegeli), which tpuscope does not read; ask the profiler for an "
-               "*.xplane.pb or a trace.json.gz";
-    default:
-        return "not a profile file tpuscope can read (" + std::string(fileFormatName(format)) + ")";
-    }
+    if (decoded.error.empty())
+        job.formats.push_back(std::string(fileFormatName(decoded.format)) + (decoded.compressed ? ".gz" : ""));
+    return decoded.error;
 }
 
 void runJob(HostJob& job, const LoadOptions& options, std::stop_token stop)
@@ -472,7 +445,16 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
         for (size_t t = 0; t < threads; ++t)
             workers.emplace_back([&] {
                 for (size_t i = next++; i < jobs.size(); i = next++) {
-                    runJob(*jobs[i], options, stop);
+                    try {
+                        runJob(*jobs[i], options, stop);
+                    } catch (const std::bad_alloc&) {
+                        // One host too big for memory: the others may still fit.
+                        jobs[i]->builder = ProfileBuilder();
+                        const RunHost& host = *jobs[i]->host;
+                        jobs[i]->error = outOfMemoryMessage(
+                            fs::path(host.timeline.empty() ? host.opProfile : host.timeline).filename().string(),
+                            options);
+                    }
                     jobs[i]->fraction.store(1.0);
                     {
                         std::lock_guard lock(mutex);

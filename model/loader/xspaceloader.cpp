@@ -675,15 +675,40 @@ public:
     {
         std::vector<PlaneSpans> planes;
         Reader top(m_bytes);
-        while (top.next()) {
+        uint64_t structureBytes = 0;
+        bool damaged = false;
+        while (!damaged && top.next()) {
             switch (top.field()) {
             case 1: {
                 std::string_view blob = top.bytes();
                 if (top.failed())
                     break;
                 planes.push_back(scanPlane(blob));
-                if (!m_error.empty())
-                    return m_error;
+                if (!m_error.empty()) {
+                    // Damage inside a plane: the planes before it are whole and still shown.
+                    planes.pop_back();
+                    if (planes.empty())
+                        return m_error;
+                    m_builder.profile().load.warnings.push_back(
+                        m_error + "; showing the " + std::to_string(planes.size()) + " planes read before the damage");
+                    m_error.clear();
+                    damaged = true;
+                    break;
+                }
+                // Planes, lines, stats and metadata cost memory before any event is read (a file of
+                // empty lines is all structure): charged to the budget as they are found.
+                structureBytes += LoadLimits::kPeakBytesPerPlane
+                    + planes.back().lines.size() * LoadLimits::kPeakBytesPerLine
+                    + (planes.back().eventMetadata.size() + planes.back().statMetadata.size()
+                          + planes.back().stats.size())
+                        * LoadLimits::kPeakBytesPerMetadataEntry;
+                for (std::string_view entry : planes.back().eventMetadata)
+                    structureBytes += entry.size() * LoadLimits::kPeakBytesPerMetadataByte; // names, HLO protos
+                if (std::string over = m_builder.limits().check(
+                        m_builder.profile().eventCount(), m_builder.profile().strings.bytes(), structureBytes);
+                    !over.empty())
+                    return "the XSpace's planes, lines and metadata alone (" + std::to_string(planes.size())
+                        + " planes so far): " + over;
                 break;
             }
             case 2:
@@ -742,8 +767,8 @@ public:
         for (const auto& local : locals)
             for (const auto& line : local.lines)
                 events += line.header.eventCount;
-        if (std::string over
-            = m_builder.limits().check(m_builder.profile().eventCount() + events, m_builder.profile().strings.bytes());
+        if (std::string over = m_builder.limits().check(
+                m_builder.profile().eventCount() + events, m_builder.profile().strings.bytes(), structureBytes);
             !over.empty())
             return "the XSpace holds " + std::to_string(events) + " events in " + std::to_string(locals.size())
                 + " planes (counted before decoding them): " + over;
@@ -1099,6 +1124,14 @@ private:
                 if (TimePs ignored; __builtin_add_overflow(lineStartPs, offsetPs, &ignored)
                     || __builtin_add_overflow(lineStartPs, deviceOffset, &ignored)) {
                     ++local.malformedEvents; // offset beyond the representable time range
+                    continue;
+                }
+                const bool deviceSpan = deviceOffset >= 0 && deviceDuration >= 0;
+                const int64_t spanDuration = deviceSpan ? deviceDuration : durationPs;
+                if (TimePs end; spanDuration > kMaxEventDurationPs
+                    || __builtin_add_overflow(
+                        lineStartPs + (deviceSpan ? deviceOffset : offsetPs), spanDuration, &end)) {
+                    ++local.malformedEvents; // an INT64_MAX duration would outlast the profile's span
                     continue;
                 }
                 uint32_t at = metadataId >= 0 && static_cast<uint64_t>(metadataId) < local.dense.size()

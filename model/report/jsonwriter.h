@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "../core/utf8.h"
+
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -95,9 +97,12 @@ public:
 
     const std::string& str() const { return m_out; }
 
+    /// Escapes `s` for a JSON string; bytes that are not valid UTF-8 become U+FFFD, so the
+    /// output always decodes.
     static void escapeInto(std::string& out, std::string_view s)
     {
-        for (unsigned char c : s) {
+        for (size_t i = 0; i < s.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(s[i]);
             switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
@@ -109,8 +114,13 @@ public:
                     char buffer[8];
                     std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
                     out += buffer;
-                } else {
+                } else if (c < 0x80) {
                     out += static_cast<char>(c);
+                } else if (const size_t n = utf8_detail::validSequenceLength(s, i)) {
+                    out.append(s.data() + i, n);
+                    i += n - 1;
+                } else {
+                    out += "\xEF\xBF\xBD";
                 }
             }
         }

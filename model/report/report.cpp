@@ -167,7 +167,7 @@ std::string markdownCell(std::string_view text)
         else
             out += c;
     }
-    return out;
+    return toValidUtf8(out);
 }
 
 namespace {
@@ -195,8 +195,20 @@ std::string csvCell(const std::string& s, char separator)
 
 } // namespace
 
-std::string renderTable(const Table& table, TableFormat format)
+std::string renderTable(const Table& input, TableFormat format)
 {
+    // Cells may carry file bytes (paths, names from older builders): every format is UTF-8.
+    Table repaired;
+    const bool valid = std::all_of(input.rows.begin(), input.rows.end(), [](const auto& row) {
+        return std::all_of(row.begin(), row.end(), [](const std::string& cell) { return isValidUtf8(cell); });
+    });
+    if (!valid) {
+        repaired = input;
+        for (auto& row : repaired.rows)
+            for (auto& cell : row)
+                cell = toValidUtf8(cell);
+    }
+    const Table& table = valid ? input : repaired;
     std::string out;
     const size_t columns = table.header.size();
     auto right = [&](size_t c) { return c < table.rightAligned.size() && table.rightAligned[c]; };
@@ -681,7 +693,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
             + " partial overlaps, " + std::to_string(st.malformedEvents) + " malformed events, "
             + std::to_string(st.unmatchedBegins + st.unmatchedEnds) + " unmatched B/E, "
             + std::to_string(st.hloDecodeFailures) + " undecodable HLO protos\n";
-    return out;
+    return toValidUtf8(out); // the file path comes from the file system
 }
 
 } // namespace tpuscope::model

@@ -58,6 +58,8 @@
 
 #include "sharefile.h"
 
+#include "../core/atomicfile.h"
+
 #include "../analysis/advice.h"
 #include "../analysis/memory.h"
 #include "../analysis/opbreakdown.h"
@@ -110,7 +112,6 @@ constexpr size_t kMaxSteps = 20000;
 constexpr double kAlwaysKeepShare = 0.01;
 // Grouped leftovers stay below the 1 % evidence threshold of the advice rules.
 constexpr double kOtherChunkShare = 0.0099;
-constexpr uint64_t kMaxShareJsonBytes = 64u << 20;
 
 // ---------------------------------------------------------------------------------------------
 // Names and redaction
@@ -814,7 +815,13 @@ bool base64Decode(std::string_view in, std::string& out, std::string& error)
         }
         const int v = base64Value(c);
         if (v < 0 || padding) {
-            error = "invalid character '" + std::string(1, c) + "' at position " + std::to_string(i)
+            // Control and non-ASCII bytes are named by value: printed raw they garble the terminal.
+            char shown[16];
+            if (c > 0x20 && c < 0x7f)
+                std::snprintf(shown, sizeof shown, "'%c'", c);
+            else
+                std::snprintf(shown, sizeof shown, "byte 0x%02X", static_cast<unsigned char>(c));
+            error = "invalid character " + std::string(shown) + " at position " + std::to_string(i)
                 + " of the base64 text";
             return false;
         }
@@ -1294,7 +1301,12 @@ bool shareFileJson(std::string_view bytes, std::string& json, std::string& error
     }
     std::string gzError;
     if (!gunzip(body, json, kMaxShareJsonBytes, gzError)) {
-        error = "tpuscope share file is damaged or truncated: " + gzError;
+        // --max-decompressed-mb does not apply here: the share-file limit is fixed.
+        error = json.size() >= kMaxShareJsonBytes
+            ? "tpuscope share file inflates to more than " + std::to_string(kMaxShareJsonBytes >> 20)
+                + " MiB, the limit for share files (real ones are a few hundred KB); it is damaged or was not "
+                  "written by tpuscope"
+            : "tpuscope share file is damaged or truncated: " + gzError;
         return false;
     }
     return true;
@@ -1366,46 +1378,7 @@ bool shareFileFromText(std::string_view text, std::string& shareBytes, std::stri
 
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error)
 {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path target(path);
-    fs::path dir = target.parent_path();
-    if (dir.empty())
-        dir = ".";
-    std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        error = "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno);
-        return false;
-    }
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            error = "cannot write " + std::string(name.data()) + ": " + std::strerror(errno);
-            ::close(fd);
-            ::unlink(name.data());
-            return false;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        error = "cannot write " + std::string(name.data()) + ": " + std::strerror(errno);
-        ::unlink(name.data());
-        return false;
-    }
-    ::chmod(name.data(), 0644);
-    fs::rename(name.data(), target, ec);
-    if (ec) {
-        error = "cannot rename the temporary file to " + path + ": " + ec.message();
-        ::unlink(name.data());
-        return false;
-    }
-    return true;
+    return saveFileAtomically(path, bytes, error);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -64,11 +64,17 @@ bool shareFileJson(std::string_view bytes, std::string& json, std::string& error
 
 /// The text form: "```tpuscope\n" + base64 of the file in 76-column lines + "\n```\n".
 std::string shareFileToText(std::string_view shareBytes);
+/// The JSON inside a share file is at most this big (real ones are a few hundred KB), and the
+/// text form read from a file or standard input at most kMaxShareTextBytes: bigger input is
+/// refused, never read on without bound (/dev/zero, an endless pipe).
+constexpr uint64_t kMaxShareJsonBytes = 64ull << 20;
+constexpr uint64_t kMaxShareTextBytes = 128ull << 20;
+
 /// Reads the text form back (the fenced block may be surrounded by other text, quoted with
 /// "> ", or be bare base64). Fails with a clear message for damaged or truncated text.
 bool shareFileFromText(std::string_view text, std::string& shareBytes, std::string& error);
 
-/// Writes `bytes` to a temporary file next to `path` and renames it over `path`.
+/// saveFileAtomically (core/atomicfile.h) without inputs to protect: kept for the GUI's share export.
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error);
 
 /// Stable short hash used for name redaction ("op_1a2b3c4d").

@@ -2,6 +2,7 @@
 #include "synth.h"
 
 #include "analysis/layout.h"
+#include "core/atomicfile.h"
 
 #include "hlo.pb.h"
 #include "xplane.pb.h"
@@ -935,27 +936,16 @@ bool parseSynthScenario(std::string_view text, SynthOptions& options, std::strin
 
 bool writeSyntheticXSpace(const SynthOptions& options, const std::string& path, std::string& error)
 {
-    const std::string tmp = path + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        error = "synth: cannot write " + path;
+    AtomicFile out;
+    if (!out.open(path, {}, error)) {
+        error = "synth: " + error;
         return false;
     }
-    const Sink sink = [&](std::string_view bytes) {
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        return static_cast<bool>(out);
-    };
-    if (!writeScenario(options, sink, error)) {
-        out.close();
-        std::remove(tmp.c_str());
-        if (error.empty())
-            error = "synth: write error on " + path;
-        return false;
-    }
-    out.close();
-    if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        error = "synth: cannot write " + path;
+    std::string writeError;
+    const Sink sink = [&](std::string_view bytes) { return out.write(bytes, writeError); };
+    if (!writeScenario(options, sink, error) || !out.commit(writeError)) {
+        if (!writeError.empty() || error.empty())
+            error = "synth: " + (writeError.empty() ? "cannot write " + path : writeError);
         return false;
     }
     return true;

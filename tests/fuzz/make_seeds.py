@@ -195,3 +195,24 @@ if op:
 put("logdir", "l0", sep.join(parts))
 put("logdir", "l1", sep.join([bytes([4]) + trace, bytes([6]) + (op or b"{}")]))
 put("logdir", "l2", sep.join([bytes([9]) + (xs[0][:3000] if xs else b""), bytes([10]) + gzip.compress(small[1]), bytes([5]) + b"\x83\xaf\x70\xd1"]))
+
+# --- tar-like log directories (fuzz_logdirtar.cpp): [kind][path length][path][content length LE16][content]
+def tar_entry(kind, path, content=b""):
+    p = path.encode()
+    content = content[:65535]
+    return bytes([kind, len(p)]) + p + bytes([len(content) & 0xff, len(content) >> 8]) + content
+run = "plugins/profile/2026_01_11_21_26_41/"
+entries = [tar_entry(1, run)]
+if xs:
+    entries.append(tar_entry(0, run + "h-a.xplane.pb", xs[0][:20000]))
+entries.append(tar_entry(0, run + "h-b.trace.json.gz", gzip.compress(small[0])))
+entries.append(tar_entry(4, run + "h-c.xplane.pb"))  # a FIFO
+entries.append(tar_entry(2, run + "h-d.xplane.pb", b"h-a.xplane.pb"))  # a symlink
+entries.append(tar_entry(3, run + "h-e.xplane.pb", b"\x01"))  # a hard link
+entries.append(tar_entry(2, "train/plugins/profile", b"../plugins/profile"))  # a directory symlink
+put("logdirtar", "t0", b"".join(entries))
+put("logdirtar", "t1", tar_entry(0, run + "trace", trace) + tar_entry(0, run + "op_profile.json", op or b"{}"))
+
+# --- output paths (fuzz_outputpath.cpp): 4 choice bytes, then the payload
+for i, choice in enumerate([b"\x00\x01\x0f\x02", b"\x01\x02\x08\x0b", b"\x02\x03\x01\x0c", b"\x03\x00\x04\x0d", b"\x00\x00\x00\x04"]):
+    put("outputpath", "o%d" % i, choice + b"payload %d" % i)
