@@ -2,7 +2,7 @@
 #pragma once
 
 // `tpuscope --bench-load FILE [--bench-steps N] [--bench-size WxH] [--bench-timeout S]`: the
-// measured run of the performance benchmark (bench/bench_suite drives it; PERFORMANCE.md §6).
+// measured run of the performance benchmark (tests/bench/bench_suite drives it; PERFORMANCE.md §6).
 // The real MainWindow opens FILE through its normal path (TraceSession off the GUI thread, then
 // every view gets the profile), a scripted Ctrl+wheel zoom and Shift+wheel pan runs on the
 // timeline, and one JSON line with the timings and memory figures goes to stdout. Exit code 0

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Timeline frame-time benchmark (needs the GUI libraries); included from bench/CMakeLists.txt.
+# Timeline frame-time benchmark (needs the GUI libraries); included from tests/bench/CMakeLists.txt.
 if(TPUSCOPE_BUILD_GUI)
   add_executable(bench_timeline ${CMAKE_CURRENT_LIST_DIR}/bench_timeline.cpp)
   target_link_libraries(bench_timeline PRIVATE tpuscope_widgets tpuscope_qtmodels tpuscope_model Qt6::Widgets Qt6::Test)
