@@ -180,7 +180,7 @@ void RooflineChart::rebuild()
         ridgeLabel->position->setCoords(r.ridge, 1.0);
         ridgeLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         ridgeLabel->setPadding(QMargins(5, 0, 0, 4));
-        ridgeLabel->setText(tr("ridge %1 FLOP/B").arg(r.ridge, 0, 'f', r.ridge < 10 ? 2 : 0));
+        ridgeLabel->setText(tr("ridge %1 FLOP per HBM byte").arg(r.ridge, 0, 'f', r.ridge < 10 ? 2 : 0));
         ridgeLabel->setColor(text);
 
         auto* peakLabel = new QCPItemText(m_plot);
@@ -305,13 +305,15 @@ void RooflineChart::showTooltip(const QPoint& pos)
         = QStringLiteral("<b>%1</b><br>%2").arg(qs(point->name).toHtmlEscaped(), qs(point->category).toHtmlEscaped());
     if (!point->program.empty())
         text += QStringLiteral(" · ") + qs(point->program).toHtmlEscaped();
-    text += tr("<br>Intensity: %1 FLOP/B<br>Achieved: %2 TFLOP/s per core")
+    text += tr("<br>Intensity: %1 FLOP per HBM byte<br>Achieved: %2 TFLOP/s per core")
                 .arg(point->intensity, 0, 'g', 3)
                 .arg(point->achievedTflops, 0, 'g', 3);
+    // The same roofline efficiency as the op table: attained over the roof at this intensity.
     if (point->attainableTflops > 0)
-        text += tr(" of %1 attainable (%2%)")
+        text += tr(" of %1 attainable (roofline efficiency %2%%3)")
                     .arg(point->attainableTflops, 0, 'g', 3)
-                    .arg(100 * point->achievedTflops / point->attainableTflops, 0, 'f', 1);
+                    .arg(100 * point->rooflineEfficiency, 0, 'f', 1)
+                    .arg(point->lowUtilization ? tr(", low utilization") : QString());
     text += tr("<br>Time: %1 (%2 of op time)<br>Bound by: %3")
                 .arg(qs(formatDurationPs(point->timePs)), qs(formatPercent(point->timeFraction)), qs(point->boundBy));
     QToolTip::showText(m_plot->mapToGlobal(pos), text, m_plot);

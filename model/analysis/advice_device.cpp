@@ -68,6 +68,7 @@ void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out)
                          "excluded) more than %s above the device peak, or a footprint larger than one chip's HBM "
                          "(FORMATS.md §6.1); ours",
         pct(kDeviceTolerance).c_str());
+    a.gain = "none by itself: the right device makes every utilization and the advice built on them correct";
     const std::string fitting = generationList(check);
     if (!check.deviceKnown) {
         a.severity = Severity::Info;
