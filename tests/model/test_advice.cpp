@@ -4,6 +4,7 @@
 #include "core/jsondom.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -113,21 +114,6 @@ ProfilePtr buildProfile(const std::vector<OpDef>& ops, int cores = 2, int steps 
     return builder.finish();
 }
 
-const Advice* find(const AdviceReport& report, std::string_view rule)
-{
-    for (const Advice& a : report.advice)
-        if (a.rule == rule)
-            return &a;
-    return nullptr;
-}
-
-double number(const Advice& a, std::string_view name)
-{
-    const AdviceValue* v = a.numbers.find(name);
-    EXPECT_TRUE(v) << name;
-    return v ? v->number : -1;
-}
-
 const std::vector<OpDef> kFiller = {{"fusion.filler", "loop fusion", 0.0, 0.6, 0.3}};
 
 std::vector<OpDef> withFiller(std::vector<OpDef> ops)
@@ -163,27 +149,27 @@ TEST(Advice, PerCoreBatchFiresForAPaddedBatchOnly)
     // 16 per core in the 128-wide tile on 4 cores -> suggest 128 per core = 512 global.
     ProfilePtr small = buildProfile(withFiller({{"conv.1", "convolution", 0.6, 0.4, 0.1, "", 16, 128}}), 4);
     AdviceReport report = computeAdvice(*small);
-    const Advice* a = find(report, "per-core-batch");
+    const Advice* a = findAdvice(report, "per-core-batch");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Critical);
-    EXPECT_EQ(number(*a, "cores"), 4);
-    EXPECT_EQ(number(*a, "per_core_batch"), 16);
-    EXPECT_EQ(number(*a, "global_batch"), 64);
-    EXPECT_EQ(number(*a, "suggested_global_batch"), 512);
+    EXPECT_EQ(adviceNumber(*a, "cores"), 4);
+    EXPECT_EQ(adviceNumber(*a, "per_core_batch"), 16);
+    EXPECT_EQ(adviceNumber(*a, "global_batch"), 64);
+    EXPECT_EQ(adviceNumber(*a, "suggested_global_batch"), 512);
     EXPECT_EQ(a->opNames, std::vector<std::string> {"conv.1"});
     EXPECT_GT(a->gainPs, 0);
     // Feature 128 fills its 8-wide tile: no padding advice for this op.
-    EXPECT_FALSE(find(report, "padding"));
+    EXPECT_FALSE(findAdvice(report, "padding"));
 
     ProfilePtr exact = buildProfile(withFiller({{"conv.1", "convolution", 0.6, 0.4, 0.1, "", 128, 128}}), 4);
     AdviceReport ok = computeAdvice(*exact);
     EXPECT_TRUE(ok.batch.known);
     EXPECT_EQ(ok.batch.perCoreBatch, 128);
-    EXPECT_FALSE(find(ok, "per-core-batch"));
+    EXPECT_FALSE(findAdvice(ok, "per-core-batch"));
 
     // A padded batch in ops with too little time does not fire.
     ProfilePtr minor = buildProfile(withFiller({{"conv.1", "convolution", 0.02, 0.4, 0.1, "", 16, 128}}), 4);
-    EXPECT_FALSE(find(computeAdvice(*minor), "per-core-batch"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*minor), "per-core-batch"));
 }
 
 TEST(Advice, PaddingFiresForPaddedFeatureDims)
@@ -191,10 +177,10 @@ TEST(Advice, PaddingFiresForPaddedFeatureDims)
     ProfilePtr padded
         = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
     const AdviceReport report = computeAdvice(*padded);
-    const Advice* a = find(report, "padding");
+    const Advice* a = findAdvice(report, "padding");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Warning);
-    EXPECT_DOUBLE_EQ(number(*a, "padding_efficiency"), 1.0 / 8);
+    EXPECT_DOUBLE_EQ(adviceNumber(*a, "padding_efficiency"), 1.0 / 8);
     const AdviceValue* dims = a->numbers.find("dimensions");
     ASSERT_TRUE(dims);
     ASSERT_EQ(dims->items.size(), 2u);
@@ -206,32 +192,32 @@ TEST(Advice, PaddingFiresForPaddedFeatureDims)
 
     ProfilePtr fine
         = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,1024]{1,0:T(8,128)}"}}));
-    EXPECT_FALSE(find(computeAdvice(*fine), "padding"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*fine), "padding"));
     // Padded, but the op is below 1 % of the time.
     ProfilePtr tiny
         = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.005, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
-    EXPECT_FALSE(find(computeAdvice(*tiny), "padding"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*tiny), "padding"));
 }
 
 TEST(Advice, LowUtilizationFusion)
 {
     ProfilePtr low = buildProfile(withFiller({{"fusion.5", "output fusion", 0.6, 0.1, 0.1}}));
     const AdviceReport report = computeAdvice(*low);
-    const Advice* a = find(report, "low-utilization-fusion");
+    const Advice* a = findAdvice(report, "low-utilization-fusion");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Critical);
     EXPECT_EQ(a->opNames.front(), "fusion.5");
-    EXPECT_NEAR(number(*a, "flops_utilization"), 0.1, 1e-6);
+    EXPECT_NEAR(adviceNumber(*a, "flops_utilization"), 0.1, 1e-6);
     // Reaching 50 % would save 0.6 ms × (1 − 0.1/0.5) per step.
     EXPECT_NEAR(a->gainPs, 0.6 * kStepPs * 0.8, 1e4);
 
-    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"fusion.5", "output fusion", 0.6, 0.4, 0.1}}))),
+    EXPECT_FALSE(findAdvice(computeAdvice(*buildProfile(withFiller({{"fusion.5", "output fusion", 0.6, 0.4, 0.1}}))),
         "low-utilization-fusion"));
     // Not a fusion.
-    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"convolution.5", "convolution", 0.6, 0.1, 0.1}}))),
+    EXPECT_FALSE(findAdvice(computeAdvice(*buildProfile(withFiller({{"convolution.5", "convolution", 0.6, 0.1, 0.1}}))),
         "low-utilization-fusion"));
     // Bandwidth-bound fusions belong to hbm-bound.
-    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({{"fusion.5", "loop fusion", 0.6, 0.1, 0.9}}))),
+    EXPECT_FALSE(findAdvice(computeAdvice(*buildProfile(withFiller({{"fusion.5", "loop fusion", 0.6, 0.1, 0.9}}))),
         "low-utilization-fusion"));
 }
 
@@ -239,26 +225,26 @@ TEST(Advice, HbmBound)
 {
     const Advice* a = nullptr;
     AdviceReport r = computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.05, 0.9}})));
-    a = find(r, "hbm-bound");
+    a = findAdvice(r, "hbm-bound");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->opNames.front(), "fusion.8");
     EXPECT_FALSE(
-        find(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.05, 0.6}}))), "hbm-bound"));
+        findAdvice(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.05, 0.6}}))), "hbm-bound"));
     EXPECT_FALSE(
-        find(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.6, 0.9}}))), "hbm-bound"));
+        findAdvice(computeAdvice(*buildProfile(withFiller({{"fusion.8", "loop fusion", 0.2, 0.6, 0.9}}))), "hbm-bound"));
 }
 
 TEST(Advice, DataFormatting)
 {
     AdviceReport r = computeAdvice(*buildProfile(withFiller({{"copy.1", "data formatting", 0.35, 0, 0.4}})));
-    const Advice* a = find(r, "data-formatting");
+    const Advice* a = findAdvice(r, "data-formatting");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Warning);
-    EXPECT_NEAR(number(*a, "time_fraction"), 0.35, 1e-3);
+    EXPECT_NEAR(adviceNumber(*a, "time_fraction"), 0.35, 1e-3);
     AdviceReport info = computeAdvice(*buildProfile(withFiller({{"transpose.1", "transpose", 0.12, 0, 0.4}})));
-    ASSERT_TRUE(find(info, "data-formatting"));
-    EXPECT_EQ(find(info, "data-formatting")->severity, Severity::Info);
-    EXPECT_FALSE(find(
+    ASSERT_TRUE(findAdvice(info, "data-formatting"));
+    EXPECT_EQ(findAdvice(info, "data-formatting")->severity, Severity::Info);
+    EXPECT_FALSE(findAdvice(
         computeAdvice(*buildProfile(withFiller({{"copy.1", "data formatting", 0.05, 0, 0.4}}))), "data-formatting"));
 }
 
@@ -268,8 +254,8 @@ TEST(Advice, HostOffloadCopiesAreNamed)
         *buildProfile(withFiller({{"copy-done.1", "copy-done", 0.5, 0, 0.01, "f32[1024,1024]{1,0:T(8,128)S(5)}"}})));
     // Host copies are host-offload's; without copy-start/copy-done pairs on a timeline that rule cannot
     // run, and data-formatting no longer claims their whole time: a note names them instead.
-    EXPECT_FALSE(find(r, "data-formatting"));
-    EXPECT_FALSE(find(r, "host-offload"));
+    EXPECT_FALSE(findAdvice(r, "data-formatting"));
+    EXPECT_FALSE(findAdvice(r, "host-offload"));
     bool noted = false;
     for (const std::string& n : r.notes)
         noted |= n.find("host memory (S(5))") != std::string::npos && n.find("50.0%") != std::string::npos;
@@ -280,26 +266,26 @@ TEST(Advice, Collectives)
 {
     const Advice* a = nullptr;
     AdviceReport r = computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.1, 0, 0.2}})));
-    a = find(r, "collectives");
+    a = findAdvice(r, "collectives");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Info);
     AdviceReport w = computeAdvice(*buildProfile(withFiller({{"all-gather.1", "all-gather", 0.4, 0, 0.2}})));
-    ASSERT_TRUE(find(w, "collectives"));
-    EXPECT_EQ(find(w, "collectives")->severity, Severity::Warning);
+    ASSERT_TRUE(findAdvice(w, "collectives"));
+    EXPECT_EQ(findAdvice(w, "collectives")->severity, Severity::Warning);
     EXPECT_FALSE(
-        find(computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.03, 0, 0.2}}))), "collectives"));
+        findAdvice(computeAdvice(*buildProfile(withFiller({{"all-reduce.1", "all-reduce", 0.03, 0, 0.2}}))), "collectives"));
 }
 
 TEST(Advice, InputBound)
 {
     AdviceReport r = computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.25));
-    const Advice* a = find(r, "input-bound");
+    const Advice* a = findAdvice(r, "input-bound");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Critical);
     // 9 waits of 1/3 ms in 10 steps (start to next start; the last one is its 1 ms run): 3/(10+3).
-    EXPECT_NEAR(number(*a, "idle_fraction"), 3.0 / 13.0, 1e-9);
+    EXPECT_NEAR(adviceNumber(*a, "idle_fraction"), 3.0 / 13.0, 1e-9);
     EXPECT_NEAR(a->gainPs, 3e9 / 10, 1);
-    EXPECT_FALSE(find(computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.05)), "input-bound"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*buildProfile(withFiller({}), 2, 10, 0.05)), "input-bound"));
 }
 
 TEST(Advice, NoTpuOpsGivesANoteNotACrash)
@@ -323,23 +309,23 @@ TEST(Advice, DemoNamesTheFix)
     ASSERT_FALSE(report.advice.empty());
     const Advice& first = report.advice.front();
     EXPECT_EQ(first.rule, "per-core-batch");
-    EXPECT_EQ(number(first, "cores"), 8);
-    EXPECT_EQ(number(first, "per_core_batch"), 16);
-    EXPECT_EQ(number(first, "global_batch"), 128);
-    EXPECT_EQ(number(first, "suggested_global_batch"), 1024);
+    EXPECT_EQ(adviceNumber(first, "cores"), 8);
+    EXPECT_EQ(adviceNumber(first, "per_core_batch"), 16);
+    EXPECT_EQ(adviceNumber(first, "global_batch"), 128);
+    EXPECT_EQ(adviceNumber(first, "suggested_global_batch"), 1024);
     EXPECT_NE(first.title.find("1024"), std::string::npos);
-    const Advice* padding = find(report, "padding");
+    const Advice* padding = findAdvice(report, "padding");
     ASSERT_TRUE(padding);
     EXPECT_EQ(padding->opNames.front(), "fusion.3");
-    EXPECT_DOUBLE_EQ(number(*padding, "padding_efficiency"), 0.015625);
+    EXPECT_DOUBLE_EQ(adviceNumber(*padding, "padding_efficiency"), 0.015625);
     EXPECT_NE(padding->title.find("16\u00B71 of 128\u00B78 used"), std::string::npos);
-    const Advice* fusion = find(report, "low-utilization-fusion");
+    const Advice* fusion = findAdvice(report, "low-utilization-fusion");
     ASSERT_TRUE(fusion);
     EXPECT_EQ(fusion->opNames.front(), "fusion.3");
-    EXPECT_FALSE(find(report, "input-bound"));
-    EXPECT_FALSE(find(report, "capture-coverage"));
-    EXPECT_FALSE(find(report, "collectives"));
-    EXPECT_FALSE(find(report, "data-formatting"));
+    EXPECT_FALSE(findAdvice(report, "input-bound"));
+    EXPECT_FALSE(findAdvice(report, "capture-coverage"));
+    EXPECT_FALSE(findAdvice(report, "collectives"));
+    EXPECT_FALSE(findAdvice(report, "data-formatting"));
 
     EXPECT_TRUE(matchesGolden("demo_advice.golden.json", adviceReport(*loaded.profile, report, AdviceFormat::Json)));
 }

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -19,18 +20,6 @@ using namespace tpuscope::model;
 using namespace tpuscope::test;
 
 namespace {
-
-ProfilePtr demoProfile()
-{
-    static ProfilePtr profile = [] {
-        std::string bytes, error;
-        EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
-        LoadResult loaded = loadProfileFromBytes(bytes, "demo.xplane.pb");
-        EXPECT_TRUE(loaded.ok()) << loaded.error;
-        return loaded.profile;
-    }();
-    return profile;
-}
 
 const OpRow* rowNamed(const OpBreakdown& b, std::string_view name)
 {

@@ -4,6 +4,7 @@
 #include "analysis/advice.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -22,30 +23,6 @@ ProfilePtr loadSample(const char* name)
     LoadResult loaded = loadProfile(samplePath(name));
     EXPECT_TRUE(loaded.ok()) << loaded.error;
     return loaded.profile;
-}
-
-ProfilePtr demoProfile()
-{
-    std::string bytes, error;
-    EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
-    LoadResult loaded = loadProfileFromBytes(bytes, "demo.xplane.pb");
-    EXPECT_TRUE(loaded.ok()) << loaded.error;
-    return loaded.profile;
-}
-
-const Advice* find(const AdviceReport& report, std::string_view rule)
-{
-    for (const Advice& a : report.advice)
-        if (a.rule == rule)
-            return &a;
-    return nullptr;
-}
-
-double number(const Advice& a, std::string_view name)
-{
-    const AdviceValue* v = a.numbers.find(name);
-    EXPECT_TRUE(v) << a.rule << ": " << name;
-    return v ? v->number : -1;
 }
 
 /// One TPU core with peaks 100 TFLOP/s and 1000 GB/s running the given (HLO text, time, HBM bytes)
@@ -90,19 +67,19 @@ TEST(StridedUpdate, V5StackedLayerUpdatesAreFound)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV5);
     const AdviceReport report = computeAdvice(*loadSample(kV5));
-    const Advice* a = find(report, "strided-update");
+    const Advice* a = findAdvice(report, "strided-update");
     ASSERT_TRUE(a);
     std::vector<std::string> names = a->opNames;
     std::sort(names.begin(), names.end());
     EXPECT_EQ(names,
         (std::vector<std::string> {"dynamic-update-slice.31", "dynamic-update-slice.32", "dynamic-update-slice.33"}));
-    EXPECT_NEAR(number(*a, "time_fraction"), 0.142, 0.003); // the file's own rawTime shares: 4.52+4.52+5.12 %
-    EXPECT_DOUBLE_EQ(number(*a, "update_tile_fill"), 1.0 / 8.0);
-    EXPECT_EQ(number(*a, "tile_extent"), 8);
-    EXPECT_EQ(number(*a, "stacked_dim"), 0);
+    EXPECT_NEAR(adviceNumber(*a, "time_fraction"), 0.142, 0.003); // the file's own rawTime shares: 4.52+4.52+5.12 %
+    EXPECT_DOUBLE_EQ(adviceNumber(*a, "update_tile_fill"), 1.0 / 8.0);
+    EXPECT_EQ(adviceNumber(*a, "tile_extent"), 8);
+    EXPECT_EQ(adviceNumber(*a, "stacked_dim"), 0);
     // xprof's own bandwidthUtils for these ops are 2.7-3.1 %.
-    EXPECT_GT(number(*a, "hbm_fraction"), 0.027);
-    EXPECT_LT(number(*a, "hbm_fraction"), 0.031);
+    EXPECT_GT(adviceNumber(*a, "hbm_fraction"), 0.027);
+    EXPECT_LT(adviceNumber(*a, "hbm_fraction"), 0.031);
     EXPECT_NE(a->detail.find("sublane"), std::string::npos);
     EXPECT_NE(a->detail.find("major axis"), std::string::npos);
     EXPECT_NE(a->detail.find("axes_scan.py:166"), std::string::npos);
@@ -111,11 +88,11 @@ TEST(StridedUpdate, V5StackedLayerUpdatesAreFound)
 
 TEST(StridedUpdate, SilentOnProfilesWithoutStridedUpdates)
 {
-    EXPECT_FALSE(find(computeAdvice(*demoProfile()), "strided-update"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*demoProfile()), "strided-update"));
     if (haveSample(kV6e))
-        EXPECT_FALSE(find(computeAdvice(*loadSample(kV6e)), "strided-update"));
+        EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kV6e)), "strided-update"));
     if (haveSample(kVllm))
-        EXPECT_FALSE(find(computeAdvice(*loadSample(kVllm)), "strided-update"));
+        EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kVllm)), "strided-update"));
 }
 
 TEST(StridedUpdate, EdgesFullTileSlicesFastWritesAndSmallOps)
@@ -130,20 +107,20 @@ TEST(StridedUpdate, EdgesFullTileSlicesFastWritesAndSmallOps)
     {
         const AdviceReport r = computeAdvice(*textProfile({{thin, "dynamic-update-slice", 1'000'000'000, 2e7},
             {"%fusion.1 = f32[8]{0} fusion()", "loop fusion", 666'666'667, 1e8}}));
-        const Advice* a = find(r, "strided-update");
+        const Advice* a = findAdvice(r, "strided-update");
         ASSERT_TRUE(a);
-        EXPECT_NEAR(number(*a, "attained_gbps"), 20, 1e-6);
+        EXPECT_NEAR(adviceNumber(*a, "attained_gbps"), 20, 1e-6);
         // achievable = 20 / (1/8) = 160 GB/s: gain = time x (1 - 1/8).
         EXPECT_NEAR(a->gainPs, 1e9 * 7 / 8, 1e3);
     }
     // The slice fills whole tiles in the stacked dim: silent.
     EXPECT_FALSE(
-        find(computeAdvice(*textProfile({{full, "dynamic-update-slice", 1'000'000'000, 2e7}})), "strided-update"));
+        findAdvice(computeAdvice(*textProfile({{full, "dynamic-update-slice", 1'000'000'000, 2e7}})), "strided-update"));
     // Strided but at 20 % of the peak: silent.
     EXPECT_FALSE(
-        find(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 1'000'000'000, 2e8}})), "strided-update"));
+        findAdvice(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 1'000'000'000, 2e8}})), "strided-update"));
     // Strided and slow but only 2 % of op time: silent.
-    EXPECT_FALSE(find(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 20'000'000, 4e5},
+    EXPECT_FALSE(findAdvice(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 20'000'000, 4e5},
                           {"%fusion.1 = f32[8]{0} fusion()", "loop fusion", 980'000'000, 1e8}})),
         "strided-update"));
 }
@@ -155,24 +132,24 @@ TEST(Collectives, V5CountsAsyncCollectiveFusionsAndReduceScatters)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV5);
     const AdviceReport report = computeAdvice(*loadSample(kV5));
-    const Advice* a = find(report, "collectives");
+    const Advice* a = findAdvice(report, "collectives");
     ASSERT_TRUE(a);
     // xprof's own category totals: custom fusion (async-collective-*) 14.5 %, all-reduce-scatter fusion
     // 9.1 %, all-gather 2.7 %, all-to-all 0.1 %, all-reduce 0.1 %.
-    EXPECT_GE(number(*a, "time_fraction"), 0.24);
-    EXPECT_LT(number(*a, "time_fraction"), 0.28);
+    EXPECT_GE(adviceNumber(*a, "time_fraction"), 0.24);
+    EXPECT_LT(adviceNumber(*a, "time_fraction"), 0.28);
     const AdviceValue* kinds = a->numbers.find("by_kind");
     ASSERT_TRUE(kinds);
     ASSERT_TRUE(kinds->find("async collective"));
     EXPECT_NEAR(kinds->find("async collective")->number, 0.145, 0.005);
     EXPECT_NEAR(kinds->find("reduce-scatter")->number, 0.091, 0.005);
-    EXPECT_EQ(number(*a, "backward_pass"), 1);
+    EXPECT_EQ(adviceNumber(*a, "backward_pass"), 1);
     // Per core: op_profile sums over the 4 devices its replica groups span; no steps are recorded.
-    EXPECT_EQ(number(*a, "cores"), 4);
+    EXPECT_EQ(adviceNumber(*a, "cores"), 4);
     EXPECT_NEAR(a->gainPs, 0.2654 * 3.9076e12 / 4, 0.01 * 3.9076e12 / 4);
     EXPECT_NE(a->gain.find("no steps"), std::string::npos);
     // The reduce-scatters run in bf16: bf16 advice names only the f32 ones (the f32 logits gradient).
-    EXPECT_LT(number(*a, "f32_time_fraction"), 0.03);
+    EXPECT_LT(adviceNumber(*a, "f32_time_fraction"), 0.03);
     EXPECT_NE(a->detail.find("fusion.24"), std::string::npos);
 }
 
@@ -187,16 +164,16 @@ TEST(Collectives, InferenceGetsNoGradientAdvice)
     {
         const AdviceReport r
             = computeAdvice(*textProfile({{bf16, "all-reduce", 200, 0}, {compute, "convolution fusion", 800, 0}}));
-        const Advice* a = find(r, "collectives");
+        const Advice* a = findAdvice(r, "collectives");
         ASSERT_TRUE(a);
-        EXPECT_EQ(number(*a, "backward_pass"), 0);
+        EXPECT_EQ(adviceNumber(*a, "backward_pass"), 0);
         EXPECT_EQ(a->detail.find("gradient"), std::string::npos) << a->detail;
         EXPECT_EQ(a->detail.find("bf16"), std::string::npos) << a->detail;
     }
     {
         const AdviceReport r
             = computeAdvice(*textProfile({{f32, "all-reduce", 200, 0}, {compute, "convolution fusion", 800, 0}}));
-        const Advice* a = find(r, "collectives");
+        const Advice* a = findAdvice(r, "collectives");
         ASSERT_TRUE(a);
         EXPECT_EQ(a->detail.find("gradient"), std::string::npos) << a->detail;
         EXPECT_NE(a->detail.find("all-reduce.1"), std::string::npos);
@@ -217,32 +194,32 @@ TEST(HostOffload, V6eGainIsBoundedByComputeAndTheNumbersAreTheLinks)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV6e);
     const AdviceReport report = computeAdvice(*loadSample(kV6e));
-    const Advice* a = find(report, "host-offload");
+    const Advice* a = findAdvice(report, "host-offload");
     ASSERT_TRUE(a);
-    const double step = number(*a, "step_ps"), compute = number(*a, "compute_ps_per_step");
+    const double step = adviceNumber(*a, "step_ps"), compute = adviceNumber(*a, "compute_ps_per_step");
     EXPECT_NEAR(step, 784e9, 5e9); // the jit_f runs
     EXPECT_NEAR(compute, 24e9, 2e9); // three broadcast_add_fusion of ~8 ms
     EXPECT_GT(a->gainPs, 0);
     EXPECT_LE(a->gainPs, compute);
-    EXPECT_NEAR(number(*a, "transfer_bound_step_ps"), 757e9, 5e9);
-    EXPECT_NEAR(number(*a, "overlap_headroom_ps"), 27e9, 3e9);
+    EXPECT_NEAR(adviceNumber(*a, "transfer_bound_step_ps"), 757e9, 5e9);
+    EXPECT_NEAR(adviceNumber(*a, "overlap_headroom_ps"), 27e9, 3e9);
     // Three 5 GiB arrays each way per step over a ~28 GB/s link.
-    EXPECT_NEAR(number(*a, "to_device_gbps"), 27.5, 1.5);
-    EXPECT_NEAR(number(*a, "to_host_gbps"), 27.5, 1.5);
-    EXPECT_NEAR(number(*a, "offloaded_bytes_per_step"), 15 * 1024.0 * 1024 * 1024, 0.05 * 1024.0 * 1024 * 1024);
-    EXPECT_EQ(number(*a, "fits_in_hbm"), 1);
-    EXPECT_DOUBLE_EQ(number(*a, "hbm_capacity_bytes"), 32e9);
+    EXPECT_NEAR(adviceNumber(*a, "to_device_gbps"), 27.5, 1.5);
+    EXPECT_NEAR(adviceNumber(*a, "to_host_gbps"), 27.5, 1.5);
+    EXPECT_NEAR(adviceNumber(*a, "offloaded_bytes_per_step"), 15 * 1024.0 * 1024 * 1024, 0.05 * 1024.0 * 1024 * 1024);
+    EXPECT_EQ(adviceNumber(*a, "fits_in_hbm"), 1);
+    EXPECT_DOUBLE_EQ(adviceNumber(*a, "hbm_capacity_bytes"), 32e9);
     // The same copies are no longer claimed whole by data-formatting.
-    EXPECT_FALSE(find(report, "data-formatting"));
+    EXPECT_FALSE(findAdvice(report, "data-formatting"));
     for (const Advice& item : report.advice)
         EXPECT_LE(item.gainPs, step) << item.rule;
 }
 
 TEST(HostOffload, SilentWithoutHostCopies)
 {
-    EXPECT_FALSE(find(computeAdvice(*demoProfile()), "host-offload"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*demoProfile()), "host-offload"));
     if (haveSample(kVllm))
-        EXPECT_FALSE(find(computeAdvice(*loadSample(kVllm)), "host-offload"));
+        EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kVllm)), "host-offload"));
     if (haveSample(kV5)) // S(1) VMEM copies only, and no timeline
-        EXPECT_FALSE(find(computeAdvice(*loadSample(kV5)), "host-offload"));
+        EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kV5)), "host-offload"));
 }

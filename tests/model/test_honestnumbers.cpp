@@ -2,6 +2,7 @@
 // Honest numbers (issue 12): unknown is not zero, no silent caps, async pairs and host transfers
 // are counted once against the right limit, the device is checked against the data, and "low
 // utilization" means far from the roofline.
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include "analysis/advice.h"
@@ -38,14 +39,6 @@ const OpRow* rowNamed(const OpBreakdown& b, std::string_view name)
     for (const OpRow& row : b.rows)
         if (row.name == name)
             return &row;
-    return nullptr;
-}
-
-const Advice* adviceFor(const AdviceReport& report, std::string_view rule)
-{
-    for (const Advice& a : report.advice)
-        if (a.rule == rule)
-            return &a;
     return nullptr;
 }
 
@@ -132,7 +125,7 @@ TEST(HonestNumbers, VllmWithoutDeviceHasNoUtilizationAnywhere)
 
     // The data propose the generations they fit instead of none.
     const AdviceReport advice = computeAdvice(*profile, b);
-    const Advice* device = adviceFor(advice, "device-consistency");
+    const Advice* device = findAdvice(advice, "device-consistency");
     ASSERT_TRUE(device);
     EXPECT_EQ(device->severity, Severity::Info);
     const AdviceValue* fitting = device->numbers.find("fitting_generations");
@@ -140,8 +133,8 @@ TEST(HonestNumbers, VllmWithoutDeviceHasNoUtilizationAnywhere)
     ASSERT_EQ(fitting->items.size(), 1u);
     EXPECT_EQ(fitting->items[0].text, "v7x");
     // No utilization-based advice on unknown numbers.
-    EXPECT_FALSE(adviceFor(advice, "low-utilization-fusion"));
-    EXPECT_FALSE(adviceFor(advice, "hbm-bound"));
+    EXPECT_FALSE(findAdvice(advice, "low-utilization-fusion"));
+    EXPECT_FALSE(findAdvice(advice, "hbm-bound"));
 }
 
 TEST(HonestNumbers, VllmCustomKernelsStayUnknownWithADeviceAndTheDeviceIsChecked)
@@ -161,7 +154,7 @@ TEST(HonestNumbers, VllmCustomKernelsStayUnknownWithADeviceAndTheDeviceIsChecked
     }
     EXPECT_GT(customCalls, 0u);
     const AdviceReport advice = computeAdvice(*v6e, b);
-    const Advice* device = adviceFor(advice, "device-consistency");
+    const Advice* device = findAdvice(advice, "device-consistency");
     ASSERT_TRUE(device);
     EXPECT_EQ(device->severity, Severity::Warning);
     const AdviceValue* excesses = device->numbers.find("excesses");
@@ -178,7 +171,7 @@ TEST(HonestNumbers, VllmCustomKernelsStayUnknownWithADeviceAndTheDeviceIsChecked
     // The generation the data fit raises no such item.
     const auto v7x = load(samplePath(kVllm), "v7x");
     ASSERT_TRUE(v7x);
-    EXPECT_FALSE(adviceFor(computeAdvice(*v7x), "device-consistency"));
+    EXPECT_FALSE(findAdvice(computeAdvice(*v7x), "device-consistency"));
 }
 
 TEST(HonestNumbers, V5SplashKernelsShowTheirOverPeakValues)
@@ -278,10 +271,10 @@ TEST(HonestNumbers, DemoLowUtilizationIsFarFromTheRoofline)
     // Its FLOPS utilization is low, which alone no longer flags it.
     EXPECT_LT(bandwidthBound->flopsUtilization.value_or(1), kDefaultLowUtilizationThreshold);
     const AdviceReport advice = computeAdvice(*profile, b);
-    const Advice* low = adviceFor(advice, "low-utilization-fusion");
+    const Advice* low = findAdvice(advice, "low-utilization-fusion");
     ASSERT_TRUE(low);
     EXPECT_EQ(std::find(low->opNames.begin(), low->opNames.end(), "fusion.12"), low->opNames.end());
-    EXPECT_FALSE(adviceFor(advice, "device-consistency"));
+    EXPECT_FALSE(findAdvice(advice, "device-consistency"));
 }
 
 TEST(HonestNumbers, OpsWithoutCostAreUnknownAndNotWasted)

@@ -2,26 +2,16 @@
 #include "analysis/padding.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
 
 using namespace tpuscope::model;
 using layout::DimSemantics;
+using tpuscope::test::demoProfile;
 
 namespace {
-
-ProfilePtr demoProfile()
-{
-    static ProfilePtr profile = [] {
-        std::string bytes, error;
-        EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
-        LoadResult result = loadProfileFromBytes(bytes, "demo.xplane.pb");
-        EXPECT_TRUE(result.ok()) << result.error;
-        return result.profile;
-    }();
-    return profile;
-}
 
 OpId findOp(const Profile& profile, std::string_view name)
 {

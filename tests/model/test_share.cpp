@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include "analysis/advice.h"
@@ -16,18 +17,6 @@ using namespace tpuscope::model;
 using namespace tpuscope::test;
 
 namespace {
-
-ProfilePtr demoProfile()
-{
-    static ProfilePtr profile = [] {
-        std::string bytes, error;
-        EXPECT_TRUE(syntheticXSpaceBytes({}, bytes, error)) << error;
-        LoadResult loaded = loadProfileFromBytes(bytes, "demo.xplane.pb");
-        EXPECT_TRUE(loaded.ok()) << loaded.error;
-        return loaded.profile;
-    }();
-    return profile;
-}
 
 ProfilePtr loadShare(const std::string& bytes)
 {

@@ -6,6 +6,7 @@
 #include "loader/loader.h"
 #include "report/report.h"
 #include "synth/synth.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 #include "xplane.pb.h"
 
@@ -67,21 +68,6 @@ const StepRow& step(const StepAnalysis& s, size_t i)
     return i < s.steps.size() ? s.steps[i] : none;
 }
 
-const Advice* findRule(const AdviceReport& report, std::string_view rule)
-{
-    for (const Advice& a : report.advice)
-        if (a.rule == rule)
-            return &a;
-    return nullptr;
-}
-
-double number(const Advice& a, std::string_view name)
-{
-    const AdviceValue* v = a.numbers.find(name);
-    EXPECT_TRUE(v) << name;
-    return v ? v->number : -1;
-}
-
 /// Steps of 10 ms of ops (compute 7, all-reduce 2, host copy 1) each followed by a fixed input
 /// wait, after `warmup` of nothing (the host is busy from time 0).
 ProfilePtr inputBoundProfile(TimePs warmup, TimePs wait, int stepCount = 10, int coreCount = 2)
@@ -136,9 +122,9 @@ TEST(Steps, InputBoundAfterALongWarmup)
 
     // The advice counts the steady-state wait only, never the warm-up.
     const AdviceReport r = computeAdvice(*p);
-    const Advice* a = findRule(r, "input-bound");
+    const Advice* a = findAdvice(r, "input-bound");
     ASSERT_TRUE(a);
-    EXPECT_NEAR(number(*a, "idle_fraction"), 27.0 / steady, 1e-12);
+    EXPECT_NEAR(adviceNumber(*a, "idle_fraction"), 27.0 / steady, 1e-12);
     EXPECT_EQ(r.steps, 10);
 }
 
@@ -149,12 +135,12 @@ TEST(Steps, WarmupIdleIsNeverInputBound)
     EXPECT_DOUBLE_EQ(s.steady.idlePs, 0);
     EXPECT_GT(s.warmup.idlePs, 0.9 * (s.warmup.idlePs + s.steady.idlePs + s.tail.idlePs));
     const AdviceReport r = computeAdvice(*p);
-    EXPECT_FALSE(findRule(r, "input-bound"));
+    EXPECT_FALSE(findAdvice(r, "input-bound"));
     // Busy 100 ms of 2.1 s: the capture is the issue.
-    const Advice* c = findRule(r, "capture-coverage");
+    const Advice* c = findAdvice(r, "capture-coverage");
     ASSERT_TRUE(c);
-    EXPECT_NEAR(number(*c, "busy_fraction"), 100.0 / 2100.0, 1e-9);
-    EXPECT_EQ(number(*c, "dominant_program_runs"), 10);
+    EXPECT_NEAR(adviceNumber(*c, "busy_fraction"), 100.0 / 2100.0, 1e-9);
+    EXPECT_EQ(adviceNumber(*c, "dominant_program_runs"), 10);
 }
 
 TEST(Steps, SeveralProgramsKeyedByProgramAndTheDominantIsTheStep)
@@ -245,10 +231,10 @@ TEST(Steps, StepsLineWinsAndNamesTheStepNumbers)
     EXPECT_DOUBLE_EQ(s.warmupPs, 1.0 * kMs);
     // Infeed waits are input-bound evidence: (2 idle + 2 infeed) of 10 ms.
     const AdviceReport r = computeAdvice(*p);
-    const Advice* a = findRule(r, "input-bound");
+    const Advice* a = findAdvice(r, "input-bound");
     ASSERT_TRUE(a);
-    EXPECT_NEAR(number(*a, "idle_fraction"), 0.2, 1e-12);
-    EXPECT_NEAR(number(*a, "infeed_fraction"), 0.2, 1e-12);
+    EXPECT_NEAR(adviceNumber(*a, "idle_fraction"), 0.2, 1e-12);
+    EXPECT_NEAR(adviceNumber(*a, "infeed_fraction"), 0.2, 1e-12);
     EXPECT_EQ(a->severity, Severity::Critical);
 }
 
@@ -445,8 +431,8 @@ TEST(StepsSamples, V6eIsHundredRunsOfJitFAndItsIdleIsWarmup)
     // Its time goes to copies from host memory (copy-done of S(5) arrays).
     EXPECT_GT(s.averageStep().hostTransferPs, 0.9 * s.averageStep().totalPs());
     const AdviceReport r = computeAdvice(*loaded.profile);
-    EXPECT_FALSE(findRule(r, "input-bound"));
-    EXPECT_FALSE(findRule(r, "capture-coverage"));
+    EXPECT_FALSE(findAdvice(r, "input-bound"));
+    EXPECT_FALSE(findAdvice(r, "capture-coverage"));
     EXPECT_EQ(r.steps, 100);
 }
 
@@ -462,12 +448,12 @@ TEST(StepsSamples, VllmIsOneEngineStepAndTheCaptureIsTheIssue)
     EXPECT_NEAR(s.avgStepPs, 67e9, 1e9);
     EXPECT_GT(s.programs[0].totalPs, 100 * s.programs[1].totalPs);
     const AdviceReport r = computeAdvice(*loaded.profile);
-    const Advice* c = findRule(r, "capture-coverage");
+    const Advice* c = findAdvice(r, "capture-coverage");
     ASSERT_TRUE(c);
-    EXPECT_EQ(number(*c, "dominant_program_runs"), 1);
-    EXPECT_LT(number(*c, "busy_fraction"), 0.05);
+    EXPECT_EQ(adviceNumber(*c, "dominant_program_runs"), 1);
+    EXPECT_LT(adviceNumber(*c, "busy_fraction"), 0.05);
     EXPECT_NE(c->detail.find("The capture, not the program, is the issue"), std::string::npos);
-    EXPECT_FALSE(findRule(r, "input-bound")); // one step has no steady state
+    EXPECT_FALSE(findAdvice(r, "input-bound")); // one step has no steady state
 }
 
 TEST(StepsSamples, DemoHasTwentySteps)

@@ -4,6 +4,7 @@
 #include "analysis/advice.h"
 #include "analysis/padding.h"
 #include "loader/loader.h"
+#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -19,14 +20,6 @@ OpId opNamed(const Profile& p, std::string_view name)
         if (p.str(p.ops[id].name) == name)
             return id;
     return kNone;
-}
-
-const Advice* find(const AdviceReport& report, std::string_view rule)
-{
-    for (const Advice& a : report.advice)
-        if (a.rule == rule)
-            return &a;
-    return nullptr;
 }
 
 // The shape of the task's origin story in a TF1 op_profile: batch 16 in a 128-aligned dim,
@@ -87,8 +80,8 @@ TEST(Tf1Layout, DemoSyntheticOpProfileUsesItsLayoutBlock)
     EXPECT_EQ(batch.perCoreBatch, 8);
     // Batch 8 fills its 8-alignment and 78 % of the tiles hold data: no padding advice.
     const AdviceReport report = computeAdvice(p);
-    EXPECT_FALSE(find(report, "per-core-batch"));
-    EXPECT_FALSE(find(report, "padding"));
+    EXPECT_FALSE(findAdvice(report, "per-core-batch"));
+    EXPECT_FALSE(findAdvice(report, "padding"));
 }
 
 TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
@@ -105,19 +98,19 @@ TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
     const AdviceReport report = computeAdvice(*profile);
     ASSERT_TRUE(report.batch.known);
     EXPECT_EQ(report.batch.perCoreBatch, 16);
-    const Advice* batch = find(report, "per-core-batch");
+    const Advice* batch = findAdvice(report, "per-core-batch");
     ASSERT_TRUE(batch);
     EXPECT_EQ(batch->numbers.find("suggested_per_core_batch")->number, 128);
     EXPECT_DOUBLE_EQ(batch->numbers.find("batch_tile_occupancy")->number, 0.125);
     // An op_profile without collectives records no core count: only per-core figures are stated.
     EXPECT_NE(batch->title.find("use 128 per core"), std::string::npos) << batch->title;
     EXPECT_NE(batch->detail.find("does not record how many cores"), std::string::npos);
-    const Advice* padding = find(report, "padding");
+    const Advice* padding = findAdvice(report, "padding");
     ASSERT_TRUE(padding);
     EXPECT_DOUBLE_EQ(padding->numbers.find("padding_efficiency")->number, 0.015625);
     EXPECT_EQ(padding->numbers.find("padding_bound")->number, 1);
     EXPECT_NE(padding->detail.find("padding-bound"), std::string::npos);
-    const Advice* fusion = find(report, "low-utilization-fusion");
+    const Advice* fusion = findAdvice(report, "low-utilization-fusion");
     ASSERT_TRUE(fusion);
     EXPECT_NE(fusion->detail.find("padding-bound"), std::string::npos);
     EXPECT_EQ(fusion->detail.find("latency: small shapes"), std::string::npos);
