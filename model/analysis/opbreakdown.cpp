@@ -48,7 +48,8 @@ const char* boundByName(BoundBy bound)
 
 std::optional<bool> isLowUtilization(const OpRow& row, double threshold)
 {
-    if (!row.rooflineEfficiency)
+    // Known only where the breakdown found it applicable (cost data, peaks, not a collective).
+    if (!row.rooflineEfficiency || !row.lowUtilization)
         return std::nullopt;
     return *row.rooflineEfficiency < threshold;
 }
@@ -133,6 +134,7 @@ struct RowCost
 {
     bool costKnown = false;
     bool hostTransfer = false;
+    bool collective = false;
     AsyncRole async = AsyncRole::None;
     size_t partnerRow = SIZE_MAX;
     double vmemBytes = 0;
@@ -175,7 +177,10 @@ void rateRow(OpRow& row, const RowCost& cost, const DeviceInfo& device)
         row.rooflineEfficiency = std::min(1.0, std::max(fu, hu));
         row.boundBy = fu >= hu ? BoundBy::Compute : BoundBy::Hbm;
         row.wastedFraction = row.timeFraction * (1.0 - *row.rooflineEfficiency);
-        row.lowUtilization = isLowUtilization(row);
+        // Collectives and async halves wait on the interconnect or their partner: far from the
+        // HBM/compute roofline is no sign of a slow op there, so they are not "low utilization".
+        if (!cost.collective && cost.async == AsyncRole::None)
+            row.lowUtilization = *row.rooflineEfficiency < kDefaultLowUtilizationThreshold;
     }
 }
 
@@ -194,10 +199,8 @@ void copyPairRates(OpRow& start, const OpRow& done)
     start.rooflineEfficiency = done.rooflineEfficiency;
     start.boundBy = done.boundBy;
     start.rateTimePs = done.rateTimePs;
-    if (start.rooflineEfficiency) {
+    if (start.rooflineEfficiency)
         start.wastedFraction = start.timeFraction * (1.0 - *start.rooflineEfficiency);
-        start.lowUtilization = isLowUtilization(start);
-    }
 }
 
 /// Time-weighted mean of a utilization over the rows that know it.
@@ -293,7 +296,7 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
     OpRow row;
     double fuT = 0, fuUT = 0, fuW = 0, huT = 0, huUT = 0, huW = 0, effT = 0, effW = 0, wasted = 0;
     double knownCostTime = 0, hostRateTime = 0;
-    bool anyWasted = false;
+    bool anyWasted = false, lowApplies = false;
     size_t hostMembers = 0;
     for (const OpRow* member : members) {
         const OpRow& r = *member;
@@ -329,6 +332,7 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
             effT += *r.rooflineEfficiency * w;
             effW += w;
         }
+        lowApplies = lowApplies || r.lowUtilization.has_value();
         if (r.wastedFraction && r.totalTimePs > 0) {
             wasted += *r.wastedFraction * (r.selfTimePs / r.totalTimePs);
             anyWasted = true;
@@ -355,7 +359,8 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         row.arithmeticIntensity = row.flops / row.hbmBytes;
     if (effW > 0) {
         row.rooflineEfficiency = effT / effW;
-        row.lowUtilization = isLowUtilization(row);
+        if (lowApplies) // a group of collectives only is not "low utilization" either
+            row.lowUtilization = *row.rooflineEfficiency < kDefaultLowUtilizationThreshold;
         row.boundBy
             = row.flopsUtilization.value_or(0) >= row.hbmUtilization.value_or(0) ? BoundBy::Compute : BoundBy::Hbm;
     } else if (!members.empty() && hostMembers == members.size()) {
@@ -432,6 +437,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         row.largestArrayBytes = std::max(row.largestArrayBytes, trait.largestArrayBytes);
         cost.costKnown = cost.costKnown || trait.costKnown;
         cost.hostTransfer = cost.hostTransfer || trait.hostTransfer;
+        cost.collective = cost.collective || trait.collective;
         cost.async = trait.async;
         cost.pairSpan += t.pairSpan;
         cost.pairsTimed += t.pairsTimed;

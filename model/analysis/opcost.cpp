@@ -146,6 +146,15 @@ bool isCustomKernel(const Profile& profile, const OpInfo& op, const hlo::Instruc
     return text.find(" custom-call(") != std::string::npos;
 }
 
+bool isCollective(std::string_view name, std::string_view category)
+{
+    for (std::string_view kind :
+        {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "async-collective"})
+        if (name.starts_with(kind) || category.find(kind) != std::string_view::npos)
+            return true;
+    return false;
+}
+
 } // namespace
 
 std::string opHloText(const Profile& profile, OpId id)
@@ -176,6 +185,7 @@ std::vector<OpCostTraits> classifyOpCosts(const Profile& profile)
         t.costKnown = op.flops > 0 || op.modelFlops > 0 || op.bytesAccessed > 0 || op.hbmBytes > 0;
         const hlo::Instruction* instruction = profile.instructionFor(op);
         t.customKernel = isCustomKernel(profile, op, instruction);
+        t.collective = isCollective(profile.str(op.name), profile.str(op.category));
 
         // One source of shapes per op, so that no array is counted twice: the HLO instruction
         // (result and operands), else the producer's HLO text, else its result shape.

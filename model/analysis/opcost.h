@@ -24,6 +24,10 @@ struct OpCostTraits
     bool customKernel = false;
     /// Moves data to or from host memory (an operand or result in memory space S(5)).
     bool hostTransfer = false;
+    /// A collective (all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute, async
+    /// collective fusions): its limit is the interconnect, so the HBM/compute roofline says nothing
+    /// about whether it is slow.
+    bool collective = false;
     AsyncRole async = AsyncRole::None;
     OpId partner = kNone; // the other half of an async pair (same program), when present
     /// Bytes of operands and results in VMEM (S(1)); they are not HBM traffic.
