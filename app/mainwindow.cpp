@@ -19,6 +19,7 @@
 #include "rooflinechart.h"
 #include "share/sharefile.h"
 #include "sharecard.h"
+#include "shortcutsdialog.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
 #include "utilizationchart.h"
@@ -57,6 +58,7 @@
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <google/protobuf/stubs/common.h>
 #include <utility>
 
 #include <algorithm>
@@ -236,6 +238,20 @@ void MainWindow::createDocks()
     m_compareDock->hide(); // shown when a comparison exists
 }
 
+QString MainWindow::aboutHtml()
+{
+    constexpr int protobuf = GOOGLE_PROTOBUF_VERSION; // e.g. 3021012 for 3.21.12
+    return tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "
+              "fusion details and utilization.</p>"
+              "<p>Licence: GPL-3.0-or-later (the LICENSE file of the sources).</p>"
+              "<p>Built with Qt %2 (running on Qt %3) and protobuf %4.%5.%6.</p>"
+              "<p>Project: see README.md in the sources.</p>")
+        .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()))
+        .arg(protobuf / 1000000)
+        .arg(protobuf / 1000 % 1000)
+        .arg(protobuf % 1000);
+}
+
 void MainWindow::createActions()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -300,12 +316,11 @@ void MainWindow::createActions()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Glossary"), this, [this] { widgets::GlossaryDialog(this).exec(); });
-    help->addAction(tr("&About tpuscope"), this, [this] {
-        QMessageBox::about(this, tr("About tpuscope"),
-            tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "
-               "fusion details and utilization.</p>")
-                .arg(QCoreApplication::applicationVersion()));
-    });
+    QAction* shortcuts
+        = help->addAction(tr("&Keyboard Shortcuts"), this, [this] { widgets::ShortcutsDialog(this).exec(); });
+    shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    help->addAction(
+        tr("&About tpuscope"), this, [this] { QMessageBox::about(this, tr("About tpuscope"), aboutHtml()); });
 
     QToolBar* toolBar = addToolBar(tr("Main"));
     toolBar->setObjectName(QStringLiteral("mainToolBar"));

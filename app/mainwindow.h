@@ -83,6 +83,8 @@ public:
     /// when this build has none.
     bool openDemo();
     static bool hasDemo();
+    /// Help → About: version, licence, the Qt and protobuf versions and where the project is described.
+    static QString aboutHtml();
     void setDeviceOverride(const QString& generation);
     widgets::DeviceChooser* deviceChooser() const { return m_deviceChooser; }
 

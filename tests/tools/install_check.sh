@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs the build into a temporary prefix and checks that every installed file is there, and that the
+# desktop entry and the MIME XML validate. Usage: install_check.sh BUILD_DIR [gui|nogui]
+set -eu
+build=$1
+gui=${2:-gui}
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/tpuscope-install.XXXXXX")
+trap 'rm -rf "$prefix"' EXIT
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+status=0
+expect() {
+  if [ -f "$prefix/$1" ]; then echo "installed: $1"; else echo "MISSING: $1"; status=1; fi
+}
+expect bin/tpuscope-cli
+expect share/man/man1/tpuscope.1
+expect share/man/man1/tpuscope-cli.1
+expect share/doc/tpuscope/copyright
+if [ "$gui" = gui ]; then
+  expect bin/tpuscope
+  expect share/applications/tpuscope.desktop
+  expect share/icons/hicolor/scalable/apps/tpuscope.svg
+  expect share/mime/packages/tpuscope.xml
+fi
+[ -x "$prefix/bin/tpuscope-cli" ] || { echo "bin/tpuscope-cli is not executable"; status=1; }
+# The man pages carry the version, not the template's placeholder.
+if grep -q '@PROJECT_VERSION@' "$prefix/share/man/man1/tpuscope.1" "$prefix/share/man/man1/tpuscope-cli.1"; then
+  echo "man page still has @PROJECT_VERSION@"; status=1
+fi
+[ $status -eq 0 ] || exit 1
+[ "$gui" = gui ] || exit 0
+
+# The menu entry must name the icon and the MIME types that are installed.
+desktop=$prefix/share/applications/tpuscope.desktop
+mime=$prefix/share/mime/packages/tpuscope.xml
+grep -qx 'Icon=tpuscope' "$desktop" || { echo "desktop entry does not name the tpuscope icon"; exit 1; }
+for type in $(sed -n 's/^MimeType=//p' "$desktop" | tr ';' ' '); do
+  grep -q "type=\"$type\"" "$mime" || { echo "desktop entry names $type, which the MIME XML does not define"; exit 1; }
+done
+
+if command -v desktop-file-validate >/dev/null 2>&1; then
+  desktop-file-validate "$desktop" && echo "desktop-file-validate: ok"
+else
+  echo "SKIPPED desktop-file-validate: not installed (apt-get install desktop-file-utils)"
+fi
+if command -v xmllint >/dev/null 2>&1; then
+  xmllint --noout "$mime" "$prefix/share/icons/hicolor/scalable/apps/tpuscope.svg" && echo "xmllint: ok"
+else
+  echo "SKIPPED xmllint: not installed (apt-get install libxml2-utils)"
+fi
