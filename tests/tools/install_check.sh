@@ -41,12 +41,21 @@ for type in $(sed -n 's/^MimeType=//p' "$desktop" | tr ';' ' '); do
 done
 
 if command -v desktop-file-validate >/dev/null 2>&1; then
-  desktop-file-validate "$desktop" && echo "desktop-file-validate: ok"
+  # A validator's complaint fails the test (an && list would not stop the script under set -e).
+  if ! desktop-file-validate "$desktop"; then
+    echo "FAIL: desktop-file-validate"
+    exit 1
+  fi
+  echo "desktop-file-validate: ok"
 else
   echo "SKIPPED desktop-file-validate: not installed (apt-get install desktop-file-utils)"
 fi
 if command -v xmllint >/dev/null 2>&1; then
-  xmllint --noout "$mime" "$prefix/share/icons/hicolor/scalable/apps/tpuscope.svg" && echo "xmllint: ok"
+  if ! xmllint --noout "$mime" "$prefix/share/icons/hicolor/scalable/apps/tpuscope.svg"; then
+    echo "FAIL: xmllint"
+    exit 1
+  fi
+  echo "xmllint: ok"
 else
   echo "SKIPPED xmllint: not installed (apt-get install libxml2-utils)"
 fi
