@@ -2,9 +2,9 @@
 // The diagnoses of issue 13 on the real profiles that motivated them, and where they must stay silent:
 // strided-update, collectives counted completely, host-offload critical path.
 #include "analysis/advice.h"
+#include "analysistestutil.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
-#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -89,10 +89,12 @@ TEST(StridedUpdate, V5StackedLayerUpdatesAreFound)
 TEST(StridedUpdate, SilentOnProfilesWithoutStridedUpdates)
 {
     EXPECT_FALSE(findAdvice(computeAdvice(*demoProfile()), "strided-update"));
-    if (haveSample(kV6e))
+    if (haveSample(kV6e)) {
         EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kV6e)), "strided-update"));
-    if (haveSample(kVllm))
+    }
+    if (haveSample(kVllm)) {
         EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kVllm)), "strided-update"));
+    }
 }
 
 TEST(StridedUpdate, EdgesFullTileSlicesFastWritesAndSmallOps)
@@ -114,14 +116,14 @@ TEST(StridedUpdate, EdgesFullTileSlicesFastWritesAndSmallOps)
         EXPECT_NEAR(a->gainPs, 1e9 * 7 / 8, 1e3);
     }
     // The slice fills whole tiles in the stacked dim: silent.
-    EXPECT_FALSE(
-        findAdvice(computeAdvice(*textProfile({{full, "dynamic-update-slice", 1'000'000'000, 2e7}})), "strided-update"));
+    EXPECT_FALSE(findAdvice(
+        computeAdvice(*textProfile({{full, "dynamic-update-slice", 1'000'000'000, 2e7}})), "strided-update"));
     // Strided but at 20 % of the peak: silent.
-    EXPECT_FALSE(
-        findAdvice(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 1'000'000'000, 2e8}})), "strided-update"));
+    EXPECT_FALSE(findAdvice(
+        computeAdvice(*textProfile({{thin, "dynamic-update-slice", 1'000'000'000, 2e8}})), "strided-update"));
     // Strided and slow but only 2 % of op time: silent.
     EXPECT_FALSE(findAdvice(computeAdvice(*textProfile({{thin, "dynamic-update-slice", 20'000'000, 4e5},
-                          {"%fusion.1 = f32[8]{0} fusion()", "loop fusion", 980'000'000, 1e8}})),
+                                {"%fusion.1 = f32[8]{0} fusion()", "loop fusion", 980'000'000, 1e8}})),
         "strided-update"));
 }
 
@@ -180,11 +182,13 @@ TEST(Collectives, InferenceGetsNoGradientAdvice)
         EXPECT_NE(a->detail.find("bf16 would halve"), std::string::npos);
     }
     if (haveSample(kVllm))
-        for (const Advice& a : computeAdvice(*loadSample(kVllm)).advice)
+        for (const Advice& a : computeAdvice(*loadSample(kVllm)).advice) {
             EXPECT_EQ(a.detail.find("gradient"), std::string::npos) << a.rule;
+        }
     if (haveSample(kV6e))
-        for (const Advice& a : computeAdvice(*loadSample(kV6e)).advice)
+        for (const Advice& a : computeAdvice(*loadSample(kV6e)).advice) {
             EXPECT_EQ(a.detail.find("gradient"), std::string::npos) << a.rule;
+        }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,15 +215,18 @@ TEST(HostOffload, V6eGainIsBoundedByComputeAndTheNumbersAreTheLinks)
     EXPECT_DOUBLE_EQ(adviceNumber(*a, "hbm_capacity_bytes"), 32e9);
     // The same copies are no longer claimed whole by data-formatting.
     EXPECT_FALSE(findAdvice(report, "data-formatting"));
-    for (const Advice& item : report.advice)
+    for (const Advice& item : report.advice) {
         EXPECT_LE(item.gainPs, step) << item.rule;
+    }
 }
 
 TEST(HostOffload, SilentWithoutHostCopies)
 {
     EXPECT_FALSE(findAdvice(computeAdvice(*demoProfile()), "host-offload"));
-    if (haveSample(kVllm))
+    if (haveSample(kVllm)) {
         EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kVllm)), "host-offload"));
-    if (haveSample(kV5)) // S(1) VMEM copies only, and no timeline
+    }
+    if (haveSample(kV5)) { // S(1) VMEM copies only, and no timeline
         EXPECT_FALSE(findAdvice(computeAdvice(*loadSample(kV5)), "host-offload"));
+    }
 }

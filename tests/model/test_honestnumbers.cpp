@@ -200,9 +200,11 @@ TEST(HonestNumbers, V5SplashKernelsShowTheirOverPeakValues)
     EXPECT_GT(b.flops.overPeakPoints, 0.05);
     EXPECT_NE(headlineUtilizationText(b.flops).find("over-peak"), std::string::npos);
     // Async collectives wait on the interconnect: far from the HBM roof, yet never "low utilization".
-    for (const OpRow& row : b.rows)
-        if (row.name.starts_with("async-collective"))
+    for (const OpRow& row : b.rows) {
+        if (row.name.starts_with("async-collective")) {
             EXPECT_FALSE(row.lowUtilization.has_value()) << row.name;
+        }
+    }
     // Over-peak custom kernels are not evidence against the device.
     const DeviceConsistency check = checkDeviceConsistency(*profile, b);
     EXPECT_TRUE(check.excesses.empty());
