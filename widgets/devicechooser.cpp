@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "devicechooser.h"
 
-#include "analysis/deviceconsistency.h"
+#include "analysis/advice.h"
 #include "core/devicepeaks.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
@@ -106,32 +106,45 @@ void DeviceChooser::refresh()
         delete item->widget();
         delete item;
     }
-    const auto breakdown = m_session ? m_session->breakdown() : nullptr;
-    if (!profile || !breakdown || !profile->hasTpuOps()) {
+    // The session's advice already holds the device check (rule device-consistency, computed in
+    // its job): the bar words it, and computes nothing itself.
+    const auto advice = m_session ? m_session->advice() : nullptr;
+    if (!profile || !advice || !profile->hasTpuOps()) {
         hide();
         return;
     }
-    const model::DeviceConsistency check = model::checkDeviceConsistency(*profile, *breakdown);
+    const model::Advice* check = nullptr;
+    for (const model::Advice& a : advice->advice)
+        if (a.rule == "device-consistency")
+            check = &a;
+    std::vector<const model::TpuGeneration*> fitting;
+    if (check)
+        if (const model::AdviceValue* keys = check->numbers.find("fitting_generations"))
+            for (const model::AdviceValue& key : keys->items)
+                if (const model::TpuGeneration* g = model::findTpuGeneration(key.text))
+                    fitting.push_back(g);
+    const model::AdviceValue* excesses = check ? check->numbers.find("excesses") : nullptr;
     const model::DeviceInfo& device = profile->device;
     QString text;
-    if (!check.deviceKnown) {
+    if (device.peakTflopsPerCore <= 0 && device.peakHbmGbpsPerCore <= 0) {
         text = tr("This file does not record the TPU generation, so every utilization is unknown (–).");
-        if (!check.fittingGenerations.empty())
+        if (!fitting.empty())
             text += QLatin1Char(' ') + tr("Its fastest ops fit:");
-    } else if (!check.excesses.empty()) {
-        const auto& e = check.excesses.front();
+    } else if (excesses && !excesses->items.empty()) {
+        const model::AdviceValue& e = excesses->items.front();
+        auto field = [&](const char* name) { return e.find(name); };
         text = tr("The data contradict %1: %2 reaches %3% of its %4, so its utilizations are wrong.")
-                   .arg(qs(device.type), qs(e.evidence.op))
-                   .arg(e.evidence.value / e.limit * 100, 0, 'f', 0)
-                   .arg(qs(e.what));
-        if (!check.fittingGenerations.empty())
+                   .arg(qs(device.type), qs(field("op")->text))
+                   .arg(field("value")->number / field("limit")->number * 100, 0, 'f', 0)
+                   .arg(qs(field("what")->text));
+        if (!fitting.empty())
             text += QLatin1Char(' ') + tr("The data fit:");
     } else {
         hide();
         return;
     }
     m_label->setText(text);
-    for (const model::TpuGeneration* g : check.fittingGenerations) {
+    for (const model::TpuGeneration* g : fitting) {
         auto* button = new QPushButton(tr("Use %1").arg(QString::fromLatin1(g->displayName)), this);
         button->setToolTip(tr("Recompute every number with %1's peaks (%2 TFLOP/s, %3 GB/s per core); the file is "
                               "not read again")

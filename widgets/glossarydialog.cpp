@@ -2,10 +2,7 @@
 #include "glossarydialog.h"
 
 #include "report/glossary.h"
-
-#include <QDialogButtonBox>
-#include <QTextBrowser>
-#include <QVBoxLayout>
+#include "textdialog.h"
 
 namespace tpuscope::widgets {
 
@@ -32,15 +29,7 @@ QString GlossaryDialog::html()
 GlossaryDialog::GlossaryDialog(QWidget* parent)
     : QDialog(parent)
 {
-    setWindowTitle(tr("Glossary — tpuscope"));
-    auto* layout = new QVBoxLayout(this);
-    auto* text = new QTextBrowser(this);
-    text->setHtml(html());
-    layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
-    resize(820, 640);
+    setUpTextDialog(*this, tr("Glossary — tpuscope"), html(), 820, 640);
 }
 
 } // namespace tpuscope::widgets

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shortcutsdialog.h"
+#include "textdialog.h"
 
-#include <QDialogButtonBox>
 #include <QStringList>
-#include <QTextBrowser>
-#include <QVBoxLayout>
 
 namespace tpuscope::widgets {
 
@@ -75,15 +73,7 @@ QString ShortcutsDialog::html()
 ShortcutsDialog::ShortcutsDialog(QWidget* parent)
     : QDialog(parent)
 {
-    setWindowTitle(tr("Keyboard Shortcuts — tpuscope"));
-    auto* layout = new QVBoxLayout(this);
-    auto* text = new QTextBrowser(this);
-    text->setHtml(html());
-    layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
-    resize(560, 640);
+    setUpTextDialog(*this, tr("Keyboard Shortcuts — tpuscope"), html(), 560, 640);
 }
 
 } // namespace tpuscope::widgets
