@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compareview.h"
 
+#include "report/diffreport.h"
 #include "report/report.h"
 #include "sharecard.h"
 
@@ -100,8 +101,9 @@ QString CompareView::summaryText() const
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
         parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
-    parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
-                                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
+    parts << tr("op time%1 %2")
+                 .arg(diff->perStep ? tr(" per step") : QString(),
+                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
     parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
     parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);

@@ -67,13 +67,8 @@ QString percent(double fraction)
 /// The unit the chart's y axis uses for steps of about `ps`.
 std::pair<double, QString> unitFor(double ps)
 {
-    if (ps >= 1e12)
-        return {1e12, QStringLiteral("s")};
-    if (ps >= 1e9)
-        return {1e9, QStringLiteral("ms")};
-    if (ps >= 1e6)
-        return {1e6, QStringLiteral("µs")};
-    return {1e3, QStringLiteral("ns")};
+    const model::TimeUnit unit = std::max(model::timeUnitFor(ps), model::TimeUnit::Ns);
+    return {model::timeUnitPs(unit), QString::fromUtf8(model::timeUnitName(unit))};
 }
 
 /// The sentence of an advice text that says what to do (it starts with an imperative), if any.

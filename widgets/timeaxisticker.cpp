@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timeaxisticker.h"
 
+#include "core/format.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -12,32 +14,10 @@ TimeAxisTicker::TimeAxisTicker()
     setTickCount(6);
 }
 
-void TimeAxisTicker::unitFor(double magnitudePs, double* divisor, QString* suffix)
-{
-    const double m = std::abs(magnitudePs);
-    if (m >= 1e12) {
-        *divisor = 1e12;
-        *suffix = QStringLiteral("s");
-    } else if (m >= 1e9) {
-        *divisor = 1e9;
-        *suffix = QStringLiteral("ms");
-    } else if (m >= 1e6) {
-        *divisor = 1e6;
-        *suffix = QStringLiteral("µs");
-    } else if (m >= 1e3) {
-        *divisor = 1e3;
-        *suffix = QStringLiteral("ns");
-    } else {
-        *divisor = 1;
-        *suffix = QStringLiteral("ps");
-    }
-}
-
 QString TimeAxisTicker::formatTime(double ps, double magnitudePs, double resolutionPs)
 {
-    double divisor = 1;
-    QString suffix;
-    unitFor(magnitudePs, &divisor, &suffix);
+    const model::TimeUnit unit = model::timeUnitFor(magnitudePs);
+    const double divisor = model::timeUnitPs(unit);
     int decimals = 0;
     if (resolutionPs > 0) {
         const double step = resolutionPs / divisor;
@@ -47,10 +27,7 @@ QString TimeAxisTicker::formatTime(double ps, double magnitudePs, double resolut
         if (std::abs(scaled - std::round(scaled)) > 1e-6 * scaled && decimals < 9)
             ++decimals;
     }
-    double value = ps / divisor;
-    if (std::abs(value) < 0.5 * std::pow(10.0, -decimals))
-        value = 0; // no "-0"
-    return QString::number(value, 'f', decimals) + QLatin1Char(' ') + suffix;
+    return QString::fromStdString(model::formatTimeLabel(ps, unit, decimals));
 }
 
 QVector<QString> TimeAxisTicker::createLabelVector(const QVector<double>& ticks, const QLocale&, QChar, int)

@@ -16,8 +16,6 @@ public:
 
     /// "12.5 ms" with as many decimals as `resolutionPs` needs in the unit picked for `magnitudePs`.
     static QString formatTime(double ps, double magnitudePs, double resolutionPs);
-    /// Unit for a magnitude in ps: divisor and suffix.
-    static void unitFor(double magnitudePs, double* divisor, QString* suffix);
 
 protected:
     QVector<QString> createLabelVector(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format.h"
 #include "core/profile.h"
 
 #include <QString>
@@ -78,19 +79,20 @@ public:
         return 1000;
     }
 
-    static QString unitName(Unit unit)
+    static QString unitName(Unit unit) { return QString::fromUtf8(model::timeUnitName(asTimeUnit(unit))); }
+    static model::TimeUnit asTimeUnit(Unit unit)
     {
         switch (unit) {
         case Unit::Ns:
-            return QStringLiteral("ns");
+            return model::TimeUnit::Ns;
         case Unit::Us:
-            return QStringLiteral("µs");
+            return model::TimeUnit::Us;
         case Unit::Ms:
-            return QStringLiteral("ms");
+            return model::TimeUnit::Ms;
         case Unit::S:
-            return QStringLiteral("s");
+            return model::TimeUnit::S;
         }
-        return {};
+        return model::TimeUnit::Ns;
     }
 
     /// The unit a step is best read in: the largest unit in which the step is at least 1.
@@ -161,22 +163,12 @@ public:
     /// A major tick's label, e.g. "120 µs", "1.5 ns".
     static QString tickLabel(const Ticks& ticks, TimePs time)
     {
-        const double value = static_cast<double>(time - ticks.base) / static_cast<double>(unitScale(ticks.unit));
-        return QString::number(value, 'f', ticks.decimals) + QChar(u' ') + unitName(ticks.unit);
+        return QString::fromStdString(
+            model::formatTimeLabel(static_cast<double>(time - ticks.base), asTimeUnit(ticks.unit), ticks.decimals));
     }
 
-    /// A duration for people: three significant digits in the largest fitting unit ("1.23 ms").
-    static QString formatDuration(double ps)
-    {
-        const double a = std::abs(ps);
-        if (a < 1000)
-            return QString::number(ps, 'f', 0) + QStringLiteral(" ps");
-        Unit unit = unitForStep(static_cast<TimePs>(a));
-        const double value = ps / static_cast<double>(unitScale(unit));
-        const double av = std::abs(value);
-        const int decimals = av >= 100 ? 1 : av >= 10 ? 2 : 3;
-        return QString::number(value, 'f', decimals) + QChar(u' ') + unitName(unit);
-    }
+    /// A duration for people, in the one formatter set's words ("1.23 ms").
+    static QString formatDuration(double ps) { return QString::fromStdString(model::formatDurationPs(ps)); }
 
 private:
     static TimePs floorDiv(TimePs a, TimePs b)

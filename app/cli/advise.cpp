@@ -6,6 +6,7 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "loader/loader.h"
+#include "report/advicereport.h"
 #include "report/jsonwriter.h"
 #include "report/report.h"
 #include "synth/synth.h"

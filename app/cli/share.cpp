@@ -9,6 +9,7 @@
 #include "core/jsondom.h"
 #include "loader/inputsource.h"
 #include "loader/loader.h"
+#include "report/diffreport.h"
 #include "report/report.h"
 #include "share/sharefile.h"
 

@@ -5,6 +5,7 @@
 #include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "report/report.h"
+#include "report/stepsreport.h"
 
 namespace tpuscope::cli {
 

@@ -130,14 +130,4 @@ struct StepAnalysis;
 /// Same, reusing the steps too (the GUI's single analysis pass).
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps);
 
-enum class AdviceFormat { Text, Json, Markdown };
-bool parseAdviceFormat(std::string_view name, AdviceFormat& out);
-std::string adviceReport(const Profile& profile, const AdviceReport& report, AdviceFormat format);
-
-class JsonWriter;
-/// Writes an advice value as JSON. `text`, when given, rewrites every text on the way out
-/// (the share file's name redaction); otherwise texts are written as they are.
-void writeAdviceValue(
-    JsonWriter& w, const AdviceValue& v, const std::function<std::string(std::string_view)>& text = {});
-
 } // namespace tpuscope::model

@@ -6,7 +6,7 @@
 // a new rule goes into a file of its own and one line in computeAdvice (ARCHITECTURE.md).
 
 #include "../core/devicepeaks.h"
-#include "../report/report.h"
+#include "../core/format.h"
 #include "advice.h"
 #include "attribution.h"
 #include "steps.h"

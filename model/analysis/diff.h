@@ -5,7 +5,7 @@
 // alone because program ids change between compilations of the same model.
 
 #include "../core/profile.h"
-#include "../report/report.h"
+#include "summary.h"
 
 #include <optional>
 #include <string>
@@ -60,8 +60,5 @@ struct ProfileDiff
 };
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b);
-
-/// Table (text/csv/tsv/md) or JSON; `top` limits the op rows (0 = all).
-std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top = 0);
 
 } // namespace tpuscope::model

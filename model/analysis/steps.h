@@ -131,8 +131,4 @@ StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {
 /// events ({0, 0} when none). The timeline opens on it when it is a small part of the span.
 std::pair<TimePs, TimePs> deviceActivityRange(const Profile& profile);
 
-/// The table / CSV / Markdown / JSON report of `tpuscope-cli steps`.
-enum class TableFormat;
-std::string stepsReport(const StepAnalysis& steps, TableFormat format);
-
 } // namespace tpuscope::model

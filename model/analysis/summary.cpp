@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "summary.h"
 
-#include "../report/report.h"
+#include "../core/format.h"
 
 #include <algorithm>
 
@@ -22,6 +22,27 @@ StepStats stepStats(const StepAnalysis& steps)
 StepStats computeStepStats(const Profile& profile)
 {
     return stepStats(computeSteps(profile));
+}
+
+std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& b)
+{
+    std::vector<std::string> out;
+    if (b.totalTimePs > 0 && b.costCoverage < kLowCostCoverage)
+        out.push_back("only " + costCoverageText(b.costCoverage)
+            + ": the other ops record no FLOPs or bytes (custom kernels often do not), so their utilization is "
+              "unknown and the headline describes the covered ops only");
+    for (const auto* h : {&b.flops, &b.hbm}) {
+        if (h->overPeakOps == 0)
+            continue;
+        out.push_back(std::to_string(h->overPeakOps) + " op" + (h->overPeakOps == 1 ? "" : "s") + " run above the "
+            + (h == &b.flops ? "FLOP" : "HBM")
+            + " peak (shown as \"over peak\"): their cost estimate or the chosen "
+              "device is wrong; the headline caps each at 100% and "
+            + formatDecimal(h->overPeakPoints * 100, 1) + " of its points come from them");
+    }
+    if (profile.device.peakTflopsPerCore <= 0 && b.totalTimePs > 0)
+        out.push_back("the TPU generation is unknown: utilizations are unknown (–) until a device is chosen");
+    return out;
 }
 
 ProfileSummary computeSummary(const Profile& profile)

@@ -35,70 +35,6 @@ std::string printf1(const char* fmt, double v)
 }
 } // namespace
 
-std::string formatDurationPs(double ps)
-{
-    const double a = std::fabs(ps);
-    if (a >= 1e12)
-        return printf1("%.3g s", ps / 1e12);
-    if (a >= 1e9)
-        return printf1("%.3g ms", ps / 1e9);
-    if (a >= 1e6)
-        return printf1("%.3g µs", ps / 1e6);
-    if (a >= 1e3)
-        return printf1("%.3g ns", ps / 1e3);
-    return printf1("%.0f ps", ps);
-}
-
-std::string formatPercent(double fraction, int decimals)
-{
-    char fmt[16];
-    std::snprintf(fmt, sizeof fmt, "%%.%df%%%%", decimals);
-    return printf1(fmt, fraction * 100.0);
-}
-
-std::string formatCount(double value, std::string_view unit)
-{
-    static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-    int p = 0;
-    double v = value;
-    while (std::fabs(v) >= 1000 && p < 6) {
-        v /= 1000;
-        ++p;
-    }
-    std::string out = p == 0 ? printf1("%.0f", v) : printf1("%.3g", v);
-    if (p || !unit.empty())
-        out += ' ';
-    out += prefixes[p];
-    out += unit;
-    return out;
-}
-
-std::string formatBytes(double bytes)
-{
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    double v = bytes;
-    while (std::fabs(v) >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    return u == 0 ? printf1("%.0f B", v) : printf1("%.3g ", v) + units[u];
-}
-
-std::string formatOptionalPercent(const std::optional<double>& fraction, int decimals)
-{
-    return fraction ? formatPercent(*fraction, decimals) : kUnknownText;
-}
-
-std::string formatUtilization(const std::optional<double>& uncapped, int decimals)
-{
-    if (!uncapped)
-        return kUnknownText;
-    if (*uncapped > 1)
-        return formatPercent(*uncapped, 0) + " (over peak)";
-    return formatPercent(*uncapped, decimals);
-}
-
 std::string boundByText(BoundBy bound)
 {
     switch (bound) {
@@ -133,11 +69,6 @@ std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
     if (row.costCoverage < 1)
         return "Rated over the " + formatPercent(row.costCoverage) + " of its time whose ops have cost data.";
     return {};
-}
-
-std::string costCoverageText(double coverage)
-{
-    return "cost data for " + formatPercent(coverage) + " of op time";
 }
 
 std::string headlineUtilizationText(const HeadlineUtilization& h)
@@ -337,27 +268,6 @@ std::string peakText(const DeviceInfo& d)
 }
 
 } // namespace
-
-std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& b)
-{
-    std::vector<std::string> out;
-    if (b.totalTimePs > 0 && b.costCoverage < kLowCostCoverage)
-        out.push_back("only " + costCoverageText(b.costCoverage)
-            + ": the other ops record no FLOPs or bytes (custom kernels often do not), so their utilization is "
-              "unknown and the headline describes the covered ops only");
-    for (const auto* h : {&b.flops, &b.hbm}) {
-        if (h->overPeakOps == 0)
-            continue;
-        out.push_back(std::to_string(h->overPeakOps) + " op" + (h->overPeakOps == 1 ? "" : "s") + " run above the "
-            + (h == &b.flops ? "FLOP" : "HBM")
-            + " peak (shown as \"over peak\"): their cost estimate or the chosen "
-              "device is wrong; the headline caps each at 100% and "
-            + printf1("%.1f", h->overPeakPoints * 100) + " of its points come from them");
-    }
-    if (profile.device.peakTflopsPerCore <= 0 && b.totalTimePs > 0)
-        out.push_back("the TPU generation is unknown: utilizations are unknown (–) until a device is chosen");
-    return out;
-}
 
 void writeRates(JsonWriter& json, const OpRow& r)
 {

@@ -3,6 +3,7 @@
 
 #include "../analysis/opbreakdown.h"
 #include "../analysis/summary.h"
+#include "../core/format.h"
 
 #include <optional>
 #include <string>
@@ -14,29 +15,13 @@ enum class TableFormat { Text, Csv, Tsv, Json, Markdown };
 /// Parses "table"/"text", "csv", "tsv", "json", "md"/"markdown"; returns false when unknown.
 bool parseTableFormat(std::string_view name, TableFormat& out);
 
-/// Human-readable durations and quantities: "1.23 ms", "4.5 GFLOP", "12.5%".
-std::string formatDurationPs(double ps);
-std::string formatPercent(double fraction, int decimals = 1);
-std::string formatCount(double value, std::string_view unit = {}); // SI prefixes: k, M, G, T, P
-std::string formatBytes(double bytes);
-
-/// Shown wherever a number cannot be known (no cost data, no device peak): never a made-up zero.
-inline constexpr const char* kUnknownText = "–";
-/// "12.3%"; an uncapped utilization above 1 reads "328% (over peak)"; unknown reads "–".
-std::string formatUtilization(const std::optional<double>& uncapped, int decimals = 1);
-/// formatPercent, or "–" when unknown.
-std::string formatOptionalPercent(const std::optional<double>& fraction, int decimals = 1);
 /// "compute", "HBM", "host link", "–".
 std::string boundByText(BoundBy bound);
 /// Why a row's utilizations are unknown or not rated against HBM, in one sentence; empty when
 /// both are known (tooltips, CLI notes).
 std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device);
-/// "cost data for 28.0% of op time".
-std::string costCoverageText(double coverage);
 /// "52.1%", "52.1% (7.6 points from 2 over-peak ops)", or "–" when no op has a known utilization.
 std::string headlineUtilizationText(const HeadlineUtilization& headline);
-/// The arithmetic-intensity unit, naming its bytes.
-inline constexpr const char* kIntensityUnit = "FLOP per HBM byte";
 
 /// A generic table: the same rows render as aligned text, CSV/TSV or a Markdown table.
 struct Table
@@ -49,8 +34,6 @@ std::string renderTable(const Table& table, TableFormat format);
 /// Escapes one Markdown table cell (pipes, newlines).
 std::string markdownCell(std::string_view text);
 
-/// Warnings a breakdown's headline needs: low cost coverage, over-peak ops, unknown device.
-std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& breakdown);
 class JsonWriter;
 /// The rate fields of an op row in JSON (`null` where unknown); shared by every JSON writer.
 void writeRates(JsonWriter& json, const OpRow& row);

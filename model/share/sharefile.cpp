@@ -67,6 +67,7 @@
 #include "../core/jsondom.h"
 #include "../loader/formats.h"
 #include "../loader/gzip.h"
+#include "../report/advicereport.h"
 #include "../report/jsonwriter.h"
 
 #include <zlib.h>
@@ -1026,7 +1027,8 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     w.endObject();
 
     w.key("totals").beginObject();
-    w.field("ops", static_cast<uint64_t>(breakdown.rows.size())).field("kept", static_cast<uint64_t>(kept + result.stats.keptAsyncPartners));
+    w.field("ops", static_cast<uint64_t>(breakdown.rows.size()))
+        .field("kept", static_cast<uint64_t>(kept + result.stats.keptAsyncPartners));
     w.field("time_ps", breakdown.totalTimePs).field("kept_time_fraction", covered);
     w.field("span_ps", static_cast<int64_t>(profile.spanEnd - profile.spanBegin));
     w.endObject();

@@ -157,16 +157,6 @@ TEST(ChromeJson, RealSampleDeviceOverride)
     EXPECT_EQ(r.profile->device.generation, "v5e");
 }
 
-TEST(ChromeJson, RealSampleGoldenOpTable)
-{
-    if (!std::filesystem::exists(kSample))
-        GTEST_SKIP() << "sample missing: " << kSample;
-    const auto result = tpuscope::test::runCommand(std::string(TPUSCOPE_CLI_PATH) + " ops '" + kSample
-                                                   + "' --format csv --device v5e --top 40");
-    EXPECT_EQ(result.exitCode, 0) << result.output;
-    EXPECT_TRUE(tpuscope::test::matchesGolden("vllm_ops.golden.csv", result.output));
-}
-
 // ---- hand-made documents --------------------------------------------------------------
 
 TEST(ChromeJson, BareArrayAndExactTimes)

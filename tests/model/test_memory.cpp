@@ -432,44 +432,6 @@ TEST(BufferAssignmentDecode, UnknownEventKindsAreSkippedWithAWarning)
     EXPECT_EQ(u->logicalBuffers[0].instructionId, 9);
 }
 
-TEST(MemoryView, CliJsonHasTheIssueKeys)
-{
-    TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");
-    const CommandResult r = runCommand(std::string(TPUSCOPE_CLI_PATH) + " memory '"
-        + samplePath("tpu_v6e_inference.xplane.pb") + "' --module jit_f --format json");
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    json::Value doc;
-    json::ParseError error;
-    ASSERT_TRUE(json::parse(r.output, doc, error)) << error.describe();
-    ASSERT_EQ(doc["modules"].size(), 1u);
-    const json::Value& m = doc["modules"].at(0);
-    std::vector<std::string> keys;
-    for (const auto& [key, value] : m.object())
-        keys.push_back(key);
-    EXPECT_EQ(keys,
-        (std::vector<std::string> {"name", "peak_heap_bytes", "peak_unpadded_bytes", "peak_padding_bytes",
-            "entry_parameter_bytes", "maybe_live_out_bytes", "indefinite_bytes", "total_allocation_bytes",
-            "buffers_at_peak", "timeline"}));
-    EXPECT_EQ(m["name"].string(), "jit_f");
-    EXPECT_EQ(m["peak_heap_bytes"].uint64(), 21474836512u);
-    std::vector<std::string> bufferKeys;
-    for (const auto& [key, value] : m["buffers_at_peak"].at(0).object())
-        bufferKeys.push_back(key);
-    EXPECT_EQ(bufferKeys,
-        (std::vector<std::string> {
-            "instruction", "framework_op", "shape", "kind", "size_bytes", "unpadded_bytes", "padded_dims"}));
-    std::vector<std::string> pointKeys;
-    for (const auto& [key, value] : m["timeline"].at(0).object())
-        pointKeys.push_back(key);
-    EXPECT_EQ(pointKeys, (std::vector<std::string> {"position", "heap_bytes", "unpadded_bytes"}));
-
-    const CommandResult missing = runCommand(
-        std::string(TPUSCOPE_CLI_PATH) + " memory '" + samplePath("tpu_v6e_inference.xplane.pb") + "' --module nope",
-        true);
-    EXPECT_EQ(missing.exitCode, 1);
-    EXPECT_NE(missing.output.find("modules: jit_convert_element_type"), std::string::npos) << missing.output;
-}
-
 namespace {
 
 std::shared_ptr<const Profile> loadBytes(const std::string& bytes, const std::string& name)

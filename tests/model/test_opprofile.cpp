@@ -306,12 +306,3 @@ TEST(OpProfile, BadInputGivesClearErrors)
     for (size_t cut = 1; cut < good.size(); cut += 37)
         loadProfileFromBytes(good.substr(0, cut), "cut.op_profile.json");
 }
-
-TEST(OpProfile, CliGoldenTop30)
-{
-    TPUSCOPE_REQUIRE_SAMPLE(kV5);
-    const auto run
-        = runCommand(std::string(TPUSCOPE_CLI_PATH) + " ops '" + samplePath(kV5) + "' --format csv --top 30");
-    ASSERT_EQ(run.exitCode, 0);
-    EXPECT_TRUE(matchesGolden("v5_op_profile_ops.golden.csv", run.output));
-}
