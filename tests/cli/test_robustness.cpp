@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Issue 18: memory limits, lying headers, bombs, special files. Every reproducer is made on the
+// fly in a temp dir. Memory tests run tpuscope-cli under `prlimit --as` and read its peak RSS
+// from /usr/bin/time -f %M; the peaks are bounds (several times what the fixed code needs, far
+// below what the old code took), not timings.
+#include "loader/gzip.h"
+#include "loader/inputsource.h"
+#include "loader/loader.h"
+
+#include "testutil.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true; // ASan reserves terabytes of shadow memory: no prlimit, no RSS bounds
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::string cli()
+{
+    return TPUSCOPE_CLI_PATH;
+}
+
+bool haveTools()
+{
+    return fs::exists(TPUSCOPE_CLI_PATH) && fs::exists("/usr/bin/time") && fs::exists("/usr/bin/prlimit");
+}
+
+#define REQUIRE_MEMORY_TOOLS()                                                                                         \
+    if (!haveTools())                                                                                                  \
+        GTEST_SKIP() << "needs tpuscope-cli, /usr/bin/time (Debian package time) and prlimit";                         \
+    if (kSanitized)                                                                                                    \
+    GTEST_SKIP() << "address-space limits and RSS bounds do not apply to a sanitizer build"
+
+struct Measured
+{
+    int exitCode = -1;
+    std::string output; // stdout and stderr
+    long peakKb = -1;
+};
+
+/// Runs tpuscope-cli ARGS, under an address-space limit when `asBytes` > 0, with its peak RSS.
+Measured runCli(const std::string& args, uint64_t asBytes = 0)
+{
+    const std::string timeFile = ::testing::TempDir() + "/tpuscope_time_" + std::to_string(::getpid());
+    std::string command = "/usr/bin/time -f %M -o '" + timeFile + "' ";
+    if (asBytes)
+        command += "prlimit --as=" + std::to_string(asBytes) + " ";
+    command += cli() + " " + args;
+    const CommandResult r = runCommand(command, true);
+    Measured m {r.exitCode, r.output, -1};
+    const std::string time = readFile(timeFile);
+    // The last line is the figure ("Command exited with non-zero status 1" may come first).
+    const size_t lastLine = time.find_last_of('\n', time.size() >= 2 ? time.size() - 2 : 0);
+    m.peakKb = std::atol(time.c_str() + (lastLine == std::string::npos ? 0 : lastLine + 1));
+    fs::remove(timeFile);
+    return m;
+}
+
+std::string varint(uint64_t v)
+{
+    std::string out;
+    do {
+        out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return out;
+}
+
+std::string lengthField(int number, const std::string& payload)
+{
+    return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
+}
+
+/// An XSpace of one TPU plane holding `lines` empty lines (about 2 bytes each, no events).
+std::string emptyLinesXSpace(size_t lines)
+{
+    std::string plane = varint(1 << 3) + varint(1) + lengthField(2, "/device:TPU:0");
+    plane.reserve(plane.size() + 2 * lines);
+    for (size_t i = 0; i < lines; ++i)
+        plane += std::string("\x1a\x00", 2);
+    return lengthField(1, plane);
+}
+
+/// `copies` gzip members of `chunk` each: inflates to copies × chunk bytes from a tiny file.
+std::string repeatedMembers(const std::string& chunk, size_t copies)
+{
+    const std::string member = gzipBytes(chunk, 9);
+    std::string out;
+    out.reserve(member.size() * copies);
+    for (size_t i = 0; i < copies; ++i)
+        out += member;
+    return out;
+}
+
+std::string synthXSpace(const std::string& path)
+{
+    const CommandResult r = runCommand(cli() + " synth bench:2000 -o '" + path + "'", true);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return readFile(path);
+}
+
+/// A valid XSpace .gz followed by 4.6 MB of zeros and a trailer that claims 4 GiB.
+std::string lyingTrailerGzip(const std::string& xspace)
+{
+    return gzipBytes(xspace) + std::string(4'600'000, '\0') + std::string("\xff\xff\xff\xff", 4);
+}
+
+constexpr uint64_t kOneGiB = 1ull << 30;
+
+} // namespace
+
+// ---- 1. no allocation sized from untrusted data; bad_alloc is a message -----------------------
+
+TEST(Robustness, LyingTrailerLoadsUnderAnAddressSpaceLimit)
+{
+    REQUIRE_MEMORY_TOOLS();
+    const std::string dir = tempDir("liar_cli");
+    writeFile(dir + "/liar.xplane.pb.gz", lyingTrailerGzip(synthXSpace(dir + "/x.xplane.pb")));
+    const Measured m = runCli("summary '" + dir + "/liar.xplane.pb.gz'", kOneGiB);
+    EXPECT_EQ(m.exitCode, 0) << m.output; // was: uncaught std::bad_alloc, exit 134
+    EXPECT_LT(m.peakKb, 200 * 1024) << m.output;
+}
+
+TEST(Robustness, OutOfMemoryIsAClearErrorNotAnAbort)
+{
+    REQUIRE_MEMORY_TOOLS();
+    const std::string dir = tempDir("oom_cli");
+    writeFile(dir + "/lines.xplane.pb.gz", gzipBytes(emptyLinesXSpace(5'000'000), 9));
+    // A budget far above the address space: the structures do not fit and allocation fails.
+    const Measured m = runCli("summary '" + dir + "/lines.xplane.pb.gz' --memory-budget-mb 100000", kOneGiB);
+    EXPECT_EQ(m.exitCode, 1) << m.output;
+    EXPECT_NE(m.output.find("out of memory while loading (memory budget 100000 MiB, address-space limit 1024 MiB)"),
+        std::string::npos)
+        << m.output;
+}
+
+TEST(Robustness, DefaultBudgetIsTheAddressSpaceLimitWhenItIsSmaller)
+{
+    REQUIRE_MEMORY_TOOLS();
+    const std::string dir = tempDir("budget_as");
+    writeFile(dir + "/lines.xplane.pb.gz", gzipBytes(emptyLinesXSpace(5'000'000), 9));
+    const Measured m = runCli("summary '" + dir + "/lines.xplane.pb.gz'", kOneGiB);
+    EXPECT_EQ(m.exitCode, 1) << m.output;
+    EXPECT_NE(m.output.find("over the memory budget of 1024 MiB; the default budget is the address-space limit"),
+        std::string::npos)
+        << m.output;
+    const DefaultMemoryBudget budget = defaultMemoryBudget();
+    EXPECT_GT(budget.bytes, 0u);
+    EXPECT_FALSE(budget.source.empty());
+}
+
+TEST(Robustness, TheBudgetChargesLinesAndPlanesNotOnlyEvents)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    const std::string dir = tempDir("budget_structures");
+    // 5 million empty lines in a 10 KB file took 2.5 GB with --memory-budget-mb 500.
+    writeFile(dir + "/lines.xplane.pb.gz", gzipBytes(emptyLinesXSpace(5'000'000), 9));
+    std::string planes;
+    for (int i = 0; i < 1'000'000; ++i)
+        planes += lengthField(1, lengthField(2, "/device:TPU:0"));
+    writeFile(dir + "/planes.xplane.pb.gz", gzipBytes(planes, 9));
+    for (const char* file : {"lines.xplane.pb.gz", "planes.xplane.pb.gz"}) {
+        const Measured m = runCli("summary '" + dir + "/" + file + "' --memory-budget-mb 500");
+        EXPECT_EQ(m.exitCode, 1) << file << ": " << m.output;
+        EXPECT_NE(m.output.find("of planes, lines and metadata), over the memory budget of 500 MiB"), std::string::npos)
+            << m.output;
+        if (!kSanitized) {
+            EXPECT_LT(m.peakKb, 500 * 1024) << file;
+        }
+    }
+}
+
+TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    const std::string dir = tempDir("ratio");
+    // Two events with 272 MiB of whitespace between them (just past the guard's 256 MiB), in a
+    // file of about 280 KB.
+    const std::string head = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
+    const std::string tail = R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}]})";
+    writeFile(dir + "/ws.json.gz", gzipBytes(head) + repeatedMembers(std::string(1 << 20, ' '), 272) + gzipBytes(tail));
+    Measured m = runCli("summary '" + dir + "/ws.json.gz'");
+    EXPECT_EQ(m.exitCode, 1) << m.output;
+    EXPECT_NE(m.output.find("inflates more than 200:1"), std::string::npos) << m.output;
+    EXPECT_NE(m.output.find("--max-compression-ratio N"), std::string::npos) << m.output;
+
+    m = runCli("summary '" + dir + "/ws.json.gz' --max-compression-ratio 100000");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    EXPECT_NE(m.output.find("2 events"), std::string::npos) << m.output;
+    if (!kSanitized) {
+        EXPECT_LT(m.peakKb, 150 * 1024) << "whitespace stayed resident";
+    }
+}
+
+TEST(Robustness, LogDirHostsUseTheSameInflatePath)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    const std::string dir = tempDir("logdir_inflate");
+    const std::string run = dir + "/logdir/plugins/profile/2026_01_01_00_00_00";
+    fs::create_directories(run);
+    const std::string xspace = synthXSpace(dir + "/x.xplane.pb");
+    writeFile(run + "/a.xplane.pb.gz", lyingTrailerGzip(xspace)); // took 4.2 GB
+    writeFile(run + "/b.xplane.pb.gz", repeatedMembers(std::string(1 << 20, '\0'), 3000)); // 3 MB → 3 GB of zeros
+    // A truncated .json.gz host: the top-level loader shows the events before the cut.
+    std::string json = R"({"traceEvents":[)";
+    for (int i = 0; i < 2000; ++i)
+        json += R"({"name":"op","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i * 10) + R"(,"dur":5},)";
+    json += R"({"name":"op","ph":"X","pid":1,"tid":1,"ts":0,"dur":1}]})";
+    const std::string gz = gzipBytes(json);
+    writeFile(run + "/c.trace.json.gz", gz.substr(0, gz.size() * 2 / 3));
+    const Measured m = runCli("summary '" + dir + "/logdir'");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    EXPECT_NE(m.output.find("skipped host b"), std::string::npos) << m.output;
+    EXPECT_NE(m.output.find("not a profile tpuscope can read"), std::string::npos) << m.output;
+    EXPECT_NE(m.output.find("c: the gzip stream is truncated"), std::string::npos) << "host c kept: " << m.output;
+    EXPECT_EQ(m.output.find("skipped host c"), std::string::npos) << m.output;
+    if (!kSanitized) {
+        EXPECT_LT(m.peakKb, 300 * 1024) << m.output;
+    }
+}
+
+TEST(Robustness, ABigNameIsStoredOnce)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    if (kSanitized)
+        GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
+    const std::string dir = tempDir("big_name");
+    constexpr size_t kName = 128u << 20;
+    const std::string name(kName, 'n');
+    writeFile(dir + "/big.json",
+        R"({"traceEvents":[{"name":")" + name + R"(","ph":"X","pid":1,"tid":1,"ts":0,"dur":10},)" + R"({"name":")"
+            + name + R"(","ph":"X","pid":1,"tid":1,"ts":20,"dur":10}]})");
+    const Measured m = runCli("summary '" + dir + "/big.json'");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    // The mapped input and the interned name: about 2x. The op cache kept a third copy.
+    EXPECT_LT(m.peakKb, static_cast<long>(kName / 1024 * 5 / 2)) << m.output; // before: 411 MB
+    fs::remove_all(dir); // 256 MB
+}
+
+TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH))
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tempDir("special_files");
+    const std::string fifo = dir + "/pipe.xplane.pb";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    struct Case
+    {
+        std::string args;
+        std::string expected;
+    };
+    const std::vector<Case> cases = {
+        {"summary '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
+        {"open-text '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
+        {"open-text '" + dir + "'", "is a directory"},
+        {"open-text /dev/zero", "is a device, not a regular file"},
+        {"summary /dev/zero", "is a device, not a regular file"},
+        {"open-text - < /dev/zero", "standard input: more than 128 MiB"},
+    };
+    for (const Case& c : cases) {
+        const auto started = std::chrono::steady_clock::now();
+        const CommandResult r = runCommand("timeout 20 " + cli() + " " + c.args, true);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        EXPECT_EQ(r.exitCode, 1) << c.args << ": " << r.output; // timeout gives 124
+        EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << ": " << r.output;
+        EXPECT_LT(seconds, kSanitized ? 10.0 : 2.0) << c.args;
+    }
+}
+
+TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH))
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tempDir("control_byte");
+    writeFile(dir + "/paste.txt", "```tpuscope\nVFBV\x1fU0NPUEU=\n```\n");
+    const CommandResult r = runCommand(cli() + " open-text '" + dir + "/paste.txt'", true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_EQ(r.output.find('\x1f'), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("byte 0x1F"), std::string::npos) << r.output;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysistestutil.h"
+#include "testutil.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/summary.h"
+#include "loader/loader.h"
+#include "report/report.h"
+#include "share/sharefile.h"
+#include "synth/synth.h"
+
+#include <cmath>
+#include <set>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+
+namespace {
+
+} // namespace
+
+namespace {
+
+bool cliAvailable()
+{
+    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
+}
+
+std::string demoFile(const std::string& dir)
+{
+    const std::string p = dir + "/demo.xplane.pb";
+    std::string error;
+    EXPECT_TRUE(writeSyntheticXSpace({}, p, error)) << error;
+    return p;
+}
+
+} // namespace
+
+TEST(ShareCli, ShareThenEveryCommandReadsTheShareFile)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_cli");
+    const std::string demo = demoFile(dir);
+    const std::string out = dir + "/demo.tpuscope";
+    CommandResult r = runCommand(cli + " share '" + demo + "' -o '" + out + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("KB"), std::string::npos);
+    EXPECT_TRUE(readFile(out).starts_with("TPUSCOPE-SHARE 1\n"));
+
+    // Same advice JSON (apart from the op ids, which index a different op list).
+    auto stripIds = [](std::string s) {
+        for (size_t at = s.find("\"op_ids\""); at != std::string::npos; at = s.find("\"op_ids\"", at + 1))
+            s.erase(at, s.find(']', at) - at);
+        return s;
+    };
+    const CommandResult a = runCommand(cli + " advise '" + demo + "' --format json");
+    const CommandResult b = runCommand(cli + " advise '" + out + "' --format json");
+    ASSERT_EQ(b.exitCode, 0);
+    EXPECT_EQ(stripIds(a.output), stripIds(b.output));
+    for (const char* command : {"summary", "ops", "fusion"}) {
+        const std::string extra = std::string(command) == "fusion" ? " fusion.3" : "";
+        const CommandResult c = runCommand(cli + " " + command + " '" + out + "'" + extra, true);
+        EXPECT_EQ(c.exitCode, 0) << command << ": " << c.output;
+    }
+    const CommandResult opsA = runCommand(cli + " ops '" + demo + "' --format csv");
+    const CommandResult opsB = runCommand(cli + " ops '" + out + "' --format csv");
+    EXPECT_EQ(opsA.output, opsB.output); // the demo has few ops: all are kept
+
+    // Never over the input.
+    r = runCommand(cli + " share '" + demo + "' -o '" + demo + "'", true);
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("input"), std::string::npos);
+    EXPECT_TRUE(readFile(demo).size() > 1000);
+    r = runCommand(cli + " share '" + demo + "' -o x --redact bogus", true);
+    EXPECT_EQ(r.exitCode, 2);
+}
+
+TEST(ShareCli, TextFormThroughOpenText)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_text");
+    const std::string demo = demoFile(dir);
+    const std::string text = dir + "/demo.txt";
+    CommandResult r = runCommand(cli + " share '" + demo + "' --text --redact paths,names -o '" + text + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(readFile(text).starts_with("```tpuscope\n"));
+    r = runCommand("cat '" + text + "' | " + cli + " open-text -", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("fusion.3"), std::string::npos) << r.output;
+    const std::string bin = dir + "/back.tpuscope";
+    r = runCommand(cli + " open-text '" + text + "' -o '" + bin + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(readFile(bin).starts_with("TPUSCOPE-SHARE 1\n"));
+    // Cut-off text: a clear error, exit code 1.
+    const std::string cut = readFile(text).substr(0, 300);
+    writeFile(dir + "/cut.txt", cut);
+    r = runCommand(cli + " open-text '" + dir + "/cut.txt'", true);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("closing"), std::string::npos) << r.output;
+}
