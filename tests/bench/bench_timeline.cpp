@@ -16,6 +16,7 @@
 
 #include "core/profile.h"
 #include "loader/loader.h"
+#include "synth/benchinputs.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -35,70 +36,6 @@ using namespace tpuscope;
 using model::TimePs;
 
 namespace {
-
-model::ProfilePtr generate(size_t events, int cores)
-{
-    model::ProfileBuilder b;
-    static const char* categories[] = {"convolution fusion", "loop fusion", "output fusion", "data formatting",
-        "custom fusion", "all-reduce", "non-fusion elementwise", "input fusion"};
-    std::mt19937_64 rng(42);
-    std::vector<model::OpId> ops;
-    for (int i = 0; i < 400; ++i) {
-        model::OpInfo info;
-        const char* category = categories[i % 8];
-        info.name = b.intern((std::string(i % 8 == 0 ? "convolution."
-                                      : i % 8 == 3   ? "copy."
-                                                     : "fusion.")
-            + std::to_string(i)));
-        info.category = b.intern(category);
-        info.isXlaOp = true;
-        info.programId = 1;
-        info.hasProgramId = true;
-        // Per-occurrence FLOPs for a ~1 µs op at 0–100 % of 918 TFLOP/s.
-        info.flops = std::uniform_real_distribution<double>(0, 1)(rng) * 918e12 * 1e-6;
-        info.bytesAccessed = std::uniform_real_distribution<double>(1e3, 1e6)(rng);
-        ops.push_back(b.addOp(info));
-    }
-    model::OpInfo stepInfo;
-    stepInfo.name = b.intern("train_step");
-    const model::OpId stepOp = b.addOp(stepInfo);
-    model::OpInfo moduleInfo;
-    moduleInfo.name = b.intern("jit_train_step(1)");
-    const model::OpId moduleOp = b.addOp(moduleInfo);
-
-    const size_t perCore = events / size_t(cores);
-    std::uniform_int_distribution<int> pick(0, int(ops.size()) - 1);
-    std::exponential_distribution<double> length(1.0 / 800'000.0); // mean 0.8 µs
-    std::uniform_int_distribution<int> gap(0, 200'000);
-    for (int c = 0; c < cores; ++c) {
-        const auto plane = b.addPlane("/device:TPU:" + std::to_string(c));
-        b.profile().planes[plane].peakTflops = 918;
-        b.profile().planes[plane].peakHbmGbps = 1640;
-        b.profile().planes[plane].deviceType = "TPU v6 Lite";
-        const auto steps = b.addTrack(plane, "Steps", model::TrackKind::Steps);
-        const auto modules = b.addTrack(plane, "XLA Modules", model::TrackKind::XlaModules);
-        const auto xla = b.addTrack(plane, "XLA Ops", model::TrackKind::XlaOps);
-        auto& track = b.profile().tracks[xla];
-        track.start.reserve(perCore);
-        track.duration.reserve(perCore);
-        track.op.reserve(perCore);
-        TimePs t = 0;
-        const size_t perStep = std::max<size_t>(1, perCore / 20);
-        TimePs stepStart = 0;
-        for (size_t i = 0; i < perCore; ++i) {
-            const TimePs d = 10'000 + TimePs(length(rng));
-            b.addEvent(xla, t, d, ops[size_t(pick(rng))]);
-            t += d + gap(rng);
-            if ((i + 1) % perStep == 0 || i + 1 == perCore) {
-                b.addEvent(steps, stepStart, t - stepStart, stepOp);
-                b.addEvent(modules, stepStart, t - stepStart, moduleOp);
-                t += 2'000'000;
-                stepStart = t;
-            }
-        }
-    }
-    return b.finish();
-}
 
 double percentile(std::vector<double> v, double p)
 {
@@ -327,7 +264,7 @@ int main(int argc, char** argv)
     for (size_t n : sizes) {
         QElapsedTimer timer;
         timer.start();
-        const auto profile = generate(n, 8);
+        const auto profile = model::benchTimelineProfile(n, 8);
         const double genMs = timer.nsecsElapsed() / 1e6;
         Window w;
         timer.restart();

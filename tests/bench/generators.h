@@ -6,6 +6,8 @@
 // reference reader, and small process/memory helpers. Generated inputs are measurement data only:
 // they go to a temp dir and never into git.
 
+#include "synth/benchinputs.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -13,25 +15,11 @@
 
 namespace tpuscope::bench {
 
-/// Arg style of the Chrome JSON generator: "appendixA" (long_name + flops, as PERFORMANCE.md
-/// Appendix A) or "tsl" (the args jax.profiler really writes: hlo_category, long_name,
-/// model_flops, bytes_accessed, shape_with_layout, tf_op, source, device_offset_ps,
-/// device_duration_ps).
-enum class JsonStyle { AppendixA, Tsl };
-
-/// Writes an XSpace of `n` XLA-op events over 8 TPU cores (plus one step event per 1000 ops on a
-/// "Steps" line), fixed seed, as PERFORMANCE.md Appendix B. Writes `plainPath` and, when
-/// `gzPath` is not empty, the same bytes gzip-compressed at `gzLevel` in the same pass. Files are
-/// written under a temporary name and renamed when complete, so an existing file is always
-/// whole. Returns false (with `error`) when a file cannot be written.
-bool generateXSpace(uint64_t n, const std::string& plainPath, const std::string& gzPath = {}, int gzLevel = 6,
-    std::string* error = nullptr);
-
-/// Writes a Chrome trace JSON of `n` 'X' events (every 1000th on a core is a step event) over 8
-/// TPU-core "XLA Ops" tracks with a 3000-name vocabulary, fixed seed, as PERFORMANCE.md Appendix
-/// A; gz as for generateXSpace.
-bool generateChromeJson(uint64_t n, JsonStyle style, const std::string& plainPath, const std::string& gzPath = {},
-    int gzLevel = 6, std::string* error = nullptr);
+// The seeded input generators live in the synth library (model/synth/benchinputs.h), shared with
+// the CLI's synth command and the tests.
+using model::generateChromeJson;
+using model::generateXSpace;
+using model::JsonStyle;
 
 /// Result of the reference reader: libprotobuf arena parse of the file plus a walk that copies
 /// every event into a packed 32-byte record (what a viewer needs at the least).
