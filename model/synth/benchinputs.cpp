@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "benchinputs.h"
 
+#include "core/atomicfile.h"
 #include "core/profile.h"
 #include "hlo.pb.h"
 
 #include "xplane.pb.h"
 
+#define ZLIB_CONST // next_in is const: no cast away of the caller's bytes
 #include <zlib.h>
 
 #include <algorithm>
@@ -45,42 +47,37 @@ void setError(std::string* error, std::string text)
 
 /// Buffered output to a plain file and, optionally, a gzip file. Compression runs on its own
 /// thread (a bounded queue of 4 MB chunks), so writing a 1.8 GB trace plus its .gz costs about
-/// the time of the compression alone rather than the sum. Both files appear under their final
-/// names only when complete.
+/// the time of the compression alone rather than the sum. Both files go through AtomicFile (the
+/// one output path of the project): they appear under their final names only when complete, and
+/// a failed or abandoned write leaves nothing behind.
 class Sink
 {
 public:
     ~Sink()
     {
         stopCompressor();
-        if (m_file)
-            std::fclose(m_file);
-        if (m_gz)
-            gzclose(m_gz);
-        for (const std::string& p : {m_plainTmp, m_gzTmp})
-            if (!p.empty())
-                std::remove(p.c_str());
+        if (m_deflating)
+            deflateEnd(&m_zs);
     }
 
     bool open(const std::string& plainPath, const std::string& gzPath, int gzLevel, std::string* error)
     {
-        m_plainPath = plainPath;
-        m_plainTmp = plainPath + ".part";
-        m_file = std::fopen(m_plainTmp.c_str(), "wb");
-        if (!m_file) {
-            setError(error, "cannot write " + m_plainTmp + ": " + std::strerror(errno));
+        std::string message;
+        if (!m_plain.open(plainPath, {}, message)) {
+            setError(error, message);
             return false;
         }
         if (!gzPath.empty()) {
-            m_gzPath = gzPath;
-            m_gzTmp = gzPath + ".part";
-            const std::string mode = "wb" + std::to_string(std::clamp(gzLevel, 1, 9));
-            m_gz = gzopen(m_gzTmp.c_str(), mode.c_str());
-            if (!m_gz) {
-                setError(error, "cannot write " + m_gzTmp);
+            if (!m_gz.open(gzPath, {}, message)) {
+                setError(error, message);
                 return false;
             }
-            gzbuffer(m_gz, 1u << 20);
+            // windowBits 15 + 16: a gzip wrapper, as gzopen would write.
+            if (deflateInit2(&m_zs, std::clamp(gzLevel, 1, 9), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                setError(error, "cannot start gzip for " + gzPath);
+                return false;
+            }
+            m_deflating = true;
             m_compressor = std::thread([this] { compressLoop(); });
         }
         m_buffer.reserve(kChunk + 4096);
@@ -113,26 +110,17 @@ public:
     {
         flush();
         stopCompressor();
-        bool ok = !m_writeFailed && std::fclose(m_file) == 0;
-        m_file = nullptr;
-        if (m_gz) {
-            ok = gzclose(m_gz) == Z_OK && !m_gzFailed && ok;
-            m_gz = nullptr;
-        }
-        if (!ok) {
-            setError(error, "writing " + m_plainPath + " failed (disk full?)");
+        if (m_deflating && m_gzError.empty())
+            deflateChunk({}, Z_FINISH);
+        std::string message = m_plainError.empty() ? m_gzError : m_plainError;
+        if (message.empty())
+            m_plain.commit(message);
+        if (message.empty() && m_deflating)
+            m_gz.commit(message);
+        if (!message.empty()) {
+            setError(error, message);
             return false;
         }
-        std::error_code ec;
-        std::filesystem::rename(m_plainTmp, m_plainPath, ec);
-        if (!ec && !m_gzTmp.empty())
-            std::filesystem::rename(m_gzTmp, m_gzPath, ec);
-        if (ec) {
-            setError(error, "cannot rename into " + m_plainPath + ": " + ec.message());
-            return false;
-        }
-        m_plainTmp.clear();
-        m_gzTmp.clear();
         return true;
     }
 
@@ -141,9 +129,9 @@ private:
     {
         if (m_buffer.empty())
             return;
-        if (std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) != m_buffer.size())
-            m_writeFailed = true;
-        if (m_gz) {
+        if (m_plainError.empty())
+            m_plain.write(m_buffer, m_plainError);
+        if (m_deflating) {
             std::unique_lock lock(m_mutex);
             m_changed.wait(lock, [this] { return m_queue.size() < 8; });
             m_queue.push_back(std::move(m_buffer));
@@ -155,8 +143,25 @@ private:
         }
     }
 
+    /// Deflates `chunk` (Z_NO_FLUSH) or the end of the stream (Z_FINISH) into the gzip file.
+    void deflateChunk(std::string_view chunk, int flush)
+    {
+        m_zs.next_in = reinterpret_cast<const Bytef*>(chunk.data());
+        m_zs.avail_in = static_cast<uInt>(chunk.size());
+        int rc = Z_OK;
+        do {
+            m_zs.next_out = reinterpret_cast<Bytef*>(m_out.data());
+            m_zs.avail_out = static_cast<uInt>(m_out.size());
+            rc = deflate(&m_zs, flush);
+            const size_t produced = m_out.size() - m_zs.avail_out;
+            if (produced && !m_gz.write(std::string_view(m_out.data(), produced), m_gzError))
+                return;
+        } while (m_zs.avail_out == 0 || (flush == Z_FINISH && rc == Z_OK));
+    }
+
     void compressLoop()
     {
+        m_out.resize(1u << 20);
         for (;;) {
             std::string chunk;
             {
@@ -168,8 +173,8 @@ private:
                 m_queue.pop_front();
                 m_changed.notify_all();
             }
-            if (gzwrite(m_gz, chunk.data(), static_cast<unsigned>(chunk.size())) != static_cast<int>(chunk.size()))
-                m_gzFailed = true;
+            if (m_gzError.empty())
+                deflateChunk(chunk, Z_NO_FLUSH);
         }
     }
 
@@ -185,12 +190,12 @@ private:
         m_compressor.join();
     }
 
-    std::string m_plainPath, m_plainTmp, m_gzPath, m_gzTmp;
-    FILE* m_file = nullptr;
-    gzFile m_gz = nullptr;
+    AtomicFile m_plain, m_gz;
+    std::string m_plainError, m_gzError;
+    z_stream m_zs {};
+    bool m_deflating = false;
+    std::vector<char> m_out;
     std::string m_buffer;
-    bool m_writeFailed = false;
-    bool m_gzFailed = false;
     std::thread m_compressor;
     std::mutex m_mutex;
     std::condition_variable m_changed;
