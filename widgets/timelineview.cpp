@@ -4,14 +4,18 @@
 #include "analysis/opbreakdown.h"
 #include "report/report.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QTextEdit>
 #include <QTextLayout>
 #include <QTimer>
 #include <QToolTip>
@@ -113,12 +117,16 @@ QRgb knownCategoryColor(const std::string& category, bool& found)
     return found ? it->second : 0;
 }
 
-/// Non-op events (steps, modules, host threads): softer colours by name.
+/// Non-op events (steps, host threads): softer colours by name.
 QRgb mutedColor(uint32_t hash)
 {
     const int hue = int(hash % 360);
     return QColor::fromHsl(hue, 70, 175).rgb();
 }
+
+/// Every XLA module run in one slate grey-blue: a colour by name could equal an op category's
+/// (a module once came out the teal of "input fusion"), and a module is a container, not an op.
+constexpr QRgb kModuleColor = qRgb(128, 140, 160);
 
 bool isDark(QRgb c)
 {
@@ -157,17 +165,10 @@ public:
         setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
     }
 
-    void setCategories(std::vector<std::pair<QString, QRgb>> entries)
+    using Entry = TimelineView::LegendEntry;
+    void setEntries(std::vector<Entry> entries, double threshold)
     {
-        m_utilization = false;
         m_entries = std::move(entries);
-        updateGeometry();
-        update();
-    }
-    void setThreshold(double threshold) { m_threshold = threshold; }
-    void setUtilization(double threshold)
-    {
-        m_utilization = true;
         m_threshold = threshold;
         updateGeometry();
         update();
@@ -194,7 +195,7 @@ private:
         const int lineHeight = fm.height() + 6;
         const int swatch = fm.height() - 4;
         int x = 4, y = 3;
-        auto item = [&](const QString& text, QRgb color, bool marker) {
+        auto item = [&](const QString& text, const std::vector<QRgb>& colors, bool marker) {
             const int w = swatch + 4 + fm.horizontalAdvance(text) + 12;
             if (x + w > width && x > 4) {
                 x = 4;
@@ -211,32 +212,32 @@ private:
                     p->setBrush(QColor(kMarkerColor));
                     p->setPen(Qt::NoPen);
                     p->drawPolygon(tri);
+                } else if (colors.size() <= 1) {
+                    p->fillRect(box, QColor(colors.empty() ? 0 : colors.front()));
                 } else {
-                    p->fillRect(box, QColor(color));
+                    // One stripe per sample colour: the entry stands for many colours.
+                    const int n = int(colors.size());
+                    for (int i = 0; i < n; ++i) {
+                        const int x0 = box.left() + box.width() * i / n, x1 = box.left() + box.width() * (i + 1) / n;
+                        p->fillRect(QRect(x0, box.top(), x1 - x0, box.height()), QColor(colors[size_t(i)]));
+                    }
                 }
                 p->setPen(palette().color(QPalette::WindowText));
                 p->drawText(QRect(x + swatch + 4, y, w, lineHeight - 4), Qt::AlignVCenter | Qt::AlignLeft, text);
             }
             x += w;
         };
-        if (m_utilization) {
-            const double stops[] = {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0};
-            for (double s : stops)
-                item(QStringLiteral("%1%").arg(int(std::lround(s * 100))), flameColor(s), false);
-            item(QCoreApplication::translate("TimelineView", "no FLOPS data"), flameColor(std::nan("")), false);
-        } else {
-            for (const auto& [name, color] : m_entries)
-                item(name, color, false);
-        }
-        item(QCoreApplication::translate("TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
+        for (const Entry& entry : m_entries)
+            item(entry.text, entry.colors, false);
+        item(QCoreApplication::translate(
+                 "TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
                  .arg(int(std::lround(m_threshold * 100))),
-            0, true);
+            {}, true);
         return y + lineHeight + 3;
     }
 
-    bool m_utilization = false;
     double m_threshold = 0.25;
-    std::vector<std::pair<QString, QRgb>> m_entries;
+    std::vector<Entry> m_entries;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -250,6 +251,9 @@ TimelineView::TimelineView(QWidget* parent)
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     horizontalScrollBar()->setRange(0, 0);
+    // The navigation keys work whenever the pointer is over the timeline, not only after a
+    // click gave it the focus (wantsForwardedKey).
+    qApp->installEventFilter(this);
     connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
         if (m_updatingScrollBars)
             return;
@@ -275,8 +279,11 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     m_builder.setProfile(m_profile, false);
     m_selected = {kNone, 0};
     m_hovered = {kNone, 0};
+    const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {0, 0};
+    m_rangeSummary = {};
     m_selectionSummary.clear();
+    m_searchMatches.clear();
     m_highlightedOp = kNone;
     m_highlightEvents.clear();
     m_opNames.clear();
@@ -307,6 +314,8 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     updateLegend();
     viewport()->update();
     emit visibleRangeChanged(m_begin, m_end);
+    if (hadRange)
+        emit rangeSelected(0, 0);
 }
 
 void TimelineView::computeUtilization()
@@ -343,17 +352,85 @@ void TimelineView::computeUtilization()
         m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
             && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
     }
-    std::vector<std::pair<std::string, double>> sorted(categoryTime.begin(), categoryTime.end());
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (size_t i = 0; i < sorted.size() && i < 14; ++i) {
-        bool found = false;
-        QRgb color = knownCategoryColor(sorted[i].first, found);
-        if (!found)
-            color = kCategoryPalette[fnv1a(sorted[i].first) % kPaletteSize];
-        m_categoryLegend.emplace_back(qs(sorted[i].first), color);
+    // The legend lists what is drawn: every category of an op with events (by op time, then by
+    // name), then the kinds of non-op events present.
+    m_opKind.assign(nOps, OpKind::NotDrawn);
+    for (const Track& track : m_profile->tracks) {
+        const OpKind kind = track.kind == TrackKind::Steps ? OpKind::Step
+            : track.kind == TrackKind::XlaModules          ? OpKind::Module
+                                                           : OpKind::Other;
+        for (const OpId op : track.op) {
+            if (op >= nOps || m_opKind[op] != OpKind::NotDrawn)
+                continue;
+            const auto& info = m_profile->ops[op];
+            m_opKind[op] = info.isXlaOp && info.category != 0 ? OpKind::Category : kind;
+        }
     }
-    if (!m_profile->tracks.empty())
-        m_categoryLegend.emplace_back(tr("steps, modules, host (by name)"), mutedColor(fnv1a("step")));
+    bool drawn[4] = {};
+    std::map<std::string, double> drawnCategories;
+    for (OpId op = 0; op < nOps; ++op) {
+        const OpKind kind = m_opKind[op];
+        if (kind == OpKind::NotDrawn)
+            continue;
+        drawn[int(kind) - 1] = true;
+        if (kind == OpKind::Category) {
+            const std::string& category = m_profile->str(m_profile->ops[op].category);
+            auto it = categoryTime.find(category);
+            drawnCategories[category] = it != categoryTime.end() ? it->second : 0;
+        }
+    }
+    std::vector<std::pair<std::string, double>> sorted(drawnCategories.begin(), drawnCategories.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [category, time] : sorted)
+        m_categoryLegend.push_back({qs(category), {categoryPaletteColor(category)}});
+    if (drawn[int(OpKind::Module) - 1])
+        m_categoryLegend.push_back({tr("XLA modules"), {kModuleColor}});
+    // Steps and host events are coloured by name: the swatch shows a few of their colours.
+    auto sampleColors = [this](OpKind kind) {
+        std::vector<QRgb> colors;
+        for (OpId op = 0; op < m_opKind.size() && colors.size() < 4; ++op)
+            if (m_opKind[op] == kind)
+                colors.push_back(categoryColor(op));
+        return colors;
+    };
+    if (drawn[int(OpKind::Step) - 1])
+        m_categoryLegend.push_back({tr("steps (one colour per step)"), sampleColors(OpKind::Step)});
+    if (drawn[int(OpKind::Other) - 1])
+        m_categoryLegend.push_back({tr("host and other events (one colour per name)"), sampleColors(OpKind::Other)});
+}
+
+QRgb TimelineView::categoryPaletteColor(const std::string& category)
+{
+    bool found = false;
+    const QRgb known = knownCategoryColor(category, found);
+    return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
+}
+
+std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
+{
+    std::vector<std::pair<QString, QRgb>> entries;
+    if (m_colorMode == ColorMode::Category) {
+        for (const LegendEntry& e : m_categoryLegend)
+            entries.emplace_back(e.text, e.colors.empty() ? 0 : e.colors.front());
+    } else {
+        for (const LegendEntry& e : utilizationLegend())
+            entries.emplace_back(e.text, e.colors.front());
+    }
+    return entries;
+}
+
+std::vector<TimelineView::LegendEntry> TimelineView::utilizationLegend() const
+{
+    std::vector<LegendEntry> entries;
+    for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
+        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {flameColor(stop)}});
+    entries.push_back({tr("no FLOPS data"), {flameColor(std::nan(""))}});
+    bool nonOps = false;
+    for (const OpKind kind : m_opKind)
+        nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);
+    if (nonOps)
+        entries.push_back({tr("not an XLA op (steps, modules, host)"), {palette().color(QPalette::Mid).rgb()}});
+    return entries;
 }
 
 bool TimelineView::isLowUtilizationOp(OpId op) const
@@ -364,12 +441,10 @@ bool TimelineView::isLowUtilizationOp(OpId op) const
 QRgb TimelineView::categoryColor(OpId op) const
 {
     const auto& info = m_profile->ops[op];
-    if (info.isXlaOp && info.category != 0) {
-        const std::string& category = m_profile->str(info.category);
-        bool found = false;
-        const QRgb known = knownCategoryColor(category, found);
-        return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
-    }
+    if (info.isXlaOp && info.category != 0)
+        return categoryPaletteColor(m_profile->str(info.category));
+    if (op < m_opKind.size() && m_opKind[op] == OpKind::Module)
+        return kModuleColor;
     return mutedColor(fnv1a(m_profile->str(info.name)));
 }
 
@@ -380,14 +455,40 @@ QRgb TimelineView::utilizationColor(OpId op) const
     return flameColor(m_opFlopsUtil[op]);
 }
 
+QRgb TimelineView::eventColor(OpId op) const
+{
+    if (!m_profile || op >= m_profile->ops.size())
+        return 0;
+    const QRgb color = m_colorMode == ColorMode::Category ? categoryColor(op) : utilizationColor(op);
+    if (!isDimmedOp(op))
+        return color;
+    // A quarter of the colour over the background: still there, clearly not a match.
+    const QColor base = palette().color(QPalette::Base);
+    auto mix = [](int c, int b) { return (c + 3 * b) / 4; };
+    return qRgb(mix(qRed(color), base.red()), mix(qGreen(color), base.green()), mix(qBlue(color), base.blue()));
+}
+
+bool TimelineView::isDimmedOp(OpId op) const
+{
+    return !m_searchMatches.empty() && (op >= m_searchMatches.size() || !m_searchMatches[op]);
+}
+
+void TimelineView::setSearchMatches(std::vector<bool> matching)
+{
+    if (!m_profile)
+        matching.clear();
+    if (matching == m_searchMatches)
+        return;
+    m_searchMatches = std::move(matching);
+    recomputeColors();
+    viewport()->update();
+}
+
 void TimelineView::recomputeColors()
 {
     if (!m_profile)
         return;
-    if (m_colorMode == ColorMode::Category)
-        m_builder.setColorFunction([this](OpId op) { return categoryColor(op); });
-    else
-        m_builder.setColorFunction([this](OpId op) { return utilizationColor(op); });
+    m_builder.setColorFunction([this](OpId op) { return eventColor(op); });
     m_builder.setMarkedOps(m_lowUtilOps);
     ++m_colorGeneration;
 }
@@ -750,10 +851,13 @@ void TimelineView::selectRange(TimePs begin, TimePs end)
 {
     if (end < begin)
         std::swap(begin, end);
+    if (end <= begin)
+        begin = end = 0;
+    const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {begin, end};
     computeSelectionSummary();
     viewport()->update();
-    if (end > begin)
+    if (end > begin || hadRange)
         emit rangeSelected(begin, end);
 }
 
@@ -761,52 +865,30 @@ void TimelineView::computeSelectionSummary()
 {
     m_selectionSummary.clear();
     const auto [begin, end] = m_rangeSelection;
-    if (!m_profile || end <= begin)
+    if (!m_profile || end <= begin) {
+        m_rangeSummary = {};
         return;
-    model::OpFilter filter;
-    filter.rangeBegin = begin;
-    filter.rangeEnd = end;
-    const model::OpBreakdown b = model::computeOpBreakdown(*m_profile, filter);
-    int64_t count = 0;
-    for (const auto& row : b.rows)
-        count += row.occurrences;
+    }
+    m_rangeSummary = model::summarizeRange(*m_profile, begin, end);
+    const model::RangeSummary& s = m_rangeSummary;
     m_selectionSummary << tr("Selection %1").arg(TimeScale::formatDuration(double(end - begin)));
-    if (count == 0) {
+    if (s.occurrences == 0) {
         m_selectionSummary << tr("no XLA ops in the range");
         return;
     }
-    // Busy time clipped to the range (the op totals below count whole overlapping ops): the
-    // top-level events of each core's XLA Ops line.
-    double busy = 0;
-    int cores = 0;
-    for (const model::PlaneId plane : m_profile->tpuCorePlanes()) {
-        bool counted = false;
-        for (const TrackId t : m_profile->planes[plane].tracks) {
-            const Track& track = m_profile->tracks[t];
-            if (track.kind != TrackKind::XlaOps)
-                continue;
-            counted = true;
-            const auto [first, last] = m_builder.visibleSpan(t, 0, begin, end);
-            for (size_t k = first; k < last; ++k) {
-                const uint32_t e = m_builder.depthEvent(t, 0, k);
-                busy += double(std::max<TimePs>(0, std::min(end, track.end(e)) - std::max(begin, track.start[e])));
-            }
-        }
-        cores += counted ? 1 : 0;
-    }
-    const double capacity = double(end - begin) * std::max(1, cores);
+    const int cores = std::max(1, s.cores);
     m_selectionSummary << tr("%1 ops · busy %2 of %3 core(s) × range (%4%)")
-                              .arg(count)
-                              .arg(TimeScale::formatDuration(busy))
-                              .arg(std::max(1, cores))
-                              .arg(100.0 * busy / capacity, 0, 'f', 1);
-    for (size_t i = 0; i < b.rows.size() && i < 3; ++i) {
-        const auto& row = b.rows[i];
+                              .arg(s.occurrences)
+                              .arg(TimeScale::formatDuration(s.busyPs))
+                              .arg(cores)
+                              .arg(100.0 * s.busyShare, 0, 'f', 1);
+    for (size_t i = 0; i < s.rows.size() && i < 3; ++i) {
+        const auto& row = s.rows[i];
         m_selectionSummary << QStringLiteral("%1. %2 — %3 (%4%)")
                                   .arg(i + 1)
                                   .arg(qs(row.name))
-                                  .arg(TimeScale::formatDuration(row.totalTimePs))
-                                  .arg(100.0 * row.timeFraction, 0, 'f', 1);
+                                  .arg(TimeScale::formatDuration(row.timeInRangePs))
+                                  .arg(100.0 * row.rangeShare, 0, 'f', 1);
     }
 }
 
@@ -897,10 +979,12 @@ QString TimelineView::eventTooltip(TrackId track, uint32_t index) const
         if (device.peakTflopsPerCore <= 0) {
             text += QStringLiteral("<br>") + tr("utilization: unknown (no TPU generation: choose a device)");
         } else if (std::isnan(m_opFlopsUtil[op]) && std::isnan(m_opHbmUtil[op])) {
-            text += QStringLiteral("<br>") + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
+            text += QStringLiteral("<br>")
+                + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
         } else {
             auto value = [](double u) {
-                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText) : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
+                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText)
+                                     : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
             };
             text += QStringLiteral("<br>")
                 + tr("op average: FLOPS %1, HBM %2, roofline efficiency %3")
@@ -1241,8 +1325,6 @@ void TimelineView::paintEvent(QPaintEvent*)
 
     paintLabels(p);
     paintRuler(p, s);
-    if (!m_selectionSummary.isEmpty() && m_drag != DragMode::Select)
-        paintSelectionOverlay(p);
 
     emit framePainted(timer.nsecsElapsed());
 }
@@ -1328,29 +1410,6 @@ void TimelineView::paintRuler(QPainter& p, const TimeScale& s)
         fm.elidedText(corner, Qt::ElideRight, kLabelWidth - 10));
 }
 
-void TimelineView::paintSelectionOverlay(QPainter& p)
-{
-    const QFontMetrics fm = fontMetrics();
-    int w = 0;
-    for (const QString& line : m_selectionSummary)
-        w = std::max(w, fm.horizontalAdvance(line));
-    w = std::min(w + 16, std::max(120, eventAreaWidth() - 20));
-    const int h = int(m_selectionSummary.size()) * fm.height() + 10;
-    const QRect box(viewport()->width() - w - 10, kRulerHeight + 8, w, h);
-    QColor bg = palette().color(QPalette::ToolTipBase);
-    bg.setAlpha(235);
-    p.fillRect(box, bg);
-    p.setPen(palette().color(QPalette::Mid));
-    p.drawRect(box.adjusted(0, 0, -1, -1));
-    p.setPen(palette().color(QPalette::ToolTipText));
-    int y = box.top() + 5;
-    for (const QString& line : m_selectionSummary) {
-        p.drawText(QRect(box.left() + 8, y, w - 16, fm.height()), Qt::AlignVCenter | Qt::AlignLeft,
-            fm.elidedText(line, Qt::ElideMiddle, w - 16));
-        y += fm.height();
-    }
-}
-
 // --- input -------------------------------------------------------------------------------------
 
 void TimelineView::mousePressEvent(QMouseEvent* event)
@@ -1402,7 +1461,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     if (m_drag == DragMode::PendingClick) {
         const Row* row = pos.y() >= kRulerHeight ? rowAtContentY(contentY(pos.y())) : nullptr;
         if (row && row->header) {
-            setGroupCollapsed(row->group, !m_groups[row->group].collapsed);
+            // Only the ▸/▾ toggle collapses: a click that merely gives the timeline the focus
+            // must not fold a group away.
+            const int top = row->top + kRulerHeight - verticalScrollBar()->value();
+            if (headerToggleRect(top).contains(pos))
+                setGroupCollapsed(row->group, !m_groups[row->group].collapsed);
         } else if (pos.x() >= kLabelWidth) {
             const auto [track, index] = eventAt(pos);
             selectEvent(track, index);
@@ -1443,6 +1506,109 @@ void TimelineView::wheelEvent(QWheelEvent* event)
     } else {
         QAbstractScrollArea::wheelEvent(event); // plain wheel scrolls rows
     }
+}
+
+QRect TimelineView::headerToggleRect(int rowTop)
+{
+    // The arrow is drawn at x = 6; a few pixels of slack either side keep it easy to hit.
+    return QRect(0, rowTop, 24, kHeaderHeight);
+}
+
+namespace {
+
+bool isNavigationKey(const QKeyEvent* event)
+{
+    const Qt::KeyboardModifiers modifiers = event->modifiers() & ~Qt::KeypadModifier;
+    if (modifiers != Qt::NoModifier && modifiers != Qt::ShiftModifier)
+        return false;
+    switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_A:
+    case Qt::Key_S:
+    case Qt::Key_D:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+    case Qt::Key_Minus:
+    case Qt::Key_Z:
+    case Qt::Key_0:
+    case Qt::Key_Home:
+    case Qt::Key_Escape:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isTextField(const QWidget* w)
+{
+    if (!w)
+        return false;
+    if (qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w))
+        return true;
+    if (const auto* edit = qobject_cast<const QTextEdit*>(w))
+        return !edit->isReadOnly();
+    if (const auto* edit = qobject_cast<const QPlainTextEdit*>(w))
+        return !edit->isReadOnly();
+    return false;
+}
+
+} // namespace
+
+bool TimelineView::wantsForwardedKey(const QKeyEvent* event) const
+{
+    if (!m_profile || !isVisible() || !isNavigationKey(event))
+        return false;
+    if (event->key() == Qt::Key_Escape && m_rangeSelection.second <= m_rangeSelection.first)
+        return false; // nothing to clear: Esc keeps its other meanings (cancel a load)
+    QWidget* focus = QApplication::focusWidget();
+    if (isTextField(focus) || QApplication::activePopupWidget() || QApplication::activeModalWidget())
+        return false;
+    if (focus && focus->window() != window())
+        return false;
+    const QPoint pos = viewport()->mapFromGlobal(QCursor::pos());
+    if (!viewport()->rect().contains(pos))
+        return false;
+    // Another window (a dialog, a floating dock) on top of the timeline takes the pointer.
+    const QWidget* under = QApplication::widgetAt(QCursor::pos());
+    return under && (under == viewport() || under == this || isAncestorOf(under));
+}
+
+bool TimelineView::event(QEvent* event)
+{
+    // With a range selected, Esc is ours: the window's Esc shortcut (cancel a load) would
+    // otherwise take it before keyPressEvent.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (isNavigationKey(key)
+            && (key->key() != Qt::Key_Escape || m_rangeSelection.second > m_rangeSelection.first)) {
+            event->accept();
+            return true;
+        }
+    }
+    return QAbstractScrollArea::event(event);
+}
+
+bool TimelineView::eventFilter(QObject* watched, QEvent* event)
+{
+    const QEvent::Type type = event->type();
+    if ((type == QEvent::KeyPress || type == QEvent::ShortcutOverride) && watched->isWidgetType() && watched != this
+        && watched != viewport()) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        // The first receiver is the focus widget (or the window without one); propagation to
+        // its parents would see the event again.
+        auto* receiver = static_cast<QWidget*>(watched);
+        const bool first
+            = receiver == QApplication::focusWidget() || (!QApplication::focusWidget() && receiver->isWindow());
+        if (first && wantsForwardedKey(key)) {
+            if (type == QEvent::ShortcutOverride) {
+                event->accept(); // deliver it as a key press, not to a shortcut
+                return true;
+            }
+            keyPressEvent(key);
+            return true;
+        }
+    }
+    return QAbstractScrollArea::eventFilter(watched, event);
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
@@ -1531,11 +1697,8 @@ void TimelineView::updateLegend()
 {
     if (!m_legend)
         return;
-    m_legend->setThreshold(m_lowUtilThreshold);
-    if (m_colorMode == ColorMode::Category)
-        m_legend->setCategories(m_categoryLegend);
-    else
-        m_legend->setUtilization(m_lowUtilThreshold);
+    m_legend->setEntries(
+        m_colorMode == ColorMode::Category ? m_categoryLegend : utilizationLegend(), m_lowUtilThreshold);
 }
 
 } // namespace tpuscope::widgets

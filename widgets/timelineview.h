@@ -4,6 +4,7 @@
 #include "timelinegeometry.h"
 #include "timescale.h"
 
+#include "analysis/rangesummary.h"
 #include "core/profile.h"
 
 #include <QAbstractScrollArea>
@@ -57,11 +58,28 @@ public:
     /// Pans/zooms and scrolls so the event is visible and comfortably wide; expands its group.
     void revealEvent(tpuscope::model::TrackId track, uint32_t index);
 
-    /// Selects a time range as a shift-drag would (statistics overlay, rangeSelected).
+    /// Selects a time range as a shift-drag would (rangeSelected; begin == end clears it and
+    /// emits rangeSelected(0, 0) when a range was selected).
     void selectRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_rangeSelection; }
-    /// The lines of the range-statistics overlay (empty without a selection).
+    /// The statistics of the selected range (model::summarizeRange; empty without a selection).
+    const tpuscope::model::RangeSummary& rangeSummary() const { return m_rangeSummary; }
+    /// The range statistics in a few lines: the range, the op count and busy share, the top three ops.
     QStringList selectionSummary() const { return m_selectionSummary; }
+
+    /// While a search is active the events of the other ops are dimmed: `matching` is indexed by
+    /// OpId; an empty vector ends the dimming.
+    void setSearchMatches(std::vector<bool> matching);
+    bool isSearchDimming() const { return !m_searchMatches.empty(); }
+    bool isDimmedOp(tpuscope::model::OpId op) const;
+    /// The colour an op's events are drawn in now (colour mode, dimming).
+    QRgb eventColor(tpuscope::model::OpId op) const;
+
+    /// True when a key press elsewhere in the window is meant for the timeline: the pointer is over
+    /// it and no text field has the focus (the keys are the navigation keys of keyPressEvent).
+    bool wantsForwardedKey(const QKeyEvent* event) const;
+    /// The group header's ▸/▾ toggle in viewport coordinates for a header row at y `rowTop`.
+    static QRect headerToggleRect(int rowTop);
 
     // Hit test in viewport coordinates: (track, event index) or (kNone, 0).
     std::pair<tpuscope::model::TrackId, uint32_t> eventAt(QPoint viewportPos) const;
@@ -86,6 +104,16 @@ public:
     const TimelineGeometryBuilder& geometryBuilder() const { return m_builder; }
 
     QWidget* legendWidget(); // a small widget showing the colour legend (categories or util thresholds)
+    /// One legend entry: a text and its swatch (several colours for kinds coloured by name).
+    struct LegendEntry
+    {
+        QString text;
+        std::vector<QRgb> colors;
+    };
+    /// The legend as drawn for the colour mode: text and first swatch colour (without the marker entry).
+    std::vector<std::pair<QString, QRgb>> legendEntries() const;
+    /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
+    static QRgb categoryPaletteColor(const std::string& category);
 
 signals:
     void eventSelected(tpuscope::model::TrackId track, quint32 index);
@@ -102,6 +130,8 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     bool viewportEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent* event) override;
@@ -194,10 +224,10 @@ private:
     void computeSelectionSummary();
     void paintRuler(QPainter& p, const TimeScale& s);
     void paintLabels(QPainter& p);
-    void paintSelectionOverlay(QPainter& p);
     QRgb categoryColor(model::OpId op) const;
     QRgb utilizationColor(model::OpId op) const;
     void updateLegend();
+    std::vector<LegendEntry> utilizationLegend() const;
 
     model::ProfilePtr m_profile;
     TimelineGeometryBuilder m_builder;
@@ -219,7 +249,10 @@ private:
     std::vector<double> m_opRooflineEfficiency; // NaN when unknown
     std::vector<double> m_opTimeFraction;
     std::vector<bool> m_lowUtilOps;
-    std::vector<std::pair<QString, QRgb>> m_categoryLegend;
+    /// What each op's events are drawn as (the legend lists exactly the kinds present).
+    enum class OpKind : uint8_t { NotDrawn, Category, Module, Step, Other };
+    std::vector<OpKind> m_opKind;
+    std::vector<LegendEntry> m_categoryLegend;
     mutable std::vector<QString> m_opNames;
     mutable std::vector<bool> m_opNameReady;
     std::vector<OpLabel> m_opLabels;
@@ -234,7 +267,9 @@ private:
     std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
     std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};
     std::pair<TimePs, TimePs> m_rangeSelection {0, 0};
+    model::RangeSummary m_rangeSummary;
     QStringList m_selectionSummary;
+    std::vector<bool> m_searchMatches; // per op; empty: no search dimming
 
     DragMode m_drag = DragMode::None;
     QPoint m_pressPos;
