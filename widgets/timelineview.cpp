@@ -387,16 +387,21 @@ void TimelineView::computeUtilization()
         m_categoryLegend.push_back({tr("XLA modules"), {kModuleColor}});
     // Steps and host events are coloured by name: the swatch shows a few of their colours.
     auto sampleColors = [this](OpKind kind) {
-        std::vector<QRgb> colors;
-        for (OpId op = 0; op < m_opKind.size() && colors.size() < 4; ++op)
+        std::vector<OpId> ops;
+        for (OpId op = 0; op < m_opKind.size(); ++op)
             if (m_opKind[op] == kind)
-                colors.push_back(categoryColor(op));
+                ops.push_back(op);
+        std::vector<QRgb> colors; // up to four, spread over the ops of that kind
+        const size_t n = std::min<size_t>(4, ops.size());
+        for (size_t i = 0; i < n; ++i)
+            colors.push_back(categoryColor(ops[i * ops.size() / n]));
         return colors;
     };
     if (drawn[int(OpKind::Step) - 1])
         m_categoryLegend.push_back({tr("steps (one colour per step)"), sampleColors(OpKind::Step)});
     if (drawn[int(OpKind::Other) - 1])
-        m_categoryLegend.push_back({tr("host and other events (one colour per name)"), sampleColors(OpKind::Other)});
+        m_categoryLegend.push_back(
+            {tr("other events: host, async, TraceMe (one colour per name)"), sampleColors(OpKind::Other)});
 }
 
 QRgb TimelineView::categoryPaletteColor(const std::string& category)

@@ -3,6 +3,7 @@
 // non-op event details, the legend, keys with the pointer over the timeline, group toggles.
 #include "detailspanel.h"
 #include "rangeselectionview.h"
+#include "screenshot.h"
 #include "timelineeventinfo.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
@@ -335,12 +336,12 @@ TEST(TimelineLegend, ListsExactlyTheCategoriesDrawn)
             moduleColor = color;
         else if (text.startsWith(QStringLiteral("steps")))
             stepsEntry = true;
-        else if (!text.startsWith(QStringLiteral("host")))
+        else if (!text.startsWith(QStringLiteral("other events")))
             listed.insert(text);
     }
     EXPECT_EQ(listed, categories);
     EXPECT_TRUE(stepsEntry);
-    EXPECT_EQ(other, view.legendEntries().back().first.startsWith(QStringLiteral("host")));
+    EXPECT_EQ(other, view.legendEntries().back().first.startsWith(QStringLiteral("other events")));
     // Every module run is drawn in the module colour, which no op category uses.
     ASSERT_NE(moduleColor, 0u);
     for (const model::Track& t : profile->tracks) {
@@ -415,4 +416,15 @@ TEST(TimelineKeys, OnlyTheHeaderToggleCollapsesAGroup)
     EXPECT_TRUE(w.timeline->isGroupCollapsed(0));
     QTest::mouseClick(viewport, Qt::LeftButton, {}, QPoint(10, headerY));
     EXPECT_FALSE(w.timeline->isGroupCollapsed(0));
+}
+
+TEST(ScreenshotRange, ParsesMicrosecondPairs)
+{
+    std::optional<std::pair<double, double>> range;
+    EXPECT_TRUE(app::parseScreenshotRange(QStringLiteral("1000,2500.5"), &range));
+    ASSERT_TRUE(range);
+    EXPECT_DOUBLE_EQ(range->first, 1000);
+    EXPECT_DOUBLE_EQ(range->second, 2500.5);
+    for (const char* bad : {"", "1000", "2500,1000", "a,b", "1,2,3", "-5,10", "7,7"})
+        EXPECT_FALSE(app::parseScreenshotRange(QString::fromLatin1(bad), &range)) << bad;
 }
