@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelineview.h"
 
+#include "timelinelegend.h"
+
 #include "analysis/opbreakdown.h"
 #include "report/report.h"
 
@@ -42,205 +44,19 @@ namespace {
 constexpr int kScrollResolution = 1'000'000'000;
 constexpr TimePs kMinRange = 100; // 0.1 ns: deep enough to see single 1 ns events
 constexpr int kMinLabelWidthPx = 28;
-constexpr QRgb kMarkerColor = qRgb(176, 0, 32);
+constexpr QRgb kMarkerColor = kTimelineMarkerColor;
 
 QString qs(const std::string& s)
 {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green.
-QRgb flameColor(double fraction, double brightness = 0.7)
-{
-    if (std::isnan(fraction))
-        return qRgb(int(brightness * 255), int(brightness * 255), int(brightness * 255));
-    const double g = std::sqrt(std::clamp(fraction, 0.0, 1.0));
-    const double b = brightness * 255;
-    if (g < 0.5)
-        return qRgb(int(b), int(2 * g * b), 0);
-    return qRgb(int(2 * (1 - g) * b), int(b), 0);
-}
-
-uint32_t fnv1a(const std::string& s)
-{
-    uint32_t h = 2166136261u;
-    for (unsigned char c : s)
-        h = (h ^ c) * 16777619u;
-    return h;
-}
-
-// Tableau-like palette, readable with dark text, distinguishable on light and dark backgrounds.
-constexpr QRgb kCategoryPalette[] = {
-    qRgb(78, 121, 167),
-    qRgb(242, 142, 43),
-    qRgb(118, 183, 178),
-    qRgb(89, 161, 79),
-    qRgb(237, 201, 72),
-    qRgb(176, 122, 161),
-    qRgb(255, 157, 167),
-    qRgb(156, 117, 95),
-    qRgb(160, 203, 232),
-    qRgb(255, 190, 125),
-    qRgb(140, 209, 125),
-    qRgb(182, 153, 45),
-    qRgb(73, 152, 148),
-    qRgb(212, 166, 200),
-    qRgb(134, 188, 182),
-    qRgb(225, 87, 89),
-};
-constexpr size_t kPaletteSize = sizeof(kCategoryPalette) / sizeof(kCategoryPalette[0]);
-
-/// Well-known categories get fixed colours so screenshots stay comparable across profiles.
-QRgb knownCategoryColor(const std::string& category, bool& found)
-{
-    static const std::map<std::string, QRgb, std::less<>> known = {
-        {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
-        {"loop fusion", kCategoryPalette[1]},
-        {"output fusion", kCategoryPalette[8]},
-        {"input fusion", kCategoryPalette[2]},
-        {"custom fusion", kCategoryPalette[5]},
-        {"data formatting", kCategoryPalette[7]},
-        {"non-fusion elementwise", kCategoryPalette[3]},
-        {"all-reduce", kCategoryPalette[15]},
-        {"all-gather", kCategoryPalette[6]},
-        {"all-reduce fusion", kCategoryPalette[15]},
-        {"all-gather fusion", kCategoryPalette[6]},
-        {"copy", kCategoryPalette[11]},
-        {"copy-start", kCategoryPalette[11]},
-        {"copy-done", kCategoryPalette[11]},
-        {"dot", kCategoryPalette[12]},
-        {"fusion", kCategoryPalette[4]},
-    };
-    auto it = known.find(category);
-    found = it != known.end();
-    return found ? it->second : 0;
-}
-
-/// Non-op events (steps, host threads): softer colours by name.
-QRgb mutedColor(uint32_t hash)
-{
-    const int hue = int(hash % 360);
-    return QColor::fromHsl(hue, 70, 175).rgb();
-}
-
-/// Every XLA module run in one slate grey-blue: a colour by name could equal an op category's
-/// (a module once came out the teal of "input fusion"), and a module is a container, not an op.
-constexpr QRgb kModuleColor = qRgb(128, 140, 160);
-
 bool isDark(QRgb c)
 {
     return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000 < 128;
 }
 
-int trackKindRank(TrackKind kind)
-{
-    switch (kind) {
-    case TrackKind::Steps:
-        return 0;
-    case TrackKind::XlaModules:
-        return 1;
-    case TrackKind::XlaOps:
-        return 2;
-    case TrackKind::AsyncXlaOps:
-        return 3;
-    case TrackKind::FrameworkOps:
-        return 4;
-    default:
-        return 5;
-    }
-}
-
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Legend
-
-class TimelineLegend : public QWidget
-{
-public:
-    explicit TimelineLegend(QWidget* parent = nullptr)
-        : QWidget(parent)
-    {
-        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
-    }
-
-    using Entry = TimelineView::LegendEntry;
-    void setEntries(std::vector<Entry> entries, double threshold)
-    {
-        m_entries = std::move(entries);
-        m_threshold = threshold;
-        updateGeometry();
-        update();
-    }
-
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override { return layoutItems(width, nullptr); }
-    QSize sizeHint() const override { return QSize(480, heightForWidth(480)); }
-    QSize minimumSizeHint() const override { return QSize(120, fontMetrics().height() + 8); }
-
-protected:
-    void paintEvent(QPaintEvent*) override
-    {
-        QPainter p(this);
-        p.fillRect(rect(), palette().window());
-        layoutItems(width(), &p);
-    }
-
-private:
-    /// Lays out (and paints when p is set) swatch+text items in wrapped lines; returns the height.
-    int layoutItems(int width, QPainter* p) const
-    {
-        const QFontMetrics fm = fontMetrics();
-        const int lineHeight = fm.height() + 6;
-        const int swatch = fm.height() - 4;
-        int x = 4, y = 3;
-        auto item = [&](const QString& text, const std::vector<QRgb>& colors, bool marker) {
-            const int w = swatch + 4 + fm.horizontalAdvance(text) + 12;
-            if (x + w > width && x > 4) {
-                x = 4;
-                y += lineHeight;
-            }
-            if (p) {
-                const QRect box(x, y + (lineHeight - swatch) / 2 - 2, swatch, swatch);
-                if (marker) {
-                    p->fillRect(box, palette().base());
-                    p->fillRect(QRect(box.left(), box.top(), box.width(), 3), QColor(kMarkerColor));
-                    QPolygon tri;
-                    tri << box.topLeft() << QPoint(box.left() + swatch / 2, box.top())
-                        << QPoint(box.left(), box.top() + swatch / 2);
-                    p->setBrush(QColor(kMarkerColor));
-                    p->setPen(Qt::NoPen);
-                    p->drawPolygon(tri);
-                } else if (colors.size() <= 1) {
-                    p->fillRect(box, QColor(colors.empty() ? 0 : colors.front()));
-                } else {
-                    // One stripe per sample colour: the entry stands for many colours.
-                    const int n = int(colors.size());
-                    for (int i = 0; i < n; ++i) {
-                        const int x0 = box.left() + box.width() * i / n, x1 = box.left() + box.width() * (i + 1) / n;
-                        p->fillRect(QRect(x0, box.top(), x1 - x0, box.height()), QColor(colors[size_t(i)]));
-                    }
-                }
-                p->setPen(palette().color(QPalette::WindowText));
-                p->drawText(QRect(x + swatch + 4, y, w, lineHeight - 4), Qt::AlignVCenter | Qt::AlignLeft, text);
-            }
-            x += w;
-        };
-        for (const Entry& entry : m_entries)
-            item(entry.text, entry.colors, false);
-        item(QCoreApplication::translate(
-                 "TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
-                 .arg(int(std::lround(m_threshold * 100))),
-            {}, true);
-        return y + lineHeight + 3;
-    }
-
-    double m_threshold = 0.25;
-    std::vector<Entry> m_entries;
-};
-
-// ---------------------------------------------------------------------------------------------
 
 TimelineView::TimelineView(QWidget* parent)
     : QAbstractScrollArea(parent)
@@ -286,12 +102,8 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     m_searchMatches.clear();
     m_highlightedOp = kNone;
     m_highlightEvents.clear();
-    m_opNames.clear();
-    m_opNameReady.clear();
     m_cache.rows.clear();
     if (m_profile) {
-        m_opNames.resize(m_profile->ops.size());
-        m_opNameReady.assign(m_profile->ops.size(), false);
         m_fullBegin = m_profile->spanBegin;
         m_fullEnd = std::max(m_profile->spanEnd, m_profile->spanBegin + 1000);
         // A little margin so the first and last events are not glued to the edges.
@@ -302,9 +114,9 @@ void TimelineView::setProfile(model::ProfilePtr profile)
         m_fullBegin = 0;
         m_fullEnd = 1'000'000;
     }
-    computeUtilization();
+    m_tracks.setProfile(m_profile, m_lowUtilThreshold);
     recomputeColors();
-    rebuildGroups();
+    relayout();
     clearTextCaches();
     m_begin = m_fullBegin;
     m_end = m_fullEnd;
@@ -318,153 +130,36 @@ void TimelineView::setProfile(model::ProfilePtr profile)
         emit rangeSelected(0, 0);
 }
 
-void TimelineView::computeUtilization()
-{
-    m_opFlopsUtil.clear();
-    m_opHbmUtil.clear();
-    m_opTimeFraction.clear();
-    m_lowUtilOps.clear();
-    m_categoryLegend.clear();
-    if (!m_profile)
-        return;
-    const size_t nOps = m_profile->ops.size();
-    m_opFlopsUtil.assign(nOps, std::nan(""));
-    m_opHbmUtil.assign(nOps, std::nan(""));
-    m_opTimeFraction.assign(nOps, 0);
-    const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
-    std::map<std::string, double> categoryTime;
-    m_lowUtilOps.assign(nOps, false);
-    m_opRooflineEfficiency.assign(nOps, std::nan(""));
-    for (const model::OpRow& row : breakdown.rows)
-        categoryTime[row.category] += row.totalTimePs;
-    // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
-    // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
-    // the roofline), as the op table uses.
-    const std::vector<size_t> rowOf = model::rowOfEachOp(*m_profile, breakdown);
-    for (OpId op = 0; op < nOps; ++op) {
-        if (rowOf[op] == SIZE_MAX)
-            continue;
-        const model::OpRow& row = breakdown.rows[rowOf[op]];
-        m_opTimeFraction[op] = row.timeFraction;
-        m_opFlopsUtil[op] = row.flopsUtilization.value_or(std::nan(""));
-        m_opHbmUtil[op] = row.hbmUtilization.value_or(std::nan(""));
-        m_opRooflineEfficiency[op] = row.rooflineEfficiency.value_or(std::nan(""));
-        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
-            && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
-    }
-    // The legend lists what is drawn: every category of an op with events (by op time, then by
-    // name), then the kinds of non-op events present.
-    m_opKind.assign(nOps, OpKind::NotDrawn);
-    for (const Track& track : m_profile->tracks) {
-        const OpKind kind = track.kind == TrackKind::Steps ? OpKind::Step
-            : track.kind == TrackKind::XlaModules          ? OpKind::Module
-                                                           : OpKind::Other;
-        for (const OpId op : track.op) {
-            if (op >= nOps || m_opKind[op] != OpKind::NotDrawn)
-                continue;
-            const auto& info = m_profile->ops[op];
-            m_opKind[op] = info.isXlaOp && info.category != 0 ? OpKind::Category : kind;
-        }
-    }
-    bool drawn[4] = {};
-    std::map<std::string, double> drawnCategories;
-    for (OpId op = 0; op < nOps; ++op) {
-        const OpKind kind = m_opKind[op];
-        if (kind == OpKind::NotDrawn)
-            continue;
-        drawn[int(kind) - 1] = true;
-        if (kind == OpKind::Category) {
-            const std::string& category = m_profile->str(m_profile->ops[op].category);
-            auto it = categoryTime.find(category);
-            drawnCategories[category] = it != categoryTime.end() ? it->second : 0;
-        }
-    }
-    std::vector<std::pair<std::string, double>> sorted(drawnCategories.begin(), drawnCategories.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (const auto& [category, time] : sorted)
-        m_categoryLegend.push_back({qs(category), {categoryPaletteColor(category)}});
-    if (drawn[int(OpKind::Module) - 1])
-        m_categoryLegend.push_back({tr("XLA modules"), {kModuleColor}});
-    // Steps and host events are coloured by name: the swatch shows a few of their colours.
-    auto sampleColors = [this](OpKind kind) {
-        std::vector<OpId> ops;
-        for (OpId op = 0; op < m_opKind.size(); ++op)
-            if (m_opKind[op] == kind)
-                ops.push_back(op);
-        std::vector<QRgb> colors; // up to four, spread over the ops of that kind
-        const size_t n = std::min<size_t>(4, ops.size());
-        for (size_t i = 0; i < n; ++i)
-            colors.push_back(categoryColor(ops[i * ops.size() / n]));
-        return colors;
-    };
-    if (drawn[int(OpKind::Step) - 1])
-        m_categoryLegend.push_back({tr("steps (one colour per step)"), sampleColors(OpKind::Step)});
-    if (drawn[int(OpKind::Other) - 1])
-        m_categoryLegend.push_back(
-            {tr("other events: host, async, TraceMe (one colour per name)"), sampleColors(OpKind::Other)});
-}
-
 QRgb TimelineView::categoryPaletteColor(const std::string& category)
 {
-    bool found = false;
-    const QRgb known = knownCategoryColor(category, found);
-    return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
+    return TimelineTracks::categoryPaletteColor(category);
 }
 
 std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
 {
     std::vector<std::pair<QString, QRgb>> entries;
     if (m_colorMode == ColorMode::Category) {
-        for (const LegendEntry& e : m_categoryLegend)
+        for (const LegendEntry& e : m_tracks.categoryLegend())
             entries.emplace_back(e.text, e.colors.empty() ? 0 : e.colors.front());
     } else {
-        for (const LegendEntry& e : utilizationLegend())
+        for (const LegendEntry& e : m_tracks.utilizationLegend(palette().color(QPalette::Mid).rgb()))
             entries.emplace_back(e.text, e.colors.front());
     }
     return entries;
 }
 
-std::vector<TimelineView::LegendEntry> TimelineView::utilizationLegend() const
-{
-    std::vector<LegendEntry> entries;
-    for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
-        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {flameColor(stop)}});
-    entries.push_back({tr("no FLOPS data"), {flameColor(std::nan(""))}});
-    bool nonOps = false;
-    for (const OpKind kind : m_opKind)
-        nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);
-    if (nonOps)
-        entries.push_back({tr("not an XLA op (steps, modules, host)"), {palette().color(QPalette::Mid).rgb()}});
-    return entries;
-}
-
 bool TimelineView::isLowUtilizationOp(OpId op) const
 {
-    return op < m_lowUtilOps.size() && m_lowUtilOps[op];
-}
-
-QRgb TimelineView::categoryColor(OpId op) const
-{
-    const auto& info = m_profile->ops[op];
-    if (info.isXlaOp && info.category != 0)
-        return categoryPaletteColor(m_profile->str(info.category));
-    if (op < m_opKind.size() && m_opKind[op] == OpKind::Module)
-        return kModuleColor;
-    return mutedColor(fnv1a(m_profile->str(info.name)));
-}
-
-QRgb TimelineView::utilizationColor(OpId op) const
-{
-    if (!m_profile->ops[op].isXlaOp)
-        return palette().color(QPalette::Mid).rgb();
-    return flameColor(m_opFlopsUtil[op]);
+    return m_tracks.isLowUtilizationOp(op);
 }
 
 QRgb TimelineView::eventColor(OpId op) const
 {
     if (!m_profile || op >= m_profile->ops.size())
         return 0;
-    const QRgb color = m_colorMode == ColorMode::Category ? categoryColor(op) : utilizationColor(op);
+    const QRgb color = m_colorMode == ColorMode::Category
+        ? m_tracks.categoryColor(op)
+        : m_tracks.utilizationColor(op, palette().color(QPalette::Mid).rgb());
     if (!isDimmedOp(op))
         return color;
     // A quarter of the colour over the background: still there, clearly not a match.
@@ -494,7 +189,7 @@ void TimelineView::recomputeColors()
     if (!m_profile)
         return;
     m_builder.setColorFunction([this](OpId op) { return eventColor(op); });
-    m_builder.setMarkedOps(m_lowUtilOps);
+    m_builder.setMarkedOps(m_tracks.lowUtilizationOps());
     ++m_colorGeneration;
 }
 
@@ -511,7 +206,7 @@ void TimelineView::setColorMode(ColorMode mode)
 void TimelineView::setLowUtilizationThreshold(double fraction)
 {
     m_lowUtilThreshold = std::clamp(fraction, 0.0, 1.0);
-    computeUtilization();
+    m_tracks.setLowUtilizationThreshold(m_lowUtilThreshold);
     recomputeColors();
     updateLegend();
     viewport()->update();
@@ -547,99 +242,9 @@ size_t TimelineView::highlightedOccurrenceCount() const
 
 // --- layout ------------------------------------------------------------------------------------
 
-void TimelineView::rebuildGroups()
-{
-    m_groups.clear();
-    if (m_profile) {
-        const auto& p = *m_profile;
-        auto hasContent = [&](TrackId t) { return p.tracks[t].size() > 0; };
-        auto sortedTracks = [&](const model::Plane& plane) {
-            std::vector<TrackId> tracks;
-            for (TrackId t : plane.tracks)
-                if (t < p.tracks.size() && hasContent(t))
-                    tracks.push_back(t);
-            std::stable_sort(tracks.begin(), tracks.end(), [&](TrackId a, TrackId b) {
-                const int ra = trackKindRank(p.tracks[a].kind), rb = trackKindRank(p.tracks[b].kind);
-                if (ra != rb)
-                    return ra < rb;
-                return p.tracks[a].sortIndex < p.tracks[b].sortIndex;
-            });
-            return tracks;
-        };
-        const auto cores = p.tpuCorePlanes();
-        for (model::PlaneId id : cores) {
-            const model::Plane& plane = p.planes[id];
-            Group g;
-            g.tpuCore = true;
-            g.name = QStringLiteral("TPU:%1").arg(plane.coreIndex);
-            if (p.hosts.size() > 1 && plane.host < p.hosts.size() && !p.hosts[plane.host].empty())
-                g.name = qs(p.hosts[plane.host]) + QStringLiteral(" · ") + g.name;
-            if (!plane.deviceType.empty())
-                g.name += QStringLiteral("  (") + qs(plane.deviceType) + QChar(u')');
-            g.tracks = sortedTracks(plane);
-            if (!g.tracks.empty())
-                m_groups.push_back(std::move(g));
-        }
-        Group others;
-        std::vector<model::PlaneId> otherPlanes;
-        for (model::PlaneId id = 0; id < p.planes.size(); ++id) {
-            const model::Plane& plane = p.planes[id];
-            if (plane.kind == PlaneKind::Metadata || std::find(cores.begin(), cores.end(), id) != cores.end())
-                continue;
-            for (TrackId t : sortedTracks(plane))
-                others.tracks.push_back(t);
-            otherPlanes.push_back(id);
-        }
-        if (!others.tracks.empty()) {
-            others.name = (m_groups.empty() ? tr("Threads") : tr("Host threads and other planes"))
-                + QStringLiteral("  (%1)").arg(others.tracks.size());
-            // With TPU cores on screen the host rows are mostly noise: start collapsed.
-            others.collapsed = !m_groups.empty();
-            m_groups.push_back(std::move(others));
-        }
-    }
-    relayout();
-}
-
 void TimelineView::relayout()
 {
-    m_rows.clear();
-    m_trackRow.assign(m_profile ? m_profile->tracks.size() : 0, -1);
-    int y = 0;
-    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
-        const Group& g = m_groups[gi];
-        Row header;
-        header.header = true;
-        header.group = gi;
-        header.top = y;
-        header.height = kHeaderHeight;
-        header.label = g.name;
-        m_rows.push_back(header);
-        y += kHeaderHeight;
-        if (g.collapsed)
-            continue;
-        const bool showPlane = !g.tpuCore;
-        for (TrackId t : g.tracks) {
-            const Track& track = m_profile->tracks[t];
-            Row row;
-            row.group = gi;
-            row.track = t;
-            row.top = y;
-            row.height = m_builder.depthCount(t) * kDepthHeight + 2 * kTrackPadding;
-            row.label = qs(m_profile->str(track.name));
-            if (row.label.isEmpty())
-                row.label = tr("(unnamed line)");
-            const QString plane = qs(m_profile->str(m_profile->planes[track.plane].name));
-            row.tooltip = plane + QStringLiteral(" / ") + row.label
-                + tr("\n%1 events, %2 depth levels").arg(track.size()).arg(int(track.maxDepth) + 1);
-            if (showPlane && m_profile->planes[track.plane].kind != PlaneKind::Host)
-                row.label = plane + QStringLiteral(": ") + row.label;
-            m_trackRow[t] = int(m_rows.size());
-            m_rows.push_back(row);
-            y += row.height;
-        }
-    }
-    m_contentHeight = y;
+    m_tracks.layout(m_builder);
     ++m_layoutGeneration;
     updateScrollBars();
     viewport()->update();
@@ -648,29 +253,27 @@ void TimelineView::relayout()
 QStringList TimelineView::groupNames() const
 {
     QStringList names;
-    for (const Group& g : m_groups)
+    for (const TimelineTracks::Group& g : m_tracks.groups())
         names << g.name;
     return names;
 }
 
 std::vector<TrackId> TimelineView::groupTracks(int group) const
 {
-    if (group < 0 || group >= int(m_groups.size()))
+    if (group < 0 || group >= int(m_tracks.groups().size()))
         return {};
-    return m_groups[group].tracks;
+    return m_tracks.groups()[size_t(group)].tracks;
 }
 
 void TimelineView::setGroupCollapsed(int group, bool collapsed)
 {
-    if (group < 0 || group >= int(m_groups.size()) || m_groups[group].collapsed == collapsed)
-        return;
-    m_groups[group].collapsed = collapsed;
-    relayout();
+    if (m_tracks.setGroupCollapsed(group, collapsed))
+        relayout();
 }
 
 bool TimelineView::isGroupCollapsed(int group) const
 {
-    return group >= 0 && group < int(m_groups.size()) && m_groups[group].collapsed;
+    return group >= 0 && group < int(m_tracks.groups().size()) && m_tracks.groups()[size_t(group)].collapsed;
 }
 
 int TimelineView::eventAreaWidth() const
@@ -687,7 +290,7 @@ void TimelineView::updateScrollBars()
 {
     m_updatingScrollBars = true;
     const int visibleHeight = std::max(0, viewport()->height() - kRulerHeight);
-    verticalScrollBar()->setRange(0, std::max(0, m_contentHeight - visibleHeight));
+    verticalScrollBar()->setRange(0, std::max(0, m_tracks.contentHeight() - visibleHeight));
     verticalScrollBar()->setPageStep(std::max(1, visibleHeight));
     verticalScrollBar()->setSingleStep(kDepthHeight * 2);
     const double full = double(m_fullEnd - m_fullBegin);
@@ -827,13 +430,13 @@ void TimelineView::revealEvent(TrackId track, uint32_t index)
         setVisibleRange(begin, begin + range);
     }
     // Vertically: expand the group and scroll the row into view.
-    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
-        const auto& tracks = m_groups[gi].tracks;
-        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end() && m_groups[gi].collapsed)
+    for (int gi = 0; gi < int(m_tracks.groups().size()); ++gi) {
+        const auto& tracks = m_tracks.groups()[size_t(gi)].tracks;
+        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end() && m_tracks.groups()[size_t(gi)].collapsed)
             setGroupCollapsed(gi, false);
     }
-    if (track < m_trackRow.size() && m_trackRow[track] >= 0) {
-        const Row& row = m_rows[m_trackRow[track]];
+    if (m_tracks.rowOfTrack(track) >= 0) {
+        const Row& row = m_tracks.rows()[size_t(m_tracks.rowOfTrack(track))];
         const int y = row.top + kTrackPadding + t.depth[index] * kDepthHeight;
         const int visibleHeight = viewport()->height() - kRulerHeight;
         const int scroll = verticalScrollBar()->value();
@@ -906,11 +509,7 @@ int TimelineView::contentY(int viewportY) const
 
 const TimelineView::Row* TimelineView::rowAtContentY(int y) const
 {
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](int v, const Row& r) { return v < r.top; });
-    if (it == m_rows.begin())
-        return nullptr;
-    --it;
-    return y < it->top + it->height ? &*it : nullptr;
+    return m_tracks.rowAtContentY(y);
 }
 
 std::pair<TrackId, uint32_t> TimelineView::eventAt(QPoint pos) const
@@ -937,14 +536,15 @@ std::pair<TrackId, uint32_t> TimelineView::eventAt(QPoint pos) const
 
 int TimelineView::trackTop(TrackId track) const
 {
-    if (track >= m_trackRow.size() || m_trackRow[track] < 0)
+    if (m_tracks.rowOfTrack(track) < 0)
         return -1;
-    return m_rows[m_trackRow[track]].top + kTrackPadding + kRulerHeight - verticalScrollBar()->value();
+    return m_tracks.rows()[size_t(m_tracks.rowOfTrack(track))].top + kTrackPadding + kRulerHeight
+        - verticalScrollBar()->value();
 }
 
 QRectF TimelineView::eventRect(TrackId track, uint32_t index) const
 {
-    if (!m_profile || track >= m_trackRow.size() || m_trackRow[track] < 0 || index >= m_profile->tracks[track].size())
+    if (!m_profile || m_tracks.rowOfTrack(track) < 0 || index >= m_profile->tracks[track].size())
         return {};
     const Track& t = m_profile->tracks[track];
     const TimeScale s = scale();
@@ -952,57 +552,6 @@ QRectF TimelineView::eventRect(TrackId track, uint32_t index) const
     const double x1 = std::clamp(s.timeToX(t.end(index)), -4.0, s.width() + 4);
     const int top = trackTop(track) + t.depth[index] * kDepthHeight;
     return QRectF(kLabelWidth + x0, top, std::max(1.0, x1 - x0), kDepthHeight - 1);
-}
-
-const QString& TimelineView::opName(OpId op) const
-{
-    static const QString empty;
-    if (!m_profile || op >= m_opNames.size())
-        return empty;
-    if (!m_opNameReady[op]) {
-        m_opNames[op] = qs(m_profile->str(m_profile->ops[op].name));
-        m_opNameReady[op] = true;
-    }
-    return m_opNames[op];
-}
-
-QString TimelineView::eventTooltip(TrackId track, uint32_t index) const
-{
-    const Track& t = m_profile->tracks[track];
-    const OpId op = t.op[index];
-    const auto& info = m_profile->ops[op];
-    QString text = QStringLiteral("<b>%1</b>").arg(opName(op).toHtmlEscaped());
-    if (info.category)
-        text += QStringLiteral("<br>") + tr("category: %1").arg(qs(m_profile->str(info.category)).toHtmlEscaped());
-    text += QStringLiteral("<br>") + tr("duration: %1").arg(TimeScale::formatDuration(double(t.duration[index])));
-    text += QStringLiteral("<br>")
-        + tr("start: %1").arg(TimeScale::formatDuration(double(t.start[index] - m_profile->spanBegin)));
-    const auto& device = m_profile->device;
-    if (info.isXlaOp) {
-        // The op's rates as the breakdown knows them (async pairs over their span, host
-        // transfers on the host link); unknown is said so, with the reason.
-        if (device.peakTflopsPerCore <= 0) {
-            text += QStringLiteral("<br>") + tr("utilization: unknown (no TPU generation: choose a device)");
-        } else if (std::isnan(m_opFlopsUtil[op]) && std::isnan(m_opHbmUtil[op])) {
-            text += QStringLiteral("<br>")
-                + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
-        } else {
-            auto value = [](double u) {
-                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText)
-                                     : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
-            };
-            text += QStringLiteral("<br>")
-                + tr("op average: FLOPS %1, HBM %2, roofline efficiency %3")
-                      .arg(value(m_opFlopsUtil[op]), value(m_opHbmUtil[op]), value(m_opRooflineEfficiency[op]));
-        }
-        if (isLowUtilizationOp(op))
-            text += QStringLiteral("<br><span style='color:#b00020'>")
-                + tr("low-utilization fusion: %1% of op time, below %2% of its roofline bound")
-                      .arg(100 * m_opTimeFraction[op], 0, 'f', 1)
-                      .arg(int(std::lround(m_lowUtilThreshold * 100)))
-                + QStringLiteral("</span>");
-    }
-    return text;
 }
 
 // --- painting ----------------------------------------------------------------------------------
@@ -1030,7 +579,7 @@ void TimelineView::ensureGeometry(int visibleTop, int visibleBottom)
     m_cache.labels.clear();
     m_cache.rectCount = 0;
     std::vector<TimelineRect>& rects = m_rectScratch;
-    for (const Row& row : m_rows) {
+    for (const Row& row : m_tracks.rows()) {
         if (row.top >= contentBottom)
             break;
         if (row.header || row.top + row.height <= contentTop)
@@ -1137,7 +686,7 @@ void TimelineView::clearTextCaches()
     m_opLabels.assign(m_profile ? m_profile->ops.size() : 0, OpLabel());
     m_labelTexts.clear();
     m_ellipsisWidth = -1;
-    for (Row& row : m_rows)
+    for (Row& row : m_tracks.rows())
         row.text = QStaticText();
 }
 
@@ -1145,7 +694,7 @@ const QStaticText* TimelineView::eventLabel(OpId op, qreal available)
 {
     if (op >= m_opLabels.size())
         return nullptr;
-    const QString& name = opName(op);
+    const QString& name = m_tracks.opName(op);
     if (name.isEmpty())
         return nullptr;
     const QFontMetricsF fm(font());
@@ -1233,7 +782,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     const QColor gridColor = pal.color(QPalette::Midlight);
     // Row stripes and group header bars.
     int stripe = 0;
-    for (const Row& row : m_rows) {
+    for (const Row& row : m_tracks.rows()) {
         if (row.top > visibleBottom)
             break;
         if (row.header) {
@@ -1347,14 +896,14 @@ void TimelineView::paintLabels(QPainter& p)
     bold.setBold(true);
     const qreal textHeight = QFontMetricsF(font()).height();
     const qreal boldHeight = QFontMetricsF(bold).height();
-    for (Row& row : m_rows) {
+    for (Row& row : m_tracks.rows()) {
         const int y = row.top + kRulerHeight - scrollY;
         if (y > height)
             break;
         if (y + row.height < kRulerHeight)
             continue;
         if (row.header) {
-            const bool collapsed = m_groups[row.group].collapsed;
+            const bool collapsed = m_tracks.groups()[size_t(row.group)].collapsed;
             p.fillRect(QRect(0, y, kLabelWidth, row.height), pal.button());
             p.setPen(pal.color(QPalette::Mid));
             p.drawLine(0, y, viewport()->width(), y);
@@ -1470,7 +1019,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
             // must not fold a group away.
             const int top = row->top + kRulerHeight - verticalScrollBar()->value();
             if (headerToggleRect(top).contains(pos))
-                setGroupCollapsed(row->group, !m_groups[row->group].collapsed);
+                setGroupCollapsed(row->group, !m_tracks.groups()[size_t(row->group)].collapsed);
         } else if (pos.x() >= kLabelWidth) {
             const auto [track, index] = eventAt(pos);
             selectEvent(track, index);
@@ -1663,7 +1212,7 @@ bool TimelineView::viewportEvent(QEvent* event)
         const QPoint pos = help->pos();
         const auto [track, index] = eventAt(pos);
         if (track != kNone) {
-            QToolTip::showText(help->globalPos(), eventTooltip(track, index), viewport());
+            QToolTip::showText(help->globalPos(), m_tracks.eventTooltip(track, index), viewport());
         } else if (pos.x() < kLabelWidth && pos.y() >= kRulerHeight) {
             const Row* row = rowAtContentY(contentY(pos.y()));
             if (row && !row->tooltip.isEmpty())
@@ -1702,8 +1251,10 @@ void TimelineView::updateLegend()
 {
     if (!m_legend)
         return;
-    m_legend->setEntries(
-        m_colorMode == ColorMode::Category ? m_categoryLegend : utilizationLegend(), m_lowUtilThreshold);
+    m_legend->setEntries(m_colorMode == ColorMode::Category
+            ? m_tracks.categoryLegend()
+            : m_tracks.utilizationLegend(palette().color(QPalette::Mid).rgb()),
+        m_lowUtilThreshold);
 }
 
 } // namespace tpuscope::widgets

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "timelinegeometry.h"
+#include "timelinetracks.h"
 #include "timescale.h"
 
 #include "analysis/rangesummary.h"
@@ -104,12 +105,7 @@ public:
     const TimelineGeometryBuilder& geometryBuilder() const { return m_builder; }
 
     QWidget* legendWidget(); // a small widget showing the colour legend (categories or util thresholds)
-    /// One legend entry: a text and its swatch (several colours for kinds coloured by name).
-    struct LegendEntry
-    {
-        QString text;
-        std::vector<QRgb> colors;
-    };
+    using LegendEntry = TimelineLegendEntry;
     /// The legend as drawn for the colour mode: text and first swatch colour (without the marker entry).
     std::vector<std::pair<QString, QRgb>> legendEntries() const;
     /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
@@ -141,28 +137,10 @@ private:
     using TimePs = model::TimePs;
     static constexpr int kLabelWidth = 190;
     static constexpr int kRulerHeight = 24;
-    static constexpr int kHeaderHeight = 20;
-    static constexpr int kDepthHeight = 18;
-    static constexpr int kTrackPadding = 3; // above and below a track's depth rows
-
-    struct Group
-    {
-        QString name;
-        bool collapsed = false;
-        bool tpuCore = false;
-        std::vector<model::TrackId> tracks;
-    };
-    struct Row
-    {
-        bool header = false;
-        int group = 0;
-        model::TrackId track = model::kNone;
-        int top = 0; // content coordinates (0 = just below the ruler when scrolled to the top)
-        int height = 0;
-        QString label;
-        QString tooltip;
-        QStaticText text; // the label as drawn (elided, laid out once; empty until first painted)
-    };
+    static constexpr int kHeaderHeight = TimelineTracks::kHeaderHeight;
+    static constexpr int kDepthHeight = TimelineTracks::kDepthHeight;
+    static constexpr int kTrackPadding = TimelineTracks::kTrackPadding;
+    using Row = TimelineTracks::Row;
     struct LabelItem
     {
         QRectF rect;
@@ -203,7 +181,6 @@ private:
     enum class DragMode { None, PendingClick, Pan, Select };
 
     TimeScale scale() const;
-    void rebuildGroups();
     void relayout();
     void updateScrollBars();
     void ensureGeometry(int visibleTop, int visibleBottom);
@@ -213,28 +190,19 @@ private:
     const QStaticText* eventLabel(model::OpId op, qreal available);
     void clearTextCaches();
     void recomputeColors();
-    void computeUtilization();
     void zoomBy(double factor, double anchorX);
     void panBy(double pixels);
     const Row* rowAtContentY(int y) const;
     int contentY(int viewportY) const;
     QRectF eventRect(model::TrackId track, uint32_t index) const; // viewport coordinates
-    QString eventTooltip(model::TrackId track, uint32_t index) const;
-    const QString& opName(model::OpId op) const;
     void computeSelectionSummary();
     void paintRuler(QPainter& p, const TimeScale& s);
     void paintLabels(QPainter& p);
-    QRgb categoryColor(model::OpId op) const;
-    QRgb utilizationColor(model::OpId op) const;
     void updateLegend();
-    std::vector<LegendEntry> utilizationLegend() const;
 
     model::ProfilePtr m_profile;
     TimelineGeometryBuilder m_builder;
-    std::vector<Group> m_groups;
-    std::vector<Row> m_rows;
-    std::vector<int> m_trackRow; // TrackId → index in m_rows, -1 when hidden
-    int m_contentHeight = 0;
+    TimelineTracks m_tracks; // groups, rows, op colours and numbers, tooltips
     quint64 m_layoutGeneration = 1;
     quint64 m_colorGeneration = 1;
     quint64 m_highlightGeneration = 1;
@@ -244,17 +212,6 @@ private:
     TimePs m_fullBegin = 0, m_fullEnd = 1'000'000;
     ColorMode m_colorMode = ColorMode::Category;
     double m_lowUtilThreshold = 0.25;
-    std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
-    std::vector<double> m_opHbmUtil;
-    std::vector<double> m_opRooflineEfficiency; // NaN when unknown
-    std::vector<double> m_opTimeFraction;
-    std::vector<bool> m_lowUtilOps;
-    /// What each op's events are drawn as (the legend lists exactly the kinds present).
-    enum class OpKind : uint8_t { NotDrawn, Category, Module, Step, Other };
-    std::vector<OpKind> m_opKind;
-    std::vector<LegendEntry> m_categoryLegend;
-    mutable std::vector<QString> m_opNames;
-    mutable std::vector<bool> m_opNameReady;
     std::vector<OpLabel> m_opLabels;
     QHash<quint64, QStaticText> m_labelTexts; // (op << 24 | characters kept) → text
     qreal m_ellipsisWidth = -1;
