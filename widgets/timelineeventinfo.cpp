@@ -4,6 +4,7 @@
 #include "report/report.h"
 
 #include <QCoreApplication>
+#include <QStringList>
 
 #include <algorithm>
 #include <charconv>
@@ -62,6 +63,30 @@ std::pair<const Track*, uint32_t> stepAt(const model::Profile& p, model::PlaneId
     return {nullptr, kNone};
 }
 
+/// The XLA modules that start inside [begin, end) on the plane's XLA Modules line: what a step ran.
+QString modulesDuring(const model::Profile& p, model::PlaneId plane, TimePs begin, TimePs end)
+{
+    QStringList names;
+    int runs = 0;
+    for (model::TrackId id : p.planes[plane].tracks) {
+        const Track& modules = p.tracks[id];
+        if (modules.kind != TrackKind::XlaModules)
+            continue;
+        auto it = std::lower_bound(modules.start.begin(), modules.start.end(), begin);
+        for (auto i = size_t(it - modules.start.begin()); i < modules.size() && modules.start[i] < end; ++i) {
+            ++runs;
+            const model::OpInfo& op = p.ops[modules.op[i]];
+            const QString name = op.program != kNone && op.program < p.programs.size() ? qs(p.programs[op.program].name)
+                                                                                       : qs(p.str(op.name));
+            if (!names.contains(name) && names.size() < 3)
+                names << name;
+        }
+    }
+    if (names.isEmpty())
+        return {};
+    return runs > 1 ? tr("%1 (%2 module runs)").arg(names.join(QStringLiteral(", "))).arg(runs) : names.front();
+}
+
 } // namespace
 
 QString timelineEventKind(const model::Profile& profile, model::TrackId track)
@@ -113,10 +138,12 @@ std::vector<std::pair<QString, QString>> timelineEventFacts(
         program = qs(p.programs[op.program].name);
     if (op.hasProgramId)
         program += (program.isEmpty() ? QString() : QStringLiteral(" ")) + tr("(program id %1)").arg(op.programId);
+    if (program.isEmpty() && track.kind == TrackKind::XlaModules)
+        program = qs(name);
+    if (program.isEmpty() && track.kind == TrackKind::Steps)
+        program = modulesDuring(p, track.plane, track.start[index], track.end(index));
     if (!program.isEmpty())
         facts.emplace_back(tr("Program"), program);
-    else if (track.kind == TrackKind::XlaModules)
-        facts.emplace_back(tr("Program"), qs(name));
 
     // How often this name runs on the line, so one run can be put next to the others.
     int64_t runs = 0;

@@ -280,6 +280,9 @@ TEST(TimelineEventInfo, StepAndModuleEventsShowTheirOwnDetails)
     EXPECT_TRUE(md.contains(QStringLiteral("+") + qs(model::formatDurationPs(double(s.start[2] - profile->spanBegin)))))
         << md.toStdString();
     EXPECT_TRUE(md.contains(QStringLiteral("Step number"))) << md.toStdString();
+    // What the step ran: the module that starts inside it on the same core.
+    EXPECT_TRUE(md.contains(QStringLiteral("Program"))) << md.toStdString();
+    EXPECT_TRUE(md.contains(QStringLiteral("cluster_train_step"))) << md.toStdString();
     EXPECT_TRUE(md.contains(qs(profile->str(profile->ops[s.op[2]].name)))) << md.toStdString();
 
     // A module run: its duration, its program and the step it ran in.
