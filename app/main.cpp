@@ -97,7 +97,10 @@ int main(int argc, char** argv)
         QStringLiteral("1600x1000"));
     const QCommandLineOption compareOption(QStringLiteral("compare"),
         QStringLiteral("Compare two profiles: tpuscope --compare BEFORE AFTER (the Compare dock shows the deltas)."));
-    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption});
+    const QCommandLineOption rangeOption(QStringLiteral("range"),
+        QStringLiteral("For --screenshot: select this timeline range first (µs from the profile start)."),
+        QStringLiteral("T0,T1"));
+    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption, rangeOption});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -114,6 +117,11 @@ int main(int argc, char** argv)
         if (!tpuscope::app::parseScreenshotSize(parser.value(sizeOption), &request.size))
             return fail(
                 QStringLiteral("invalid --size \"%1\" (expected WxH, e.g. 1600x1000)").arg(parser.value(sizeOption)),
+                2);
+        if (parser.isSet(rangeOption)
+            && !tpuscope::app::parseScreenshotRange(parser.value(rangeOption), &request.rangeUs))
+            return fail(QStringLiteral("invalid --range \"%1\" (expected T0,T1 in µs, e.g. 1000,2500)")
+                            .arg(parser.value(rangeOption)),
                 2);
         if (!tpuscope::app::isKnownScreenshotView(request.view))
             return fail(QStringLiteral("unknown --view \"%1\"").arg(request.view), 2);
@@ -162,8 +170,9 @@ int main(int argc, char** argv)
     if (compare) {
         // Open BEFORE, then compare with AFTER once it is loaded.
         const QString after = files.at(1);
-        QObject::connect(first->session(), &tpuscope::qt::TraceSession::loaded, first,
-            [first, after] { first->compareWith(after); }, Qt::SingleShotConnection);
+        QObject::connect(
+            first->session(), &tpuscope::qt::TraceSession::loaded, first, [first, after] { first->compareWith(after); },
+            Qt::SingleShotConnection);
         first->openFile(files.at(0));
         return app.exec();
     }

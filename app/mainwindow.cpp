@@ -15,6 +15,7 @@
 #include "overviewview.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
+#include "rangeselectionview.h"
 #include "report/report.h"
 #include "rooflinechart.h"
 #include "share/sharefile.h"
@@ -68,7 +69,7 @@
 namespace tpuscope::app {
 
 namespace {
-constexpr int kLayoutVersion = 1; // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 2; // bump when docks change, so old saved layouts are ignored
 constexpr int kMaxRecentFiles = 10;
 const QString kDemoResource = QStringLiteral(":/demo.xplane.pb");
 
@@ -236,6 +237,16 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_chartsDock, m_compareDock);
     m_chartsDock->raise();
     m_compareDock->hide(); // shown when a comparison exists
+
+    // The timeline's Shift+drag range: a sortable table of its ops (follows the timeline itself).
+    auto* rangeView = new widgets::RangeSelectionView(m_timeline, this);
+    auto* rangeDock = new QDockWidget(tr("Selection"), this);
+    rangeDock->setObjectName(QStringLiteral("selectionDock"));
+    rangeDock->setWidget(rangeView);
+    addDockWidget(Qt::BottomDockWidgetArea, rangeDock);
+    tabifyDockWidget(m_chartsDock, rangeDock);
+    m_chartsDock->raise();
+    connect(rangeView, &widgets::RangeSelectionView::opActivated, m_selection, &qt::SelectionState::setSelectedOp);
 }
 
 QString MainWindow::aboutHtml()
@@ -398,6 +409,8 @@ void MainWindow::connectSelection()
     });
     connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::selectEvent);
+    connect(
+        m_selection, &qt::SelectionState::selectedEventChanged, m_details, &widgets::DetailsPanel::setTimelineEvent);
     connect(m_overview, &widgets::OverviewView::stepSelected, this, [this](model::TimePs begin, model::TimePs end) {
         m_mainTabs->setCurrentWidget(m_splitter);
         m_timeline->setVisibleRange(begin - (end - begin) / 50, end + (end - begin) / 50);

@@ -6,16 +6,20 @@
 #include "core/profile.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
+#include "rangeselectionview.h"
+#include "timelineview.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QImage>
 #include <QLayout>
 #include <QPixmap>
-#include <QSaveFile>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QTimer>
 #include <QWidget>
+
+#include <cmath>
 
 namespace tpuscope::app {
 
@@ -89,11 +93,24 @@ bool parseScreenshotSize(const QString& text, QSize* size)
     return true;
 }
 
+bool parseScreenshotRange(const QString& text, std::optional<std::pair<double, double>>* range)
+{
+    const QStringList parts = text.split(QLatin1Char(','));
+    bool ok0 = false, ok1 = false;
+    const double t0 = parts.size() == 2 ? parts[0].trimmed().toDouble(&ok0) : 0;
+    const double t1 = parts.size() == 2 ? parts[1].trimmed().toDouble(&ok1) : 0;
+    if (!ok0 || !ok1 || !(t0 < t1) || t0 < 0)
+        return false;
+    *range = std::make_pair(t0, t1);
+    return true;
+}
+
 bool isKnownScreenshotView(const QString& view)
 {
     static const QStringList views = {QStringLiteral("window"), QStringLiteral("ops"), QStringLiteral("timeline"),
         QStringLiteral("details"), QStringLiteral("advice"), QStringLiteral("charts"), QStringLiteral("utilization"),
-        QStringLiteral("roofline"), QStringLiteral("compare"), QStringLiteral("overview"), QStringLiteral("memory")};
+        QStringLiteral("roofline"), QStringLiteral("compare"), QStringLiteral("overview"), QStringLiteral("memory"),
+        QStringLiteral("selection")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
 }
 
@@ -111,6 +128,14 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
     window.show();
     settle(100);
 
+    if (request.rangeUs) {
+        if (auto* timeline = window.findChild<widgets::TimelineView*>()) {
+            const auto at = [&](double us) { return profile->spanBegin + model::TimePs(std::llround(us * 1e6)); };
+            timeline->selectRange(at(request.rangeUs->first), at(request.rangeUs->second));
+            settle(50);
+        }
+    }
+
     QString viewName = request.view;
     if (viewName.startsWith(kFusionPrefix)) {
         const QString opName = viewName.mid(kFusionPrefix.size());
@@ -123,7 +148,9 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
     if (viewName == QLatin1String("window"))
         return grabToFile(&window, request.size, request.output);
 
-    QWidget* widget = window.viewWidget(viewName);
+    QWidget* widget = viewName == QLatin1String("selection")
+        ? static_cast<QWidget*>(window.findChild<widgets::RangeSelectionView*>())
+        : window.viewWidget(viewName);
     if (!widget)
         return QCoreApplication::translate("Screenshot", "The view \"%1\" is not part of this build.").arg(viewName);
     // Taken out of the window, the view gets exactly the requested size; the process ends next.

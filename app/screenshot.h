@@ -4,6 +4,9 @@
 #include <QSize>
 #include <QString>
 
+#include <optional>
+#include <utility>
+
 namespace tpuscope::app {
 
 class MainWindow;
@@ -16,7 +19,12 @@ struct ScreenshotRequest
     /// window | ops | timeline | details | advice | charts | utilization | roofline | fusion:NAME
     QString view = QStringLiteral("window");
     QSize size {1600, 1000};
+    /// `--range T0,T1`: a timeline range selected before the shot, in µs from the profile start.
+    std::optional<std::pair<double, double>> rangeUs;
 };
+
+/// Parses "T0,T1" (µs, T0 < T1); false on anything else.
+bool parseScreenshotRange(const QString& text, std::optional<std::pair<double, double>>* range);
 
 /// Parses "WxH" (each side 100..16384); false on anything else.
 bool parseScreenshotSize(const QString& text, QSize* size);

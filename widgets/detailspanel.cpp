@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
 
+#include "timelineeventinfo.h"
+
 #include "analysis/layout.h"
 #include "analysis/utilization.h"
 #include "report/report.h"
@@ -453,6 +455,8 @@ void DetailsPanel::setProfile(ProfilePtr profile)
 {
     m_profile = std::move(profile);
     m_op = kNone;
+    m_eventTrack = kNone;
+    m_eventIndex = 0;
     m_indexed = false;
     m_breakdown = {};
     m_rowOfOp.clear();
@@ -479,6 +483,17 @@ void DetailsPanel::ensureIndex()
         m_opByProgramName.emplace(key, id);
         m_opsByName[m_profile->str(op.name)].push_back(id);
     }
+}
+
+void DetailsPanel::setTimelineEvent(TrackId track, quint32 index)
+{
+    m_eventTrack = track;
+    m_eventIndex = index;
+    // The op follows (SelectionState emits the event first); a second event of the shown op
+    // only changes the event.
+    if (m_profile && track < m_profile->tracks.size() && index < m_profile->tracks[track].size()
+        && m_profile->tracks[track].op[index] == m_op)
+        render();
 }
 
 void DetailsPanel::showOp(OpId op)
@@ -573,6 +588,21 @@ void DetailsPanel::render()
     Doc doc(pal);
     doc.rawMarkdown(QStringLiteral("## %1\n\n").arg(name));
 
+    // A step, module or host event selected on the timeline: its own facts (timelineeventinfo.h).
+    if (!row && m_eventTrack < p.tracks.size() && m_eventIndex < p.tracks[m_eventTrack].size()
+        && p.tracks[m_eventTrack].op[m_eventIndex] == m_op) {
+        doc.heading(timelineEventKind(p, m_eventTrack));
+        for (const auto& [label, value] : timelineEventFacts(p, m_eventTrack, m_eventIndex))
+            doc.kv(label, value);
+        if (sub.isEmpty())
+            m_subtitle->setText(timelineEventKind(p, m_eventTrack));
+        applyLinkColor(m_browser, pal);
+        m_browser->setHtml(doc.html());
+        m_markdown = doc.markdown();
+        m_fusedBox->hide();
+        return;
+    }
+
     // Metrics.
     doc.heading(tr("Performance"));
     if (row) {
@@ -626,7 +656,7 @@ void DetailsPanel::render()
             doc.kv(tr("Arithmetic intensity"), ai);
         }
     } else {
-        doc.kv(tr("Occurrences"), tr("none on the TPU `XLA Ops` lines"));
+        doc.kv(tr("Occurrences"), tr("none on the TPU XLA Ops lines"));
         doc.kv(tr("FLOPs per occurrence"), qs(formatCount(op.flops)));
         doc.kv(tr("Bytes per occurrence"), qs(formatBytes(op.bytesAccessed)));
     }

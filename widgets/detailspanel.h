@@ -35,6 +35,9 @@ public:
 
     void setProfile(tpuscope::model::ProfilePtr profile);
     void showOp(tpuscope::model::OpId op); // kNone clears
+    /// The timeline event selected (kNone: none); a step, module or host event of the shown op
+    /// is described by its own facts instead of the op's.
+    void setTimelineEvent(tpuscope::model::TrackId track, quint32 index);
     /// For --view fusion:NAME: the op with this name (the one with the most time when several
     /// programs have it); false if not found.
     bool showOpByName(const QString& name);
@@ -69,6 +72,8 @@ private:
 
     tpuscope::model::ProfilePtr m_profile;
     tpuscope::model::OpId m_op = tpuscope::model::kNone;
+    tpuscope::model::TrackId m_eventTrack = tpuscope::model::kNone;
+    quint32 m_eventIndex = 0;
     // Computed on first use per profile: the breakdown rows indexed by op.
     bool m_indexed = false;
     tpuscope::model::OpBreakdown m_breakdown;

@@ -45,8 +45,8 @@ QList<ShortcutEntry> ShortcutsDialog::shortcuts()
         {timeline, tr("Shift+wheel or horizontal wheel"), tr("Pan"), {}},
         {timeline, tr("Wheel"), tr("Scroll the rows"), {}},
         {timeline, tr("Drag"), tr("Pan (sideways) and scroll (up and down)"), {}},
-        {timeline, tr("Shift+drag or right-drag"), tr("Select a time range and show its statistics"), {}},
-        {timeline, tr("Click"), tr("Select an event (a group header collapses or expands the group)"), {}},
+        {timeline, tr("Shift+drag or right-drag"), tr("Select a time range: its ops fill the Selection dock (Esc clears)"), {}},
+        {timeline, tr("Click"), tr("Select an event (the ▸/▾ of a group header collapses or expands the group)"), {}},
         {timeline, tr("Double-click"), tr("Zoom to the event"), {}},
         // TimelineSearch (widgets/timelinesearch.cpp).
         {search, tr("Enter"), tr("Next match"), {QKeySequence(Qt::Key_Return)}},

@@ -118,6 +118,8 @@ void TimelineSearch::search()
     d->truncated = false;
     m_current = -1;
     if (!profile || text.isEmpty()) {
+        if (m_view)
+            m_view->setSearchMatches({});
         updateStatus();
         return;
     }
@@ -131,6 +133,10 @@ void TimelineSearch::search()
             any = true;
         }
     }
+    // While the search is active, the timeline dims every event that does not match (no match at
+    // all dims everything: nothing on screen is what was asked for).
+    if (m_view)
+        m_view->setSearchMatches(mask);
     if (any) {
         for (TrackId t = 0; t < profile->tracks.size() && !d->truncated; ++t) {
             const auto& track = profile->tracks[t];
@@ -170,14 +176,9 @@ void TimelineSearch::step(int direction)
     }
     const int n = int(d->matches.size());
     if (m_current < 0) {
-        // The first step starts from what the user is looking at.
-        const TimePs begin = m_view->visibleRange().first;
-        auto it = std::lower_bound(
-            d->matches.begin(), d->matches.end(), begin, [](const Private::Match& m, TimePs t) { return m.start < t; });
-        m_current = int(it - d->matches.begin());
-        if (direction < 0)
-            --m_current;
-        m_current = ((m_current % n) + n) % n;
+        // The first step goes to the first match in time (Shift+Enter: the last), wherever the
+        // view happens to be: "1 / N" is the earliest occurrence.
+        m_current = direction < 0 ? n - 1 : 0;
     } else {
         m_current = ((m_current + direction) % n + n) % n;
     }

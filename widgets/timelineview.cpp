@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelineview.h"
 
+#include "timelinelegend.h"
+
 #include "analysis/opbreakdown.h"
 #include "report/report.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QTextEdit>
 #include <QTextLayout>
 #include <QTimer>
 #include <QToolTip>
@@ -38,86 +44,11 @@ namespace {
 constexpr int kScrollResolution = 1'000'000'000;
 constexpr TimePs kMinRange = 100; // 0.1 ns: deep enough to see single 1 ns events
 constexpr int kMinLabelWidthPx = 28;
-constexpr QRgb kMarkerColor = qRgb(176, 0, 32);
+constexpr QRgb kMarkerColor = kTimelineMarkerColor;
 
 QString qs(const std::string& s)
 {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green.
-QRgb flameColor(double fraction, double brightness = 0.7)
-{
-    if (std::isnan(fraction))
-        return qRgb(int(brightness * 255), int(brightness * 255), int(brightness * 255));
-    const double g = std::sqrt(std::clamp(fraction, 0.0, 1.0));
-    const double b = brightness * 255;
-    if (g < 0.5)
-        return qRgb(int(b), int(2 * g * b), 0);
-    return qRgb(int(2 * (1 - g) * b), int(b), 0);
-}
-
-uint32_t fnv1a(const std::string& s)
-{
-    uint32_t h = 2166136261u;
-    for (unsigned char c : s)
-        h = (h ^ c) * 16777619u;
-    return h;
-}
-
-// Tableau-like palette, readable with dark text, distinguishable on light and dark backgrounds.
-constexpr QRgb kCategoryPalette[] = {
-    qRgb(78, 121, 167),
-    qRgb(242, 142, 43),
-    qRgb(118, 183, 178),
-    qRgb(89, 161, 79),
-    qRgb(237, 201, 72),
-    qRgb(176, 122, 161),
-    qRgb(255, 157, 167),
-    qRgb(156, 117, 95),
-    qRgb(160, 203, 232),
-    qRgb(255, 190, 125),
-    qRgb(140, 209, 125),
-    qRgb(182, 153, 45),
-    qRgb(73, 152, 148),
-    qRgb(212, 166, 200),
-    qRgb(134, 188, 182),
-    qRgb(225, 87, 89),
-};
-constexpr size_t kPaletteSize = sizeof(kCategoryPalette) / sizeof(kCategoryPalette[0]);
-
-/// Well-known categories get fixed colours so screenshots stay comparable across profiles.
-QRgb knownCategoryColor(const std::string& category, bool& found)
-{
-    static const std::map<std::string, QRgb, std::less<>> known = {
-        {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
-        {"loop fusion", kCategoryPalette[1]},
-        {"output fusion", kCategoryPalette[8]},
-        {"input fusion", kCategoryPalette[2]},
-        {"custom fusion", kCategoryPalette[5]},
-        {"data formatting", kCategoryPalette[7]},
-        {"non-fusion elementwise", kCategoryPalette[3]},
-        {"all-reduce", kCategoryPalette[15]},
-        {"all-gather", kCategoryPalette[6]},
-        {"all-reduce fusion", kCategoryPalette[15]},
-        {"all-gather fusion", kCategoryPalette[6]},
-        {"copy", kCategoryPalette[11]},
-        {"copy-start", kCategoryPalette[11]},
-        {"copy-done", kCategoryPalette[11]},
-        {"dot", kCategoryPalette[12]},
-        {"fusion", kCategoryPalette[4]},
-    };
-    auto it = known.find(category);
-    found = it != known.end();
-    return found ? it->second : 0;
-}
-
-/// Non-op events (steps, modules, host threads): softer colours by name.
-QRgb mutedColor(uint32_t hash)
-{
-    const int hue = int(hash % 360);
-    return QColor::fromHsl(hue, 70, 175).rgb();
 }
 
 bool isDark(QRgb c)
@@ -125,121 +56,7 @@ bool isDark(QRgb c)
     return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000 < 128;
 }
 
-int trackKindRank(TrackKind kind)
-{
-    switch (kind) {
-    case TrackKind::Steps:
-        return 0;
-    case TrackKind::XlaModules:
-        return 1;
-    case TrackKind::XlaOps:
-        return 2;
-    case TrackKind::AsyncXlaOps:
-        return 3;
-    case TrackKind::FrameworkOps:
-        return 4;
-    default:
-        return 5;
-    }
-}
-
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Legend
-
-class TimelineLegend : public QWidget
-{
-public:
-    explicit TimelineLegend(QWidget* parent = nullptr)
-        : QWidget(parent)
-    {
-        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
-    }
-
-    void setCategories(std::vector<std::pair<QString, QRgb>> entries)
-    {
-        m_utilization = false;
-        m_entries = std::move(entries);
-        updateGeometry();
-        update();
-    }
-    void setThreshold(double threshold) { m_threshold = threshold; }
-    void setUtilization(double threshold)
-    {
-        m_utilization = true;
-        m_threshold = threshold;
-        updateGeometry();
-        update();
-    }
-
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override { return layoutItems(width, nullptr); }
-    QSize sizeHint() const override { return QSize(480, heightForWidth(480)); }
-    QSize minimumSizeHint() const override { return QSize(120, fontMetrics().height() + 8); }
-
-protected:
-    void paintEvent(QPaintEvent*) override
-    {
-        QPainter p(this);
-        p.fillRect(rect(), palette().window());
-        layoutItems(width(), &p);
-    }
-
-private:
-    /// Lays out (and paints when p is set) swatch+text items in wrapped lines; returns the height.
-    int layoutItems(int width, QPainter* p) const
-    {
-        const QFontMetrics fm = fontMetrics();
-        const int lineHeight = fm.height() + 6;
-        const int swatch = fm.height() - 4;
-        int x = 4, y = 3;
-        auto item = [&](const QString& text, QRgb color, bool marker) {
-            const int w = swatch + 4 + fm.horizontalAdvance(text) + 12;
-            if (x + w > width && x > 4) {
-                x = 4;
-                y += lineHeight;
-            }
-            if (p) {
-                const QRect box(x, y + (lineHeight - swatch) / 2 - 2, swatch, swatch);
-                if (marker) {
-                    p->fillRect(box, palette().base());
-                    p->fillRect(QRect(box.left(), box.top(), box.width(), 3), QColor(kMarkerColor));
-                    QPolygon tri;
-                    tri << box.topLeft() << QPoint(box.left() + swatch / 2, box.top())
-                        << QPoint(box.left(), box.top() + swatch / 2);
-                    p->setBrush(QColor(kMarkerColor));
-                    p->setPen(Qt::NoPen);
-                    p->drawPolygon(tri);
-                } else {
-                    p->fillRect(box, QColor(color));
-                }
-                p->setPen(palette().color(QPalette::WindowText));
-                p->drawText(QRect(x + swatch + 4, y, w, lineHeight - 4), Qt::AlignVCenter | Qt::AlignLeft, text);
-            }
-            x += w;
-        };
-        if (m_utilization) {
-            const double stops[] = {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0};
-            for (double s : stops)
-                item(QStringLiteral("%1%").arg(int(std::lround(s * 100))), flameColor(s), false);
-            item(QCoreApplication::translate("TimelineView", "no FLOPS data"), flameColor(std::nan("")), false);
-        } else {
-            for (const auto& [name, color] : m_entries)
-                item(name, color, false);
-        }
-        item(QCoreApplication::translate("TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
-                 .arg(int(std::lround(m_threshold * 100))),
-            0, true);
-        return y + lineHeight + 3;
-    }
-
-    bool m_utilization = false;
-    double m_threshold = 0.25;
-    std::vector<std::pair<QString, QRgb>> m_entries;
-};
-
-// ---------------------------------------------------------------------------------------------
 
 TimelineView::TimelineView(QWidget* parent)
     : QAbstractScrollArea(parent)
@@ -250,6 +67,9 @@ TimelineView::TimelineView(QWidget* parent)
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     horizontalScrollBar()->setRange(0, 0);
+    // The navigation keys work whenever the pointer is over the timeline, not only after a
+    // click gave it the focus (wantsForwardedKey).
+    qApp->installEventFilter(this);
     connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
         if (m_updatingScrollBars)
             return;
@@ -275,16 +95,15 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     m_builder.setProfile(m_profile, false);
     m_selected = {kNone, 0};
     m_hovered = {kNone, 0};
+    const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {0, 0};
+    m_rangeSummary = {};
     m_selectionSummary.clear();
+    m_searchMatches.clear();
     m_highlightedOp = kNone;
     m_highlightEvents.clear();
-    m_opNames.clear();
-    m_opNameReady.clear();
     m_cache.rows.clear();
     if (m_profile) {
-        m_opNames.resize(m_profile->ops.size());
-        m_opNameReady.assign(m_profile->ops.size(), false);
         m_fullBegin = m_profile->spanBegin;
         m_fullEnd = std::max(m_profile->spanEnd, m_profile->spanBegin + 1000);
         // A little margin so the first and last events are not glued to the edges.
@@ -295,9 +114,9 @@ void TimelineView::setProfile(model::ProfilePtr profile)
         m_fullBegin = 0;
         m_fullEnd = 1'000'000;
     }
-    computeUtilization();
+    m_tracks.setProfile(m_profile, m_lowUtilThreshold);
     recomputeColors();
-    rebuildGroups();
+    relayout();
     clearTextCaches();
     m_begin = m_fullBegin;
     m_end = m_fullEnd;
@@ -307,88 +126,70 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     updateLegend();
     viewport()->update();
     emit visibleRangeChanged(m_begin, m_end);
+    if (hadRange)
+        emit rangeSelected(0, 0);
 }
 
-void TimelineView::computeUtilization()
+QRgb TimelineView::categoryPaletteColor(const std::string& category)
 {
-    m_opFlopsUtil.clear();
-    m_opHbmUtil.clear();
-    m_opTimeFraction.clear();
-    m_lowUtilOps.clear();
-    m_categoryLegend.clear();
-    if (!m_profile)
-        return;
-    const size_t nOps = m_profile->ops.size();
-    m_opFlopsUtil.assign(nOps, std::nan(""));
-    m_opHbmUtil.assign(nOps, std::nan(""));
-    m_opTimeFraction.assign(nOps, 0);
-    const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
-    std::map<std::string, double> categoryTime;
-    m_lowUtilOps.assign(nOps, false);
-    m_opRooflineEfficiency.assign(nOps, std::nan(""));
-    for (const model::OpRow& row : breakdown.rows)
-        categoryTime[row.category] += row.totalTimePs;
-    // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
-    // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
-    // the roofline), as the op table uses.
-    const std::vector<size_t> rowOf = model::rowOfEachOp(*m_profile, breakdown);
-    for (OpId op = 0; op < nOps; ++op) {
-        if (rowOf[op] == SIZE_MAX)
-            continue;
-        const model::OpRow& row = breakdown.rows[rowOf[op]];
-        m_opTimeFraction[op] = row.timeFraction;
-        m_opFlopsUtil[op] = row.flopsUtilization.value_or(std::nan(""));
-        m_opHbmUtil[op] = row.hbmUtilization.value_or(std::nan(""));
-        m_opRooflineEfficiency[op] = row.rooflineEfficiency.value_or(std::nan(""));
-        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
-            && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
+    return TimelineTracks::categoryPaletteColor(category);
+}
+
+std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
+{
+    std::vector<std::pair<QString, QRgb>> entries;
+    if (m_colorMode == ColorMode::Category) {
+        for (const LegendEntry& e : m_tracks.categoryLegend())
+            entries.emplace_back(e.text, e.colors.empty() ? 0 : e.colors.front());
+    } else {
+        for (const LegendEntry& e : m_tracks.utilizationLegend(palette().color(QPalette::Mid).rgb()))
+            entries.emplace_back(e.text, e.colors.front());
     }
-    std::vector<std::pair<std::string, double>> sorted(categoryTime.begin(), categoryTime.end());
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (size_t i = 0; i < sorted.size() && i < 14; ++i) {
-        bool found = false;
-        QRgb color = knownCategoryColor(sorted[i].first, found);
-        if (!found)
-            color = kCategoryPalette[fnv1a(sorted[i].first) % kPaletteSize];
-        m_categoryLegend.emplace_back(qs(sorted[i].first), color);
-    }
-    if (!m_profile->tracks.empty())
-        m_categoryLegend.emplace_back(tr("steps, modules, host (by name)"), mutedColor(fnv1a("step")));
+    return entries;
 }
 
 bool TimelineView::isLowUtilizationOp(OpId op) const
 {
-    return op < m_lowUtilOps.size() && m_lowUtilOps[op];
+    return m_tracks.isLowUtilizationOp(op);
 }
 
-QRgb TimelineView::categoryColor(OpId op) const
+QRgb TimelineView::eventColor(OpId op) const
 {
-    const auto& info = m_profile->ops[op];
-    if (info.isXlaOp && info.category != 0) {
-        const std::string& category = m_profile->str(info.category);
-        bool found = false;
-        const QRgb known = knownCategoryColor(category, found);
-        return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
-    }
-    return mutedColor(fnv1a(m_profile->str(info.name)));
+    if (!m_profile || op >= m_profile->ops.size())
+        return 0;
+    const QRgb color = m_colorMode == ColorMode::Category
+        ? m_tracks.categoryColor(op)
+        : m_tracks.utilizationColor(op, palette().color(QPalette::Mid).rgb());
+    if (!isDimmedOp(op))
+        return color;
+    // A quarter of the colour over the background: still there, clearly not a match.
+    const QColor base = palette().color(QPalette::Base);
+    auto mix = [](int c, int b) { return (c + 3 * b) / 4; };
+    return qRgb(mix(qRed(color), base.red()), mix(qGreen(color), base.green()), mix(qBlue(color), base.blue()));
 }
 
-QRgb TimelineView::utilizationColor(OpId op) const
+bool TimelineView::isDimmedOp(OpId op) const
 {
-    if (!m_profile->ops[op].isXlaOp)
-        return palette().color(QPalette::Mid).rgb();
-    return flameColor(m_opFlopsUtil[op]);
+    return !m_searchMatches.empty() && (op >= m_searchMatches.size() || !m_searchMatches[op]);
+}
+
+void TimelineView::setSearchMatches(std::vector<bool> matching)
+{
+    if (!m_profile)
+        matching.clear();
+    if (matching == m_searchMatches)
+        return;
+    m_searchMatches = std::move(matching);
+    recomputeColors();
+    viewport()->update();
 }
 
 void TimelineView::recomputeColors()
 {
     if (!m_profile)
         return;
-    if (m_colorMode == ColorMode::Category)
-        m_builder.setColorFunction([this](OpId op) { return categoryColor(op); });
-    else
-        m_builder.setColorFunction([this](OpId op) { return utilizationColor(op); });
-    m_builder.setMarkedOps(m_lowUtilOps);
+    m_builder.setColorFunction([this](OpId op) { return eventColor(op); });
+    m_builder.setMarkedOps(m_tracks.lowUtilizationOps());
     ++m_colorGeneration;
 }
 
@@ -405,7 +206,7 @@ void TimelineView::setColorMode(ColorMode mode)
 void TimelineView::setLowUtilizationThreshold(double fraction)
 {
     m_lowUtilThreshold = std::clamp(fraction, 0.0, 1.0);
-    computeUtilization();
+    m_tracks.setLowUtilizationThreshold(m_lowUtilThreshold);
     recomputeColors();
     updateLegend();
     viewport()->update();
@@ -441,99 +242,9 @@ size_t TimelineView::highlightedOccurrenceCount() const
 
 // --- layout ------------------------------------------------------------------------------------
 
-void TimelineView::rebuildGroups()
-{
-    m_groups.clear();
-    if (m_profile) {
-        const auto& p = *m_profile;
-        auto hasContent = [&](TrackId t) { return p.tracks[t].size() > 0; };
-        auto sortedTracks = [&](const model::Plane& plane) {
-            std::vector<TrackId> tracks;
-            for (TrackId t : plane.tracks)
-                if (t < p.tracks.size() && hasContent(t))
-                    tracks.push_back(t);
-            std::stable_sort(tracks.begin(), tracks.end(), [&](TrackId a, TrackId b) {
-                const int ra = trackKindRank(p.tracks[a].kind), rb = trackKindRank(p.tracks[b].kind);
-                if (ra != rb)
-                    return ra < rb;
-                return p.tracks[a].sortIndex < p.tracks[b].sortIndex;
-            });
-            return tracks;
-        };
-        const auto cores = p.tpuCorePlanes();
-        for (model::PlaneId id : cores) {
-            const model::Plane& plane = p.planes[id];
-            Group g;
-            g.tpuCore = true;
-            g.name = QStringLiteral("TPU:%1").arg(plane.coreIndex);
-            if (p.hosts.size() > 1 && plane.host < p.hosts.size() && !p.hosts[plane.host].empty())
-                g.name = qs(p.hosts[plane.host]) + QStringLiteral(" · ") + g.name;
-            if (!plane.deviceType.empty())
-                g.name += QStringLiteral("  (") + qs(plane.deviceType) + QChar(u')');
-            g.tracks = sortedTracks(plane);
-            if (!g.tracks.empty())
-                m_groups.push_back(std::move(g));
-        }
-        Group others;
-        std::vector<model::PlaneId> otherPlanes;
-        for (model::PlaneId id = 0; id < p.planes.size(); ++id) {
-            const model::Plane& plane = p.planes[id];
-            if (plane.kind == PlaneKind::Metadata || std::find(cores.begin(), cores.end(), id) != cores.end())
-                continue;
-            for (TrackId t : sortedTracks(plane))
-                others.tracks.push_back(t);
-            otherPlanes.push_back(id);
-        }
-        if (!others.tracks.empty()) {
-            others.name = (m_groups.empty() ? tr("Threads") : tr("Host threads and other planes"))
-                + QStringLiteral("  (%1)").arg(others.tracks.size());
-            // With TPU cores on screen the host rows are mostly noise: start collapsed.
-            others.collapsed = !m_groups.empty();
-            m_groups.push_back(std::move(others));
-        }
-    }
-    relayout();
-}
-
 void TimelineView::relayout()
 {
-    m_rows.clear();
-    m_trackRow.assign(m_profile ? m_profile->tracks.size() : 0, -1);
-    int y = 0;
-    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
-        const Group& g = m_groups[gi];
-        Row header;
-        header.header = true;
-        header.group = gi;
-        header.top = y;
-        header.height = kHeaderHeight;
-        header.label = g.name;
-        m_rows.push_back(header);
-        y += kHeaderHeight;
-        if (g.collapsed)
-            continue;
-        const bool showPlane = !g.tpuCore;
-        for (TrackId t : g.tracks) {
-            const Track& track = m_profile->tracks[t];
-            Row row;
-            row.group = gi;
-            row.track = t;
-            row.top = y;
-            row.height = m_builder.depthCount(t) * kDepthHeight + 2 * kTrackPadding;
-            row.label = qs(m_profile->str(track.name));
-            if (row.label.isEmpty())
-                row.label = tr("(unnamed line)");
-            const QString plane = qs(m_profile->str(m_profile->planes[track.plane].name));
-            row.tooltip = plane + QStringLiteral(" / ") + row.label
-                + tr("\n%1 events, %2 depth levels").arg(track.size()).arg(int(track.maxDepth) + 1);
-            if (showPlane && m_profile->planes[track.plane].kind != PlaneKind::Host)
-                row.label = plane + QStringLiteral(": ") + row.label;
-            m_trackRow[t] = int(m_rows.size());
-            m_rows.push_back(row);
-            y += row.height;
-        }
-    }
-    m_contentHeight = y;
+    m_tracks.layout(m_builder);
     ++m_layoutGeneration;
     updateScrollBars();
     viewport()->update();
@@ -542,29 +253,27 @@ void TimelineView::relayout()
 QStringList TimelineView::groupNames() const
 {
     QStringList names;
-    for (const Group& g : m_groups)
+    for (const TimelineTracks::Group& g : m_tracks.groups())
         names << g.name;
     return names;
 }
 
 std::vector<TrackId> TimelineView::groupTracks(int group) const
 {
-    if (group < 0 || group >= int(m_groups.size()))
+    if (group < 0 || group >= int(m_tracks.groups().size()))
         return {};
-    return m_groups[group].tracks;
+    return m_tracks.groups()[size_t(group)].tracks;
 }
 
 void TimelineView::setGroupCollapsed(int group, bool collapsed)
 {
-    if (group < 0 || group >= int(m_groups.size()) || m_groups[group].collapsed == collapsed)
-        return;
-    m_groups[group].collapsed = collapsed;
-    relayout();
+    if (m_tracks.setGroupCollapsed(group, collapsed))
+        relayout();
 }
 
 bool TimelineView::isGroupCollapsed(int group) const
 {
-    return group >= 0 && group < int(m_groups.size()) && m_groups[group].collapsed;
+    return group >= 0 && group < int(m_tracks.groups().size()) && m_tracks.groups()[size_t(group)].collapsed;
 }
 
 int TimelineView::eventAreaWidth() const
@@ -581,7 +290,7 @@ void TimelineView::updateScrollBars()
 {
     m_updatingScrollBars = true;
     const int visibleHeight = std::max(0, viewport()->height() - kRulerHeight);
-    verticalScrollBar()->setRange(0, std::max(0, m_contentHeight - visibleHeight));
+    verticalScrollBar()->setRange(0, std::max(0, m_tracks.contentHeight() - visibleHeight));
     verticalScrollBar()->setPageStep(std::max(1, visibleHeight));
     verticalScrollBar()->setSingleStep(kDepthHeight * 2);
     const double full = double(m_fullEnd - m_fullBegin);
@@ -721,13 +430,13 @@ void TimelineView::revealEvent(TrackId track, uint32_t index)
         setVisibleRange(begin, begin + range);
     }
     // Vertically: expand the group and scroll the row into view.
-    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
-        const auto& tracks = m_groups[gi].tracks;
-        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end() && m_groups[gi].collapsed)
+    for (int gi = 0; gi < int(m_tracks.groups().size()); ++gi) {
+        const auto& tracks = m_tracks.groups()[size_t(gi)].tracks;
+        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end() && m_tracks.groups()[size_t(gi)].collapsed)
             setGroupCollapsed(gi, false);
     }
-    if (track < m_trackRow.size() && m_trackRow[track] >= 0) {
-        const Row& row = m_rows[m_trackRow[track]];
+    if (m_tracks.rowOfTrack(track) >= 0) {
+        const Row& row = m_tracks.rows()[size_t(m_tracks.rowOfTrack(track))];
         const int y = row.top + kTrackPadding + t.depth[index] * kDepthHeight;
         const int visibleHeight = viewport()->height() - kRulerHeight;
         const int scroll = verticalScrollBar()->value();
@@ -750,10 +459,13 @@ void TimelineView::selectRange(TimePs begin, TimePs end)
 {
     if (end < begin)
         std::swap(begin, end);
+    if (end <= begin)
+        begin = end = 0;
+    const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {begin, end};
     computeSelectionSummary();
     viewport()->update();
-    if (end > begin)
+    if (end > begin || hadRange)
         emit rangeSelected(begin, end);
 }
 
@@ -761,52 +473,30 @@ void TimelineView::computeSelectionSummary()
 {
     m_selectionSummary.clear();
     const auto [begin, end] = m_rangeSelection;
-    if (!m_profile || end <= begin)
+    if (!m_profile || end <= begin) {
+        m_rangeSummary = {};
         return;
-    model::OpFilter filter;
-    filter.rangeBegin = begin;
-    filter.rangeEnd = end;
-    const model::OpBreakdown b = model::computeOpBreakdown(*m_profile, filter);
-    int64_t count = 0;
-    for (const auto& row : b.rows)
-        count += row.occurrences;
+    }
+    m_rangeSummary = model::summarizeRange(*m_profile, begin, end);
+    const model::RangeSummary& s = m_rangeSummary;
     m_selectionSummary << tr("Selection %1").arg(TimeScale::formatDuration(double(end - begin)));
-    if (count == 0) {
+    if (s.occurrences == 0) {
         m_selectionSummary << tr("no XLA ops in the range");
         return;
     }
-    // Busy time clipped to the range (the op totals below count whole overlapping ops): the
-    // top-level events of each core's XLA Ops line.
-    double busy = 0;
-    int cores = 0;
-    for (const model::PlaneId plane : m_profile->tpuCorePlanes()) {
-        bool counted = false;
-        for (const TrackId t : m_profile->planes[plane].tracks) {
-            const Track& track = m_profile->tracks[t];
-            if (track.kind != TrackKind::XlaOps)
-                continue;
-            counted = true;
-            const auto [first, last] = m_builder.visibleSpan(t, 0, begin, end);
-            for (size_t k = first; k < last; ++k) {
-                const uint32_t e = m_builder.depthEvent(t, 0, k);
-                busy += double(std::max<TimePs>(0, std::min(end, track.end(e)) - std::max(begin, track.start[e])));
-            }
-        }
-        cores += counted ? 1 : 0;
-    }
-    const double capacity = double(end - begin) * std::max(1, cores);
+    const int cores = std::max(1, s.cores);
     m_selectionSummary << tr("%1 ops · busy %2 of %3 core(s) × range (%4%)")
-                              .arg(count)
-                              .arg(TimeScale::formatDuration(busy))
-                              .arg(std::max(1, cores))
-                              .arg(100.0 * busy / capacity, 0, 'f', 1);
-    for (size_t i = 0; i < b.rows.size() && i < 3; ++i) {
-        const auto& row = b.rows[i];
+                              .arg(s.occurrences)
+                              .arg(TimeScale::formatDuration(s.busyPs))
+                              .arg(cores)
+                              .arg(100.0 * s.busyShare, 0, 'f', 1);
+    for (size_t i = 0; i < s.rows.size() && i < 3; ++i) {
+        const auto& row = s.rows[i];
         m_selectionSummary << QStringLiteral("%1. %2 — %3 (%4%)")
                                   .arg(i + 1)
                                   .arg(qs(row.name))
-                                  .arg(TimeScale::formatDuration(row.totalTimePs))
-                                  .arg(100.0 * row.timeFraction, 0, 'f', 1);
+                                  .arg(TimeScale::formatDuration(row.timeInRangePs))
+                                  .arg(100.0 * row.rangeShare, 0, 'f', 1);
     }
 }
 
@@ -819,11 +509,7 @@ int TimelineView::contentY(int viewportY) const
 
 const TimelineView::Row* TimelineView::rowAtContentY(int y) const
 {
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](int v, const Row& r) { return v < r.top; });
-    if (it == m_rows.begin())
-        return nullptr;
-    --it;
-    return y < it->top + it->height ? &*it : nullptr;
+    return m_tracks.rowAtContentY(y);
 }
 
 std::pair<TrackId, uint32_t> TimelineView::eventAt(QPoint pos) const
@@ -850,14 +536,15 @@ std::pair<TrackId, uint32_t> TimelineView::eventAt(QPoint pos) const
 
 int TimelineView::trackTop(TrackId track) const
 {
-    if (track >= m_trackRow.size() || m_trackRow[track] < 0)
+    if (m_tracks.rowOfTrack(track) < 0)
         return -1;
-    return m_rows[m_trackRow[track]].top + kTrackPadding + kRulerHeight - verticalScrollBar()->value();
+    return m_tracks.rows()[size_t(m_tracks.rowOfTrack(track))].top + kTrackPadding + kRulerHeight
+        - verticalScrollBar()->value();
 }
 
 QRectF TimelineView::eventRect(TrackId track, uint32_t index) const
 {
-    if (!m_profile || track >= m_trackRow.size() || m_trackRow[track] < 0 || index >= m_profile->tracks[track].size())
+    if (!m_profile || m_tracks.rowOfTrack(track) < 0 || index >= m_profile->tracks[track].size())
         return {};
     const Track& t = m_profile->tracks[track];
     const TimeScale s = scale();
@@ -865,55 +552,6 @@ QRectF TimelineView::eventRect(TrackId track, uint32_t index) const
     const double x1 = std::clamp(s.timeToX(t.end(index)), -4.0, s.width() + 4);
     const int top = trackTop(track) + t.depth[index] * kDepthHeight;
     return QRectF(kLabelWidth + x0, top, std::max(1.0, x1 - x0), kDepthHeight - 1);
-}
-
-const QString& TimelineView::opName(OpId op) const
-{
-    static const QString empty;
-    if (!m_profile || op >= m_opNames.size())
-        return empty;
-    if (!m_opNameReady[op]) {
-        m_opNames[op] = qs(m_profile->str(m_profile->ops[op].name));
-        m_opNameReady[op] = true;
-    }
-    return m_opNames[op];
-}
-
-QString TimelineView::eventTooltip(TrackId track, uint32_t index) const
-{
-    const Track& t = m_profile->tracks[track];
-    const OpId op = t.op[index];
-    const auto& info = m_profile->ops[op];
-    QString text = QStringLiteral("<b>%1</b>").arg(opName(op).toHtmlEscaped());
-    if (info.category)
-        text += QStringLiteral("<br>") + tr("category: %1").arg(qs(m_profile->str(info.category)).toHtmlEscaped());
-    text += QStringLiteral("<br>") + tr("duration: %1").arg(TimeScale::formatDuration(double(t.duration[index])));
-    text += QStringLiteral("<br>")
-        + tr("start: %1").arg(TimeScale::formatDuration(double(t.start[index] - m_profile->spanBegin)));
-    const auto& device = m_profile->device;
-    if (info.isXlaOp) {
-        // The op's rates as the breakdown knows them (async pairs over their span, host
-        // transfers on the host link); unknown is said so, with the reason.
-        if (device.peakTflopsPerCore <= 0) {
-            text += QStringLiteral("<br>") + tr("utilization: unknown (no TPU generation: choose a device)");
-        } else if (std::isnan(m_opFlopsUtil[op]) && std::isnan(m_opHbmUtil[op])) {
-            text += QStringLiteral("<br>") + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
-        } else {
-            auto value = [](double u) {
-                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText) : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
-            };
-            text += QStringLiteral("<br>")
-                + tr("op average: FLOPS %1, HBM %2, roofline efficiency %3")
-                      .arg(value(m_opFlopsUtil[op]), value(m_opHbmUtil[op]), value(m_opRooflineEfficiency[op]));
-        }
-        if (isLowUtilizationOp(op))
-            text += QStringLiteral("<br><span style='color:#b00020'>")
-                + tr("low-utilization fusion: %1% of op time, below %2% of its roofline bound")
-                      .arg(100 * m_opTimeFraction[op], 0, 'f', 1)
-                      .arg(int(std::lround(m_lowUtilThreshold * 100)))
-                + QStringLiteral("</span>");
-    }
-    return text;
 }
 
 // --- painting ----------------------------------------------------------------------------------
@@ -941,7 +579,7 @@ void TimelineView::ensureGeometry(int visibleTop, int visibleBottom)
     m_cache.labels.clear();
     m_cache.rectCount = 0;
     std::vector<TimelineRect>& rects = m_rectScratch;
-    for (const Row& row : m_rows) {
+    for (const Row& row : m_tracks.rows()) {
         if (row.top >= contentBottom)
             break;
         if (row.header || row.top + row.height <= contentTop)
@@ -1048,7 +686,7 @@ void TimelineView::clearTextCaches()
     m_opLabels.assign(m_profile ? m_profile->ops.size() : 0, OpLabel());
     m_labelTexts.clear();
     m_ellipsisWidth = -1;
-    for (Row& row : m_rows)
+    for (Row& row : m_tracks.rows())
         row.text = QStaticText();
 }
 
@@ -1056,7 +694,7 @@ const QStaticText* TimelineView::eventLabel(OpId op, qreal available)
 {
     if (op >= m_opLabels.size())
         return nullptr;
-    const QString& name = opName(op);
+    const QString& name = m_tracks.opName(op);
     if (name.isEmpty())
         return nullptr;
     const QFontMetricsF fm(font());
@@ -1144,7 +782,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     const QColor gridColor = pal.color(QPalette::Midlight);
     // Row stripes and group header bars.
     int stripe = 0;
-    for (const Row& row : m_rows) {
+    for (const Row& row : m_tracks.rows()) {
         if (row.top > visibleBottom)
             break;
         if (row.header) {
@@ -1241,8 +879,6 @@ void TimelineView::paintEvent(QPaintEvent*)
 
     paintLabels(p);
     paintRuler(p, s);
-    if (!m_selectionSummary.isEmpty() && m_drag != DragMode::Select)
-        paintSelectionOverlay(p);
 
     emit framePainted(timer.nsecsElapsed());
 }
@@ -1260,14 +896,14 @@ void TimelineView::paintLabels(QPainter& p)
     bold.setBold(true);
     const qreal textHeight = QFontMetricsF(font()).height();
     const qreal boldHeight = QFontMetricsF(bold).height();
-    for (Row& row : m_rows) {
+    for (Row& row : m_tracks.rows()) {
         const int y = row.top + kRulerHeight - scrollY;
         if (y > height)
             break;
         if (y + row.height < kRulerHeight)
             continue;
         if (row.header) {
-            const bool collapsed = m_groups[row.group].collapsed;
+            const bool collapsed = m_tracks.groups()[size_t(row.group)].collapsed;
             p.fillRect(QRect(0, y, kLabelWidth, row.height), pal.button());
             p.setPen(pal.color(QPalette::Mid));
             p.drawLine(0, y, viewport()->width(), y);
@@ -1328,29 +964,6 @@ void TimelineView::paintRuler(QPainter& p, const TimeScale& s)
         fm.elidedText(corner, Qt::ElideRight, kLabelWidth - 10));
 }
 
-void TimelineView::paintSelectionOverlay(QPainter& p)
-{
-    const QFontMetrics fm = fontMetrics();
-    int w = 0;
-    for (const QString& line : m_selectionSummary)
-        w = std::max(w, fm.horizontalAdvance(line));
-    w = std::min(w + 16, std::max(120, eventAreaWidth() - 20));
-    const int h = int(m_selectionSummary.size()) * fm.height() + 10;
-    const QRect box(viewport()->width() - w - 10, kRulerHeight + 8, w, h);
-    QColor bg = palette().color(QPalette::ToolTipBase);
-    bg.setAlpha(235);
-    p.fillRect(box, bg);
-    p.setPen(palette().color(QPalette::Mid));
-    p.drawRect(box.adjusted(0, 0, -1, -1));
-    p.setPen(palette().color(QPalette::ToolTipText));
-    int y = box.top() + 5;
-    for (const QString& line : m_selectionSummary) {
-        p.drawText(QRect(box.left() + 8, y, w - 16, fm.height()), Qt::AlignVCenter | Qt::AlignLeft,
-            fm.elidedText(line, Qt::ElideMiddle, w - 16));
-        y += fm.height();
-    }
-}
-
 // --- input -------------------------------------------------------------------------------------
 
 void TimelineView::mousePressEvent(QMouseEvent* event)
@@ -1402,7 +1015,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     if (m_drag == DragMode::PendingClick) {
         const Row* row = pos.y() >= kRulerHeight ? rowAtContentY(contentY(pos.y())) : nullptr;
         if (row && row->header) {
-            setGroupCollapsed(row->group, !m_groups[row->group].collapsed);
+            // Only the ▸/▾ toggle collapses: a click that merely gives the timeline the focus
+            // must not fold a group away.
+            const int top = row->top + kRulerHeight - verticalScrollBar()->value();
+            if (headerToggleRect(top).contains(pos))
+                setGroupCollapsed(row->group, !m_tracks.groups()[size_t(row->group)].collapsed);
         } else if (pos.x() >= kLabelWidth) {
             const auto [track, index] = eventAt(pos);
             selectEvent(track, index);
@@ -1443,6 +1060,109 @@ void TimelineView::wheelEvent(QWheelEvent* event)
     } else {
         QAbstractScrollArea::wheelEvent(event); // plain wheel scrolls rows
     }
+}
+
+QRect TimelineView::headerToggleRect(int rowTop)
+{
+    // The arrow is drawn at x = 6; a few pixels of slack either side keep it easy to hit.
+    return QRect(0, rowTop, 24, kHeaderHeight);
+}
+
+namespace {
+
+bool isNavigationKey(const QKeyEvent* event)
+{
+    const Qt::KeyboardModifiers modifiers = event->modifiers() & ~Qt::KeypadModifier;
+    if (modifiers != Qt::NoModifier && modifiers != Qt::ShiftModifier)
+        return false;
+    switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_A:
+    case Qt::Key_S:
+    case Qt::Key_D:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+    case Qt::Key_Minus:
+    case Qt::Key_Z:
+    case Qt::Key_0:
+    case Qt::Key_Home:
+    case Qt::Key_Escape:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isTextField(const QWidget* w)
+{
+    if (!w)
+        return false;
+    if (qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w))
+        return true;
+    if (const auto* edit = qobject_cast<const QTextEdit*>(w))
+        return !edit->isReadOnly();
+    if (const auto* edit = qobject_cast<const QPlainTextEdit*>(w))
+        return !edit->isReadOnly();
+    return false;
+}
+
+} // namespace
+
+bool TimelineView::wantsForwardedKey(const QKeyEvent* event) const
+{
+    if (!m_profile || !isVisible() || !isNavigationKey(event))
+        return false;
+    if (event->key() == Qt::Key_Escape && m_rangeSelection.second <= m_rangeSelection.first)
+        return false; // nothing to clear: Esc keeps its other meanings (cancel a load)
+    QWidget* focus = QApplication::focusWidget();
+    if (isTextField(focus) || QApplication::activePopupWidget() || QApplication::activeModalWidget())
+        return false;
+    if (focus && focus->window() != window())
+        return false;
+    const QPoint pos = viewport()->mapFromGlobal(QCursor::pos());
+    if (!viewport()->rect().contains(pos))
+        return false;
+    // Another window (a dialog, a floating dock) on top of the timeline takes the pointer.
+    const QWidget* under = QApplication::widgetAt(QCursor::pos());
+    return under && (under == viewport() || under == this || isAncestorOf(under));
+}
+
+bool TimelineView::event(QEvent* event)
+{
+    // With a range selected, Esc is ours: the window's Esc shortcut (cancel a load) would
+    // otherwise take it before keyPressEvent.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (isNavigationKey(key)
+            && (key->key() != Qt::Key_Escape || m_rangeSelection.second > m_rangeSelection.first)) {
+            event->accept();
+            return true;
+        }
+    }
+    return QAbstractScrollArea::event(event);
+}
+
+bool TimelineView::eventFilter(QObject* watched, QEvent* event)
+{
+    const QEvent::Type type = event->type();
+    if ((type == QEvent::KeyPress || type == QEvent::ShortcutOverride) && watched->isWidgetType() && watched != this
+        && watched != viewport()) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        // The first receiver is the focus widget (or the window without one); propagation to
+        // its parents would see the event again.
+        auto* receiver = static_cast<QWidget*>(watched);
+        const bool first
+            = receiver == QApplication::focusWidget() || (!QApplication::focusWidget() && receiver->isWindow());
+        if (first && wantsForwardedKey(key)) {
+            if (type == QEvent::ShortcutOverride) {
+                event->accept(); // deliver it as a key press, not to a shortcut
+                return true;
+            }
+            keyPressEvent(key);
+            return true;
+        }
+    }
+    return QAbstractScrollArea::eventFilter(watched, event);
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
@@ -1492,7 +1212,7 @@ bool TimelineView::viewportEvent(QEvent* event)
         const QPoint pos = help->pos();
         const auto [track, index] = eventAt(pos);
         if (track != kNone) {
-            QToolTip::showText(help->globalPos(), eventTooltip(track, index), viewport());
+            QToolTip::showText(help->globalPos(), m_tracks.eventTooltip(track, index), viewport());
         } else if (pos.x() < kLabelWidth && pos.y() >= kRulerHeight) {
             const Row* row = rowAtContentY(contentY(pos.y()));
             if (row && !row->tooltip.isEmpty())
@@ -1531,11 +1251,10 @@ void TimelineView::updateLegend()
 {
     if (!m_legend)
         return;
-    m_legend->setThreshold(m_lowUtilThreshold);
-    if (m_colorMode == ColorMode::Category)
-        m_legend->setCategories(m_categoryLegend);
-    else
-        m_legend->setUtilization(m_lowUtilThreshold);
+    m_legend->setEntries(m_colorMode == ColorMode::Category
+            ? m_tracks.categoryLegend()
+            : m_tracks.utilizationLegend(palette().color(QPalette::Mid).rgb()),
+        m_lowUtilThreshold);
 }
 
 } // namespace tpuscope::widgets

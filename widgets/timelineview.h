@@ -2,8 +2,10 @@
 #pragma once
 
 #include "timelinegeometry.h"
+#include "timelinetracks.h"
 #include "timescale.h"
 
+#include "analysis/rangesummary.h"
 #include "core/profile.h"
 
 #include <QAbstractScrollArea>
@@ -57,11 +59,28 @@ public:
     /// Pans/zooms and scrolls so the event is visible and comfortably wide; expands its group.
     void revealEvent(tpuscope::model::TrackId track, uint32_t index);
 
-    /// Selects a time range as a shift-drag would (statistics overlay, rangeSelected).
+    /// Selects a time range as a shift-drag would (rangeSelected; begin == end clears it and
+    /// emits rangeSelected(0, 0) when a range was selected).
     void selectRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_rangeSelection; }
-    /// The lines of the range-statistics overlay (empty without a selection).
+    /// The statistics of the selected range (model::summarizeRange; empty without a selection).
+    const tpuscope::model::RangeSummary& rangeSummary() const { return m_rangeSummary; }
+    /// The range statistics in a few lines: the range, the op count and busy share, the top three ops.
     QStringList selectionSummary() const { return m_selectionSummary; }
+
+    /// While a search is active the events of the other ops are dimmed: `matching` is indexed by
+    /// OpId; an empty vector ends the dimming.
+    void setSearchMatches(std::vector<bool> matching);
+    bool isSearchDimming() const { return !m_searchMatches.empty(); }
+    bool isDimmedOp(tpuscope::model::OpId op) const;
+    /// The colour an op's events are drawn in now (colour mode, dimming).
+    QRgb eventColor(tpuscope::model::OpId op) const;
+
+    /// True when a key press elsewhere in the window is meant for the timeline: the pointer is over
+    /// it and no text field has the focus (the keys are the navigation keys of keyPressEvent).
+    bool wantsForwardedKey(const QKeyEvent* event) const;
+    /// The group header's ▸/▾ toggle in viewport coordinates for a header row at y `rowTop`.
+    static QRect headerToggleRect(int rowTop);
 
     // Hit test in viewport coordinates: (track, event index) or (kNone, 0).
     std::pair<tpuscope::model::TrackId, uint32_t> eventAt(QPoint viewportPos) const;
@@ -86,6 +105,11 @@ public:
     const TimelineGeometryBuilder& geometryBuilder() const { return m_builder; }
 
     QWidget* legendWidget(); // a small widget showing the colour legend (categories or util thresholds)
+    using LegendEntry = TimelineLegendEntry;
+    /// The legend as drawn for the colour mode: text and first swatch colour (without the marker entry).
+    std::vector<std::pair<QString, QRgb>> legendEntries() const;
+    /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
+    static QRgb categoryPaletteColor(const std::string& category);
 
 signals:
     void eventSelected(tpuscope::model::TrackId track, quint32 index);
@@ -102,6 +126,8 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     bool viewportEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent* event) override;
@@ -111,28 +137,10 @@ private:
     using TimePs = model::TimePs;
     static constexpr int kLabelWidth = 190;
     static constexpr int kRulerHeight = 24;
-    static constexpr int kHeaderHeight = 20;
-    static constexpr int kDepthHeight = 18;
-    static constexpr int kTrackPadding = 3; // above and below a track's depth rows
-
-    struct Group
-    {
-        QString name;
-        bool collapsed = false;
-        bool tpuCore = false;
-        std::vector<model::TrackId> tracks;
-    };
-    struct Row
-    {
-        bool header = false;
-        int group = 0;
-        model::TrackId track = model::kNone;
-        int top = 0; // content coordinates (0 = just below the ruler when scrolled to the top)
-        int height = 0;
-        QString label;
-        QString tooltip;
-        QStaticText text; // the label as drawn (elided, laid out once; empty until first painted)
-    };
+    static constexpr int kHeaderHeight = TimelineTracks::kHeaderHeight;
+    static constexpr int kDepthHeight = TimelineTracks::kDepthHeight;
+    static constexpr int kTrackPadding = TimelineTracks::kTrackPadding;
+    using Row = TimelineTracks::Row;
     struct LabelItem
     {
         QRectF rect;
@@ -173,7 +181,6 @@ private:
     enum class DragMode { None, PendingClick, Pan, Select };
 
     TimeScale scale() const;
-    void rebuildGroups();
     void relayout();
     void updateScrollBars();
     void ensureGeometry(int visibleTop, int visibleBottom);
@@ -183,28 +190,19 @@ private:
     const QStaticText* eventLabel(model::OpId op, qreal available);
     void clearTextCaches();
     void recomputeColors();
-    void computeUtilization();
     void zoomBy(double factor, double anchorX);
     void panBy(double pixels);
     const Row* rowAtContentY(int y) const;
     int contentY(int viewportY) const;
     QRectF eventRect(model::TrackId track, uint32_t index) const; // viewport coordinates
-    QString eventTooltip(model::TrackId track, uint32_t index) const;
-    const QString& opName(model::OpId op) const;
     void computeSelectionSummary();
     void paintRuler(QPainter& p, const TimeScale& s);
     void paintLabels(QPainter& p);
-    void paintSelectionOverlay(QPainter& p);
-    QRgb categoryColor(model::OpId op) const;
-    QRgb utilizationColor(model::OpId op) const;
     void updateLegend();
 
     model::ProfilePtr m_profile;
     TimelineGeometryBuilder m_builder;
-    std::vector<Group> m_groups;
-    std::vector<Row> m_rows;
-    std::vector<int> m_trackRow; // TrackId → index in m_rows, -1 when hidden
-    int m_contentHeight = 0;
+    TimelineTracks m_tracks; // groups, rows, op colours and numbers, tooltips
     quint64 m_layoutGeneration = 1;
     quint64 m_colorGeneration = 1;
     quint64 m_highlightGeneration = 1;
@@ -214,14 +212,6 @@ private:
     TimePs m_fullBegin = 0, m_fullEnd = 1'000'000;
     ColorMode m_colorMode = ColorMode::Category;
     double m_lowUtilThreshold = 0.25;
-    std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
-    std::vector<double> m_opHbmUtil;
-    std::vector<double> m_opRooflineEfficiency; // NaN when unknown
-    std::vector<double> m_opTimeFraction;
-    std::vector<bool> m_lowUtilOps;
-    std::vector<std::pair<QString, QRgb>> m_categoryLegend;
-    mutable std::vector<QString> m_opNames;
-    mutable std::vector<bool> m_opNameReady;
     std::vector<OpLabel> m_opLabels;
     QHash<quint64, QStaticText> m_labelTexts; // (op << 24 | characters kept) → text
     qreal m_ellipsisWidth = -1;
@@ -234,7 +224,9 @@ private:
     std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
     std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};
     std::pair<TimePs, TimePs> m_rangeSelection {0, 0};
+    model::RangeSummary m_rangeSummary;
     QStringList m_selectionSummary;
+    std::vector<bool> m_searchMatches; // per op; empty: no search dimming
 
     DragMode m_drag = DragMode::None;
     QPoint m_pressPos;

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rangeselectionview.h"
+
+#include "timelineview.h"
+
+#include "report/report.h"
+
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tpuscope::widgets {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+} // namespace
+
+RangeSelectionView::RangeSelectionView(TimelineView* timeline, QWidget* parent)
+    : QWidget(parent)
+    , m_timeline(timeline)
+    , m_model(new qt::RangeSelectionModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTableView(this))
+    , m_summary(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(qt::RangeSelectionModel::SortRole);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(qt::RangeSelectionModel::NameColumn, QHeaderView::Stretch);
+    m_view->sortByColumn(qt::RangeSelectionModel::TimeColumn, Qt::DescendingOrder);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_view, 1);
+
+    connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
+        const QVariant op = index.data(qt::RangeSelectionModel::OpRole);
+        if (op.isValid())
+            emit opActivated(model::OpId(op.toUInt()));
+    });
+    if (m_timeline)
+        connect(m_timeline, &TimelineView::rangeSelected, this, &RangeSelectionView::showRange);
+    showRange(0, 0);
+}
+
+void RangeSelectionView::showRange(model::TimePs begin, model::TimePs end)
+{
+    const model::ProfilePtr profile = m_timeline ? m_timeline->profile() : nullptr;
+    if (!profile || end <= begin) {
+        m_model->clear();
+        m_summary->setText(tr("Shift+drag across the timeline to list the ops of a time range; Esc clears it."));
+        return;
+    }
+    // The timeline computed the summary for its own overlay lines: reuse it when it is this range.
+    const model::RangeSummary& current = m_timeline->rangeSummary();
+    m_model->setSummary(
+        current.begin == begin && current.end == end ? current : model::summarizeRange(*profile, begin, end));
+    const model::RangeSummary& s = m_model->summary();
+    m_summary->setText(tr("Selection %1 (from +%2) · %3 op occurrences in %4 rows · busy %5 of %6 core(s) × range")
+                           .arg(qs(model::formatDurationPs(double(s.end - s.begin))),
+                               qs(model::formatDurationPs(double(s.begin - profile->spanBegin))))
+                           .arg(s.occurrences)
+                           .arg(s.rows.size())
+                           .arg(qs(model::formatPercent(s.busyShare)))
+                           .arg(std::max(1, s.cores)));
+    // Docked (as in the main window): come to the front when the user selects a range.
+    if (auto* dock = qobject_cast<QDockWidget*>(parentWidget())) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+QString RangeSelectionView::summaryText() const
+{
+    return m_summary->text();
+}
+
+} // namespace tpuscope::widgets

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "timelineeventinfo.h"
+
+#include "report/report.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+namespace tpuscope::widgets {
+
+using model::kNone;
+using model::TimePs;
+using model::Track;
+using model::TrackKind;
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("TimelineEventInfo", text);
+}
+
+QString offset(const model::Profile& p, TimePs t)
+{
+    return QStringLiteral("+") + qs(model::formatDurationPs(double(t - p.spanBegin)));
+}
+
+/// A step's number: its name when the name is a number (xprof names step events by number).
+std::optional<int64_t> stepNumber(const std::string& name)
+{
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), value);
+    if (error != std::errc() || end != name.data() + name.size() || name.empty())
+        return std::nullopt;
+    return value;
+}
+
+/// The event of the plane's Steps line that contains time t (kNone when none does).
+std::pair<const Track*, uint32_t> stepAt(const model::Profile& p, model::PlaneId plane, TimePs t)
+{
+    if (plane >= p.planes.size())
+        return {nullptr, kNone};
+    for (model::TrackId id : p.planes[plane].tracks) {
+        const Track& steps = p.tracks[id];
+        if (steps.kind != TrackKind::Steps || steps.size() == 0)
+            continue;
+        auto it = std::upper_bound(steps.start.begin(), steps.start.end(), t);
+        if (it == steps.start.begin())
+            return {nullptr, kNone};
+        const auto i = uint32_t(it - steps.start.begin() - 1);
+        if (t < steps.end(i))
+            return {&steps, i};
+    }
+    return {nullptr, kNone};
+}
+
+/// The XLA modules that start inside [begin, end) on the plane's XLA Modules line: what a step ran.
+QString modulesDuring(const model::Profile& p, model::PlaneId plane, TimePs begin, TimePs end)
+{
+    QStringList names;
+    int runs = 0;
+    for (model::TrackId id : p.planes[plane].tracks) {
+        const Track& modules = p.tracks[id];
+        if (modules.kind != TrackKind::XlaModules)
+            continue;
+        auto it = std::lower_bound(modules.start.begin(), modules.start.end(), begin);
+        for (auto i = size_t(it - modules.start.begin()); i < modules.size() && modules.start[i] < end; ++i) {
+            ++runs;
+            const model::OpInfo& op = p.ops[modules.op[i]];
+            const QString name = op.program != kNone && op.program < p.programs.size() ? qs(p.programs[op.program].name)
+                                                                                       : qs(p.str(op.name));
+            if (!names.contains(name) && names.size() < 3)
+                names << name;
+        }
+    }
+    if (names.isEmpty())
+        return {};
+    return runs > 1 ? tr("%1 (%2 module runs)").arg(names.join(QStringLiteral(", "))).arg(runs) : names.front();
+}
+
+} // namespace
+
+QString timelineEventKind(const model::Profile& profile, model::TrackId track)
+{
+    if (track >= profile.tracks.size())
+        return tr("Event");
+    switch (profile.tracks[track].kind) {
+    case TrackKind::Steps:
+        return tr("Step");
+    case TrackKind::XlaModules:
+        return tr("XLA module run");
+    default:
+        break;
+    }
+    const model::Plane& plane = profile.planes[profile.tracks[track].plane];
+    return plane.kind == model::PlaneKind::Host ? tr("Host event") : tr("Event");
+}
+
+std::vector<std::pair<QString, QString>> timelineEventFacts(
+    const model::Profile& p, model::TrackId trackId, uint32_t index)
+{
+    std::vector<std::pair<QString, QString>> facts;
+    if (trackId >= p.tracks.size() || index >= p.tracks[trackId].size())
+        return facts;
+    const Track& track = p.tracks[trackId];
+    const model::OpInfo& op = p.ops[track.op[index]];
+    const std::string& name = p.str(op.name);
+    facts.emplace_back(tr("Event"), timelineEventKind(p, trackId) + QStringLiteral(": ") + qs(name));
+    facts.emplace_back(
+        tr("Line"), qs(p.str(p.planes[track.plane].name)) + QStringLiteral(" / ") + qs(p.str(track.name)));
+    facts.emplace_back(tr("Duration"), qs(model::formatDurationPs(double(track.duration[index]))));
+    facts.emplace_back(tr("Start"), offset(p, track.start[index]) + tr(" from the profile start"));
+    facts.emplace_back(tr("End"), offset(p, track.end(index)));
+
+    // The step: the event itself on a Steps line, else the step of the same core it starts in.
+    if (track.kind == TrackKind::Steps) {
+        const auto number = stepNumber(name);
+        facts.emplace_back(tr("Step number"),
+            number ? QString::number(*number)
+                   : tr("%1 of %2 on this line (the event is not named by a number)").arg(index + 1).arg(track.size()));
+    } else if (const auto [steps, step] = stepAt(p, track.plane, track.start[index]); steps) {
+        const std::string& stepName = p.str(p.ops[steps->op[step]].name);
+        const auto number = stepNumber(stepName);
+        facts.emplace_back(tr("Step number"), number ? QString::number(*number) : qs(stepName));
+    }
+
+    QString program;
+    if (op.program != kNone && op.program < p.programs.size())
+        program = qs(p.programs[op.program].name);
+    if (op.hasProgramId)
+        program += (program.isEmpty() ? QString() : QStringLiteral(" ")) + tr("(program id %1)").arg(op.programId);
+    if (program.isEmpty() && track.kind == TrackKind::XlaModules)
+        program = qs(name);
+    if (program.isEmpty() && track.kind == TrackKind::Steps)
+        program = modulesDuring(p, track.plane, track.start[index], track.end(index));
+    if (!program.isEmpty())
+        facts.emplace_back(tr("Program"), program);
+
+    // How often this name runs on the line, so one run can be put next to the others.
+    int64_t runs = 0;
+    double total = 0;
+    for (size_t i = 0; i < track.size(); ++i) {
+        if (track.op[i] == track.op[index]) {
+            ++runs;
+            total += double(track.duration[i]);
+        }
+    }
+    if (runs > 1)
+        facts.emplace_back(tr("On this line"),
+            tr("%1 events of this name, %2 on average")
+                .arg(runs)
+                .arg(qs(model::formatDurationPs(total / double(runs)))));
+    return facts;
+}
+
+} // namespace tpuscope::widgets

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+
+#include <QString>
+
+#include <utility>
+#include <vector>
+
+namespace tpuscope::widgets {
+
+/// What a timeline event that is not an XLA op is (a step, a module run, a host event), in
+/// (label, value) pairs for the details panel: the kind, the line, start, duration, end, the
+/// step number and the program. Empty for an event that does not exist.
+std::vector<std::pair<QString, QString>> timelineEventFacts(
+    const model::Profile& profile, model::TrackId track, uint32_t index);
+
+/// The heading those facts go under ("Step", "XLA module run", "Host event", "Event").
+QString timelineEventKind(const model::Profile& profile, model::TrackId track);
+
+} // namespace tpuscope::widgets

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "timelinetracks.h"
+
+#include "timelinegeometry.h"
+#include "timescale.h"
+
+#include "analysis/opbreakdown.h"
+#include "report/report.h"
+
+#include <QColor>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace tpuscope::widgets {
+
+using model::kNone;
+using model::OpId;
+using model::PlaneKind;
+using model::TimePs;
+using model::Track;
+using model::TrackId;
+using model::TrackKind;
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green.
+QRgb flameColorImpl(double fraction, double brightness)
+{
+    if (std::isnan(fraction))
+        return qRgb(int(brightness * 255), int(brightness * 255), int(brightness * 255));
+    const double g = std::sqrt(std::clamp(fraction, 0.0, 1.0));
+    const double b = brightness * 255;
+    if (g < 0.5)
+        return qRgb(int(b), int(2 * g * b), 0);
+    return qRgb(int(2 * (1 - g) * b), int(b), 0);
+}
+
+uint32_t fnv1a(const std::string& s)
+{
+    uint32_t h = 2166136261u;
+    for (unsigned char c : s)
+        h = (h ^ c) * 16777619u;
+    return h;
+}
+
+// Tableau-like palette, readable with dark text, distinguishable on light and dark backgrounds.
+constexpr QRgb kCategoryPalette[] = {
+    qRgb(78, 121, 167),
+    qRgb(242, 142, 43),
+    qRgb(118, 183, 178),
+    qRgb(89, 161, 79),
+    qRgb(237, 201, 72),
+    qRgb(176, 122, 161),
+    qRgb(255, 157, 167),
+    qRgb(156, 117, 95),
+    qRgb(160, 203, 232),
+    qRgb(255, 190, 125),
+    qRgb(140, 209, 125),
+    qRgb(182, 153, 45),
+    qRgb(73, 152, 148),
+    qRgb(212, 166, 200),
+    qRgb(134, 188, 182),
+    qRgb(225, 87, 89),
+};
+constexpr size_t kPaletteSize = sizeof(kCategoryPalette) / sizeof(kCategoryPalette[0]);
+
+/// Well-known categories get fixed colours so screenshots stay comparable across profiles.
+QRgb knownCategoryColor(const std::string& category, bool& found)
+{
+    static const std::map<std::string, QRgb, std::less<>> known = {
+        {"convolution fusion", kCategoryPalette[0]},
+        {"convolution", kCategoryPalette[0]},
+        {"loop fusion", kCategoryPalette[1]},
+        {"output fusion", kCategoryPalette[8]},
+        {"input fusion", kCategoryPalette[2]},
+        {"custom fusion", kCategoryPalette[5]},
+        {"data formatting", kCategoryPalette[7]},
+        {"non-fusion elementwise", kCategoryPalette[3]},
+        {"all-reduce", kCategoryPalette[15]},
+        {"all-gather", kCategoryPalette[6]},
+        {"all-reduce fusion", kCategoryPalette[15]},
+        {"all-gather fusion", kCategoryPalette[6]},
+        {"copy", kCategoryPalette[11]},
+        {"copy-start", kCategoryPalette[11]},
+        {"copy-done", kCategoryPalette[11]},
+        {"dot", kCategoryPalette[12]},
+        {"fusion", kCategoryPalette[4]},
+    };
+    auto it = known.find(category);
+    found = it != known.end();
+    return found ? it->second : 0;
+}
+
+/// Non-op events (steps, host threads): softer colours by name.
+QRgb mutedColor(uint32_t hash)
+{
+    const int hue = int(hash % 360);
+    return QColor::fromHsl(hue, 70, 175).rgb();
+}
+
+/// Every XLA module run in one slate grey-blue: a colour by name could equal an op category's
+/// (a module once came out the teal of "input fusion"), and a module is a container, not an op.
+constexpr QRgb kModuleColor = qRgb(128, 140, 160);
+
+int trackKindRank(TrackKind kind)
+{
+    switch (kind) {
+    case TrackKind::Steps:
+        return 0;
+    case TrackKind::XlaModules:
+        return 1;
+    case TrackKind::XlaOps:
+        return 2;
+    case TrackKind::AsyncXlaOps:
+        return 3;
+    case TrackKind::FrameworkOps:
+        return 4;
+    default:
+        return 5;
+    }
+}
+
+} // namespace
+
+QRgb timelineFlameColor(double fraction, double brightness)
+{
+    return flameColorImpl(fraction, brightness);
+}
+
+void TimelineTracks::setProfile(model::ProfilePtr profile, double lowUtilizationThreshold)
+{
+    m_profile = std::move(profile);
+    m_lowUtilThreshold = lowUtilizationThreshold;
+    m_opNames.clear();
+    m_opNameReady.clear();
+    if (m_profile) {
+        m_opNames.resize(m_profile->ops.size());
+        m_opNameReady.assign(m_profile->ops.size(), false);
+    }
+    computeOpNumbers();
+    rebuildGroups();
+    m_rows.clear();
+    m_trackRow.assign(m_profile ? m_profile->tracks.size() : 0, -1);
+    m_contentHeight = 0;
+}
+
+void TimelineTracks::setLowUtilizationThreshold(double fraction)
+{
+    m_lowUtilThreshold = std::clamp(fraction, 0.0, 1.0);
+    computeOpNumbers();
+}
+
+bool TimelineTracks::setGroupCollapsed(int group, bool collapsed)
+{
+    if (group < 0 || group >= int(m_groups.size()) || m_groups[group].collapsed == collapsed)
+        return false;
+    m_groups[group].collapsed = collapsed;
+    return true;
+}
+
+void TimelineTracks::computeOpNumbers()
+{
+    m_opFlopsUtil.clear();
+    m_opHbmUtil.clear();
+    m_opTimeFraction.clear();
+    m_lowUtilOps.clear();
+    m_categoryLegend.clear();
+    if (!m_profile)
+        return;
+    const size_t nOps = m_profile->ops.size();
+    m_opFlopsUtil.assign(nOps, std::nan(""));
+    m_opHbmUtil.assign(nOps, std::nan(""));
+    m_opTimeFraction.assign(nOps, 0);
+    const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
+    std::map<std::string, double> categoryTime;
+    m_lowUtilOps.assign(nOps, false);
+    m_opRooflineEfficiency.assign(nOps, std::nan(""));
+    for (const model::OpRow& row : breakdown.rows)
+        categoryTime[row.category] += row.totalTimePs;
+    // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
+    // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
+    // the roofline), as the op table uses.
+    const std::vector<size_t> rowOf = model::rowOfEachOp(*m_profile, breakdown);
+    for (OpId op = 0; op < nOps; ++op) {
+        if (rowOf[op] == SIZE_MAX)
+            continue;
+        const model::OpRow& row = breakdown.rows[rowOf[op]];
+        m_opTimeFraction[op] = row.timeFraction;
+        m_opFlopsUtil[op] = row.flopsUtilization.value_or(std::nan(""));
+        m_opHbmUtil[op] = row.hbmUtilization.value_or(std::nan(""));
+        m_opRooflineEfficiency[op] = row.rooflineEfficiency.value_or(std::nan(""));
+        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
+            && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
+    }
+    // The legend lists what is drawn: every category of an op with events (by op time, then by
+    // name), then the kinds of non-op events present.
+    m_opKind.assign(nOps, OpKind::NotDrawn);
+    for (const Track& track : m_profile->tracks) {
+        const OpKind kind = track.kind == TrackKind::Steps ? OpKind::Step
+            : track.kind == TrackKind::XlaModules          ? OpKind::Module
+                                                           : OpKind::Other;
+        for (const OpId op : track.op) {
+            if (op >= nOps || m_opKind[op] != OpKind::NotDrawn)
+                continue;
+            const auto& info = m_profile->ops[op];
+            m_opKind[op] = info.isXlaOp && info.category != 0 ? OpKind::Category : kind;
+        }
+    }
+    bool drawn[4] = {};
+    std::map<std::string, double> drawnCategories;
+    for (OpId op = 0; op < nOps; ++op) {
+        const OpKind kind = m_opKind[op];
+        if (kind == OpKind::NotDrawn)
+            continue;
+        drawn[int(kind) - 1] = true;
+        if (kind == OpKind::Category) {
+            const std::string& category = m_profile->str(m_profile->ops[op].category);
+            auto it = categoryTime.find(category);
+            drawnCategories[category] = it != categoryTime.end() ? it->second : 0;
+        }
+    }
+    std::vector<std::pair<std::string, double>> sorted(drawnCategories.begin(), drawnCategories.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [category, time] : sorted)
+        m_categoryLegend.push_back({qs(category), {categoryPaletteColor(category)}});
+    if (drawn[int(OpKind::Module) - 1])
+        m_categoryLegend.push_back({tr("XLA modules"), {kModuleColor}});
+    // Steps and host events are coloured by name: the swatch shows a few of their colours.
+    auto sampleColors = [this](OpKind kind) {
+        std::vector<OpId> ops;
+        for (OpId op = 0; op < m_opKind.size(); ++op)
+            if (m_opKind[op] == kind)
+                ops.push_back(op);
+        std::vector<QRgb> colors; // up to four, spread over the ops of that kind
+        const size_t n = std::min<size_t>(4, ops.size());
+        for (size_t i = 0; i < n; ++i)
+            colors.push_back(categoryColor(ops[i * ops.size() / n]));
+        return colors;
+    };
+    if (drawn[int(OpKind::Step) - 1])
+        m_categoryLegend.push_back({tr("steps (one colour per step)"), sampleColors(OpKind::Step)});
+    if (drawn[int(OpKind::Other) - 1])
+        m_categoryLegend.push_back(
+            {tr("other events: host, async, TraceMe (one colour per name)"), sampleColors(OpKind::Other)});
+}
+
+QRgb TimelineTracks::categoryPaletteColor(const std::string& category)
+{
+    bool found = false;
+    const QRgb known = knownCategoryColor(category, found);
+    return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
+}
+
+std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral) const
+{
+    std::vector<TimelineLegendEntry> entries;
+    for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
+        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {flameColorImpl(stop, 0.7)}});
+    entries.push_back({tr("no FLOPS data"), {flameColorImpl(std::nan(""), 0.7)}});
+    bool nonOps = false;
+    for (const OpKind kind : m_opKind)
+        nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);
+    if (nonOps)
+        entries.push_back({tr("not an XLA op (steps, modules, host)"), {neutral}});
+    return entries;
+}
+
+bool TimelineTracks::isLowUtilizationOp(OpId op) const
+{
+    return op < m_lowUtilOps.size() && m_lowUtilOps[op];
+}
+
+QRgb TimelineTracks::categoryColor(OpId op) const
+{
+    const auto& info = m_profile->ops[op];
+    if (info.isXlaOp && info.category != 0)
+        return categoryPaletteColor(m_profile->str(info.category));
+    if (op < m_opKind.size() && m_opKind[op] == OpKind::Module)
+        return kModuleColor;
+    return mutedColor(fnv1a(m_profile->str(info.name)));
+}
+
+QRgb TimelineTracks::utilizationColor(OpId op, QRgb neutral) const
+{
+    if (!m_profile->ops[op].isXlaOp)
+        return neutral;
+    return flameColorImpl(m_opFlopsUtil[op], 0.7);
+}
+
+void TimelineTracks::rebuildGroups()
+{
+    m_groups.clear();
+    if (m_profile) {
+        const auto& p = *m_profile;
+        auto hasContent = [&](TrackId t) { return p.tracks[t].size() > 0; };
+        auto sortedTracks = [&](const model::Plane& plane) {
+            std::vector<TrackId> tracks;
+            for (TrackId t : plane.tracks)
+                if (t < p.tracks.size() && hasContent(t))
+                    tracks.push_back(t);
+            std::stable_sort(tracks.begin(), tracks.end(), [&](TrackId a, TrackId b) {
+                const int ra = trackKindRank(p.tracks[a].kind), rb = trackKindRank(p.tracks[b].kind);
+                if (ra != rb)
+                    return ra < rb;
+                return p.tracks[a].sortIndex < p.tracks[b].sortIndex;
+            });
+            return tracks;
+        };
+        const auto cores = p.tpuCorePlanes();
+        for (model::PlaneId id : cores) {
+            const model::Plane& plane = p.planes[id];
+            Group g;
+            g.tpuCore = true;
+            g.name = QStringLiteral("TPU:%1").arg(plane.coreIndex);
+            if (p.hosts.size() > 1 && plane.host < p.hosts.size() && !p.hosts[plane.host].empty())
+                g.name = qs(p.hosts[plane.host]) + QStringLiteral(" · ") + g.name;
+            if (!plane.deviceType.empty())
+                g.name += QStringLiteral("  (") + qs(plane.deviceType) + QChar(u')');
+            g.tracks = sortedTracks(plane);
+            if (!g.tracks.empty())
+                m_groups.push_back(std::move(g));
+        }
+        Group others;
+        std::vector<model::PlaneId> otherPlanes;
+        for (model::PlaneId id = 0; id < p.planes.size(); ++id) {
+            const model::Plane& plane = p.planes[id];
+            if (plane.kind == PlaneKind::Metadata || std::find(cores.begin(), cores.end(), id) != cores.end())
+                continue;
+            for (TrackId t : sortedTracks(plane))
+                others.tracks.push_back(t);
+            otherPlanes.push_back(id);
+        }
+        if (!others.tracks.empty()) {
+            others.name = (m_groups.empty() ? tr("Threads") : tr("Host threads and other planes"))
+                + QStringLiteral("  (%1)").arg(others.tracks.size());
+            // With TPU cores on screen the host rows are mostly noise: start collapsed.
+            others.collapsed = !m_groups.empty();
+            m_groups.push_back(std::move(others));
+        }
+    }
+}
+
+void TimelineTracks::layout(const TimelineGeometryBuilder& builder)
+{
+    m_rows.clear();
+    m_trackRow.assign(m_profile ? m_profile->tracks.size() : 0, -1);
+    int y = 0;
+    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
+        const Group& g = m_groups[gi];
+        Row header;
+        header.header = true;
+        header.group = gi;
+        header.top = y;
+        header.height = kHeaderHeight;
+        header.label = g.name;
+        m_rows.push_back(header);
+        y += kHeaderHeight;
+        if (g.collapsed)
+            continue;
+        const bool showPlane = !g.tpuCore;
+        for (TrackId t : g.tracks) {
+            const Track& track = m_profile->tracks[t];
+            Row row;
+            row.group = gi;
+            row.track = t;
+            row.top = y;
+            row.height = builder.depthCount(t) * kDepthHeight + 2 * kTrackPadding;
+            row.label = qs(m_profile->str(track.name));
+            if (row.label.isEmpty())
+                row.label = tr("(unnamed line)");
+            const QString plane = qs(m_profile->str(m_profile->planes[track.plane].name));
+            row.tooltip = plane + QStringLiteral(" / ") + row.label
+                + tr("\n%1 events, %2 depth levels").arg(track.size()).arg(int(track.maxDepth) + 1);
+            if (showPlane && m_profile->planes[track.plane].kind != PlaneKind::Host)
+                row.label = plane + QStringLiteral(": ") + row.label;
+            m_trackRow[t] = int(m_rows.size());
+            m_rows.push_back(row);
+            y += row.height;
+        }
+    }
+    m_contentHeight = y;
+}
+
+const TimelineTracks::Row* TimelineTracks::rowAtContentY(int y) const
+{
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](int v, const Row& r) { return v < r.top; });
+    if (it == m_rows.begin())
+        return nullptr;
+    --it;
+    return y < it->top + it->height ? &*it : nullptr;
+}
+
+const QString& TimelineTracks::opName(OpId op) const
+{
+    static const QString empty;
+    if (!m_profile || op >= m_opNames.size())
+        return empty;
+    if (!m_opNameReady[op]) {
+        m_opNames[op] = qs(m_profile->str(m_profile->ops[op].name));
+        m_opNameReady[op] = true;
+    }
+    return m_opNames[op];
+}
+
+QString TimelineTracks::eventTooltip(TrackId track, uint32_t index) const
+{
+    const Track& t = m_profile->tracks[track];
+    const OpId op = t.op[index];
+    const auto& info = m_profile->ops[op];
+    QString text = QStringLiteral("<b>%1</b>").arg(opName(op).toHtmlEscaped());
+    if (info.category)
+        text += QStringLiteral("<br>") + tr("category: %1").arg(qs(m_profile->str(info.category)).toHtmlEscaped());
+    text += QStringLiteral("<br>") + tr("duration: %1").arg(TimeScale::formatDuration(double(t.duration[index])));
+    text += QStringLiteral("<br>")
+        + tr("start: %1").arg(TimeScale::formatDuration(double(t.start[index] - m_profile->spanBegin)));
+    const auto& device = m_profile->device;
+    if (info.isXlaOp) {
+        // The op's rates as the breakdown knows them (async pairs over their span, host
+        // transfers on the host link); unknown is said so, with the reason.
+        if (device.peakTflopsPerCore <= 0) {
+            text += QStringLiteral("<br>") + tr("utilization: unknown (no TPU generation: choose a device)");
+        } else if (std::isnan(m_opFlopsUtil[op]) && std::isnan(m_opHbmUtil[op])) {
+            text += QStringLiteral("<br>")
+                + tr("utilization: unknown (the op records no cost data, or it is a host transfer)");
+        } else {
+            auto value = [](double u) {
+                return std::isnan(u) ? QString::fromUtf8(model::kUnknownText)
+                                     : QString::number(100 * u, 'f', 1) + QLatin1Char('%');
+            };
+            text += QStringLiteral("<br>")
+                + tr("op average: FLOPS %1, HBM %2, roofline efficiency %3")
+                      .arg(value(m_opFlopsUtil[op]), value(m_opHbmUtil[op]), value(m_opRooflineEfficiency[op]));
+        }
+        if (isLowUtilizationOp(op))
+            text += QStringLiteral("<br><span style='color:#b00020'>")
+                + tr("low-utilization fusion: %1% of op time, below %2% of its roofline bound")
+                      .arg(100 * m_opTimeFraction[op], 0, 'f', 1)
+                      .arg(int(std::lround(m_lowUtilThreshold * 100)))
+                + QStringLiteral("</span>");
+    }
+    return text;
+}
+
+} // namespace tpuscope::widgets

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/profile.h"
+
+#include <QCoreApplication>
+#include <QRgb>
+#include <QStaticText>
+#include <QString>
+
+#include <string>
+#include <vector>
+
+namespace tpuscope::widgets {
+
+class TimelineGeometryBuilder;
+
+/// The low-utilization marker (bars and triangles on the timeline, its legend swatch).
+inline constexpr QRgb kTimelineMarkerColor = qRgb(176, 0, 32);
+/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green; grey for NaN.
+QRgb timelineFlameColor(double fraction, double brightness = 0.7);
+
+/// One legend entry: a text and its swatch (several colours for kinds coloured by name).
+struct TimelineLegendEntry
+{
+    QString text;
+    std::vector<QRgb> colors;
+};
+
+/// The timeline's track set (Qt Creator's TimelineModel seam, not a QAbstractItemModel): which
+/// groups and rows a profile shows and in which order, their labels and tooltips, each op's
+/// colour, utilization and low-utilization mark, and the category legend that follows from them.
+/// No painting and no widget: the view lays rows out from it and draws.
+class TimelineTracks
+{
+    Q_DECLARE_TR_FUNCTIONS(TimelineTracks)
+public:
+    static constexpr int kHeaderHeight = 20;
+    static constexpr int kDepthHeight = 18;
+    static constexpr int kTrackPadding = 3; // above and below a track's depth rows
+
+    struct Group
+    {
+        QString name;
+        bool collapsed = false;
+        bool tpuCore = false;
+        std::vector<model::TrackId> tracks;
+    };
+    struct Row
+    {
+        bool header = false;
+        int group = 0;
+        model::TrackId track = model::kNone;
+        int top = 0; // content coordinates (0 = just below the ruler when scrolled to the top)
+        int height = 0;
+        QString label;
+        QString tooltip;
+        QStaticText text; // the label as drawn (elided, laid out once by the view; empty until painted)
+    };
+
+    /// Groups one per TPU core (Steps, XLA Modules, XLA Ops, other lines), the other planes in
+    /// one group (collapsed when there are cores), and every op's numbers from the op breakdown.
+    void setProfile(model::ProfilePtr profile, double lowUtilizationThreshold);
+    const model::ProfilePtr& profile() const { return m_profile; }
+    void setLowUtilizationThreshold(double fraction);
+    double lowUtilizationThreshold() const { return m_lowUtilThreshold; }
+
+    /// Rows from the groups (collapsed groups show their header only); depth rows per track come
+    /// from the builder.
+    void layout(const TimelineGeometryBuilder& builder);
+    const std::vector<Group>& groups() const { return m_groups; }
+    /// False when nothing changed; the caller lays out again.
+    bool setGroupCollapsed(int group, bool collapsed);
+    std::vector<Row>& rows() { return m_rows; }
+    const std::vector<Row>& rows() const { return m_rows; }
+    /// Index in rows() of a track's row, -1 when hidden.
+    int rowOfTrack(model::TrackId track) const { return track < m_trackRow.size() ? m_trackRow[track] : -1; }
+    int contentHeight() const { return m_contentHeight; }
+    const Row* rowAtContentY(int y) const;
+
+    const QString& opName(model::OpId op) const;
+    bool isLowUtilizationOp(model::OpId op) const;
+    const std::vector<bool>& lowUtilizationOps() const { return m_lowUtilOps; }
+    /// Colour by HLO category (XLA ops), the module colour, or a muted colour by name.
+    QRgb categoryColor(model::OpId op) const;
+    /// Flame colour of the op's FLOPS utilization; `neutral` for events that are not XLA ops.
+    QRgb utilizationColor(model::OpId op, QRgb neutral) const;
+    /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
+    static QRgb categoryPaletteColor(const std::string& category);
+    /// Every category drawn (by op time), then the kinds of non-op events present.
+    const std::vector<TimelineLegendEntry>& categoryLegend() const { return m_categoryLegend; }
+    std::vector<TimelineLegendEntry> utilizationLegend(QRgb neutral) const;
+    /// Rich-text tooltip of an event: name, category, duration, start, the op's rates.
+    QString eventTooltip(model::TrackId track, uint32_t index) const;
+
+private:
+    void rebuildGroups();
+    void computeOpNumbers();
+
+    /// What each op's events are drawn as (the legend lists exactly the kinds present).
+    enum class OpKind : uint8_t { NotDrawn, Category, Module, Step, Other };
+
+    model::ProfilePtr m_profile;
+    double m_lowUtilThreshold = 0.25;
+    std::vector<Group> m_groups;
+    std::vector<Row> m_rows;
+    std::vector<int> m_trackRow; // TrackId → index in m_rows, -1 when hidden
+    int m_contentHeight = 0;
+    std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
+    std::vector<double> m_opHbmUtil;
+    std::vector<double> m_opRooflineEfficiency; // NaN when unknown
+    std::vector<double> m_opTimeFraction;
+    std::vector<bool> m_lowUtilOps;
+    std::vector<OpKind> m_opKind;
+    std::vector<TimelineLegendEntry> m_categoryLegend;
+    mutable std::vector<QString> m_opNames;
+    mutable std::vector<bool> m_opNameReady;
+};
+
+} // namespace tpuscope::widgets
