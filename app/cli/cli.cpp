@@ -112,6 +112,8 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             args.module = v;
         } else if (a == "--text") {
             args.text = true;
+        } else if (a == "--wide") {
+            args.wide = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
             args.error = "unknown option " + a;
             return false;
@@ -196,6 +198,7 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     Table table;
     table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
     table.rightAligned = {false, false, true, false, false};
+    table.elideWideCells = false; // meanings and sources are prose: cut, they would lose their point
     for (const auto& t : adviceThresholds()) {
         char value[32];
         std::snprintf(value, sizeof value, "%g", t.value);
