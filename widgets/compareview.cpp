@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compareview.h"
 
+#include "tableimage.h"
+
 #include "report/report.h"
 #include "sharecard.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QMessageBox>
 
 #include <QApplication>
 #include <QClipboard>
@@ -57,9 +59,9 @@ CompareView::CompareView(QWidget* parent)
             return;
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Save Comparison Card"), QStringLiteral("tpuscope-compare.png"), tr("PNG images (*.png)"));
-        QSaveFile file(path);
-        if (!path.isEmpty() && file.open(QIODevice::WriteOnly) && renderCard().save(&file, "PNG"))
-            file.commit();
+        QString error; // written atomically, never through a symlink (tableimage.h)
+        if (!path.isEmpty() && !savePngAtomically(renderCard(), path, error))
+            QMessageBox::warning(this, tr("Save Comparison Card"), tr("Could not write %1: %2").arg(path, error));
     });
     auto* top = new QHBoxLayout;
     top->addWidget(m_summary, 1);
@@ -100,8 +102,9 @@ QString CompareView::summaryText() const
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
         parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
-    parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
-                                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
+    parts << tr("op time%1 %2")
+                 .arg(diff->perStep ? tr(" per step") : QString(),
+                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
     parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
     parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
