@@ -24,8 +24,8 @@
 
 #ifdef TPUSCOPE_CLI_CARD
 #include "sharecard.h"
+#include "tableimage.h"
 
-#include <QBuffer>
 #include <QByteArray>
 #include <QGuiApplication>
 #include <QImage>
@@ -257,9 +257,8 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     // Encoded in memory and saved like every other output: QImage::save would follow a planted
     // symlink and leave a fixed-name temporary file behind.
-    QByteArray png;
-    QBuffer buffer(&png);
-    if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
+    const QByteArray png = widgets::encodePng(image);
+    if (png.isEmpty()) {
         err << "tpuscope-cli card: could not encode the card as PNG\n";
         return 1;
     }
