@@ -196,10 +196,11 @@ bool ShareActions::copyForForum(const widgets::ForumPostOptions& options)
         m_failure(tr("Could not build the forum post: %1").arg(qs(post.error)));
         return false;
     }
-    QString what = tr("Markdown (top %1 ops, %2 advice items, %3")
-                       .arg(post.opsShown)
-                       .arg(post.adviceShown)
-                       .arg(redactionSummary(options.redaction));
+    QString what = tr("Markdown (top %1, %2, %3)")
+                       .arg(post.opsShown == 1 ? tr("1 op") : tr("%1 ops").arg(post.opsShown),
+                           post.adviceShown == 1 ? tr("1 advice item") : tr("%1 advice items").arg(post.adviceShown),
+                           redactionSummary(options.redaction));
+    what.chop(1); // the notes below go inside the parentheses
     if (post.shareBlockIncluded)
         what += tr(", share block included");
     else if (post.shareBlockOmitted)
