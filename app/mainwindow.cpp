@@ -228,6 +228,8 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
 
     m_compare = new widgets::CompareView(this);
+    connect(m_compare, &widgets::CompareView::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     m_compareDock = new QDockWidget(tr("Compare"), this);
     m_compareDock->setObjectName(QStringLiteral("compareDock"));
     m_compareDock->setWidget(m_compare);

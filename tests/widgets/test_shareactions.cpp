@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "shareactions.h"
 
+#include "compareview.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
@@ -15,6 +16,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
@@ -327,7 +329,35 @@ TEST_F(ShareActionsTest, OpTablePngHasAHeaderAndIsWrittenSafely)
             colours.insert(image.pixel(x, y));
     EXPECT_GT(colours.size(), 10) << "the image is blank";
 
+    const QString card = m_dir.filePath(QStringLiteral("card.png"));
+    ASSERT_TRUE(window.shareActions()->saveShareCard(card));
+    const QImage cardImage(card);
+    ASSERT_FALSE(cardImage.isNull());
+    EXPECT_EQ(window.statusBar()->currentMessage(),
+        QStringLiteral("Saved card.png (%1×%2) and copied it to the clipboard")
+            .arg(cardImage.width())
+            .arg(cardImage.height()));
+
     // The open profile is never overwritten.
     EXPECT_FALSE(window.shareActions()->exportOpTablePng(sample("tpu_v6e_inference.xplane.pb")));
     EXPECT_TRUE(window.messageText().contains(QStringLiteral("Could not write"))) << window.messageText().toStdString();
+}
+
+TEST_F(ShareActionsTest, ComparisonCopyReportsInTheStatusBar)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
+    QSignalSpy ready(&window, &MainWindow::comparisonReady);
+    window.compareWith(sample("tpu_v6e_inference.xplane.pb"));
+    ASSERT_TRUE(ready.wait(60000));
+    QPushButton* copy = nullptr;
+    for (QPushButton* button : window.compareView()->findChildren<QPushButton*>())
+        if (button->text() == QStringLiteral("Copy as Markdown"))
+            copy = button;
+    ASSERT_TRUE(copy);
+    copy->click();
+    EXPECT_EQ(QApplication::clipboard()->text(), window.compareView()->markdown());
+    EXPECT_TRUE(window.statusBar()->currentMessage().startsWith(QStringLiteral("Copied ")))
+        << window.statusBar()->currentMessage().toStdString();
+    EXPECT_TRUE(window.statusBar()->currentMessage().endsWith(QStringLiteral("of Markdown (the comparison)")));
 }
