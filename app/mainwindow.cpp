@@ -19,7 +19,7 @@
 #include "report/report.h"
 #include "rooflinechart.h"
 #include "share/sharefile.h"
-#include "sharecard.h"
+#include "shareactions.h"
 #include "shortcutsdialog.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
@@ -44,7 +44,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
-#include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
 #include <QShortcut>
@@ -230,6 +229,8 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
 
     m_compare = new widgets::CompareView(this);
+    connect(m_compare, &widgets::CompareView::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     m_compareDock = new QDockWidget(tr("Compare"), this);
     m_compareDock->setObjectName(QStringLiteral("compareDock"));
     m_compareDock->setWidget(m_compare);
@@ -265,6 +266,9 @@ QString MainWindow::aboutHtml()
 
 void MainWindow::createActions()
 {
+    m_share = new ShareActions(
+        m_session, m_opTable, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); },
+        [this](const QString& text) { showMessage(text); }, this);
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(
         style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open File…"), this, &MainWindow::chooseFile);
@@ -278,19 +282,14 @@ void MainWindow::createActions()
     file->addSeparator();
     QMenu* share = file->addMenu(tr("&Share"));
     m_shareMenu = share;
-    share->addAction(tr("Save Share &File…"), this, &MainWindow::saveShareFile);
-    share->addAction(tr("Copy Share &Text (for a forum post)"), this, [this] { copyShareText(); });
-    share->addAction(tr("Share &Card…"), this, &MainWindow::saveShareCard);
+    share->addAction(tr("Save Share &File…"), m_share, &ShareActions::saveShareFile);
+    share->addAction(tr("Copy for &Forum…"), m_share, qOverload<>(&ShareActions::copyForForum));
+    share->addAction(tr("Share &Card…"), m_share, qOverload<>(&ShareActions::saveShareCard));
     share->addSeparator();
     share->addAction(
-        tr("Copy Op Table as &Markdown"), this, [this] { m_opTable->copyAs(model::TableFormat::Markdown); });
-    share->addAction(tr("Copy Op Table as CS&V"), this, [this] { m_opTable->copyAs(model::TableFormat::Csv); });
-    share->addAction(tr("Export Op Table &PNG…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
-        if (!path.isEmpty() && !saveImageAtomically(m_opTable->renderImage(), path))
-            showMessage(tr("Could not write %1").arg(path));
-    });
+        tr("Copy Op Table as &Markdown"), m_share, [this] { m_share->copyOpTable(model::TableFormat::Markdown); });
+    share->addAction(tr("Copy Op Table as CS&V"), m_share, [this] { m_share->copyOpTable(model::TableFormat::Csv); });
+    share->addAction(tr("Export Op Table &PNG…"), m_share, qOverload<>(&ShareActions::exportOpTablePng));
     share->setEnabled(false);
     m_compareAction = file->addAction(tr("Co&mpare with…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Compare With (after)"), {},
@@ -498,68 +497,6 @@ void MainWindow::rememberDevice(const QString& generation)
         QSettings().setValue(key, generation);
 }
 
-bool MainWindow::saveImageAtomically(const QImage& image, const QString& path)
-{
-    QSaveFile file(path); // written to a temporary file and renamed: never half a PNG
-    return file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
-}
-
-void MainWindow::saveShareFile()
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
-        return;
-    const QStringList choices {tr("No redaction"), tr("Drop source paths"),
-        tr("Drop source paths and framework op names"), tr("Drop paths and names, hash HLO op names")};
-    bool ok = false;
-    const QString choice = QInputDialog::getItem(this, tr("Save Share File"),
-        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"), choices,
-        0, false, &ok);
-    if (!ok)
-        return;
-    model::ShareOptions options;
-    const int level = choices.indexOf(choice);
-    options.redaction.paths = level >= 1;
-    options.redaction.names = level >= 2;
-    options.redaction.hashNames = level >= 3;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save Share File"), QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).canonicalFilePath()
-        == QFileInfo(QString::fromStdString(profile->load.path)).canonicalFilePath()) {
-        showMessage(tr("Not writing over the profile that is open."));
-        return;
-    }
-    const model::ShareResult result = model::buildShareFile(*profile, options);
-    std::string error = result.error;
-    if (result.ok() && model::saveFileAtomically(path.toStdString(), result.bytes, error, {profile->load.path}))
-        statusBar()->showMessage(tr("Saved %1 (%2 KB, %3 ops)")
-                                     .arg(QFileInfo(path).fileName())
-                                     .arg(double(result.bytes.size()) / 1024.0, 0, 'f', 1)
-                                     .arg(result.stats.keptOps),
-            8000);
-    else
-        showMessage(tr("Could not save the share file: %1").arg(QString::fromStdString(error)));
-}
-
-bool MainWindow::copyShareText()
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
-        return false;
-    const model::ShareResult result = model::buildShareFile(*profile);
-    if (!result.ok()) {
-        showMessage(tr("Could not build the share file: %1").arg(QString::fromStdString(result.error)));
-        return false;
-    }
-    QApplication::clipboard()->setText(QString::fromStdString(model::shareFileToText(result.bytes)));
-    statusBar()->showMessage(tr("Share text copied: paste it into a post; others open it with File → Open Share "
-                                "Text from Clipboard"),
-        8000);
-    return true;
-}
-
 void MainWindow::openShareTextFromClipboard()
 {
     std::string bytes, error;
@@ -570,24 +507,6 @@ void MainWindow::openShareTextFromClipboard()
     hideMessage();
     m_session->openBytes(
         QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), QStringLiteral("clipboard.tpuscope"));
-}
-
-void MainWindow::saveShareCard()
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
-        return;
-    const QImage card = widgets::renderShareCard(*profile);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save Share Card"), QStringLiteral("tpuscope-card.png"), tr("PNG images (*.png)"));
-    if (path.isEmpty())
-        return;
-    if (!saveImageAtomically(card, path)) {
-        showMessage(tr("Could not write %1").arg(path));
-        return;
-    }
-    QApplication::clipboard()->setImage(card);
-    statusBar()->showMessage(tr("Share card saved and copied to the clipboard"), 8000);
 }
 
 void MainWindow::compareWith(const QString& path)
@@ -880,7 +799,8 @@ void MainWindow::updateStatusBar()
                                    "out; the cost coverage says how much of the op time the figure describes."));
     } else {
         m_utilLabel->setText(tr("FLOPS util – (no TPU generation)"));
-        m_utilLabel->setToolTip(tr("The device peak is unknown: choose a TPU generation in View → TPU Device, or start with --device"));
+        m_utilLabel->setToolTip(
+            tr("The device peak is unknown: choose a TPU generation in View → TPU Device, or start with --device"));
     }
     const double seconds = m_session->loadSeconds();
     m_loadTimeLabel->setText(seconds < 1 ? tr("Loaded in %1 ms").arg(std::max(1.0, seconds * 1000), 0, 'f', 0)

@@ -37,6 +37,7 @@ class UtilizationChart;
 
 namespace tpuscope::app {
 
+class ShareActions;
 class StartPage;
 
 /// The main window: docks, menus and the wiring between the session, the shared selection and
@@ -68,12 +69,9 @@ public:
     void compareWith(const QString& path);
     widgets::CompareView* compareView() const { return m_compare; }
 
-    // Sharing without the trace (File → Share).
-    void saveShareFile();
-    bool copyShareText();
+    /// File → Share (share file, forum post, card, op table exports).
+    ShareActions* shareActions() const { return m_share; }
     void openShareTextFromClipboard();
-    void saveShareCard();
-    static bool saveImageAtomically(const QImage& image, const QString& path);
 
 signals:
     void comparisonReady(bool ok);
@@ -166,6 +164,7 @@ private:
     widgets::TimelineSearch* m_search = nullptr;
     widgets::OpTableView* m_opTable = nullptr;
     QMenu* m_shareMenu = nullptr;
+    ShareActions* m_share = nullptr;
     QAction* m_compareAction = nullptr;
     widgets::CompareView* m_compare = nullptr;
     QDockWidget* m_compareDock = nullptr;

@@ -8,6 +8,7 @@
 #include "qt/tracesession.h"
 #include "rangeselectionview.h"
 #include "timelineview.h"
+#include "tableimage.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -71,9 +72,10 @@ QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
         return QCoreApplication::translate("Screenshot", "Rendering the view failed (got %1×%2 pixels).")
             .arg(pixmap.width())
             .arg(pixmap.height());
-    QSaveFile file(output); // temp file + rename: an existing image is replaced whole or not at all
-    if (!file.open(QIODevice::WriteOnly) || !pixmap.toImage().save(&file, "PNG") || !file.commit())
-        return QCoreApplication::translate("Screenshot", "Cannot write %1: %2.").arg(output, file.errorString());
+    // Unique temp file + rename (O_EXCL|O_NOFOLLOW): replaced whole or not at all, never through a symlink.
+    QString error;
+    if (!widgets::savePngAtomically(pixmap.toImage(), output, error))
+        return QCoreApplication::translate("Screenshot", "Cannot write %1: %2.").arg(output, error);
     return {};
 }
 

@@ -2,12 +2,14 @@
 #include "compareview.h"
 
 #include "report/diffreport.h"
+#include "tableimage.h"
+
 #include "report/report.h"
 #include "sharecard.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QMessageBox>
 
 #include <QApplication>
 #include <QClipboard>
@@ -50,7 +52,12 @@ CompareView::CompareView(QWidget* parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* copy = new QPushButton(tr("Copy as Markdown"), this);
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(markdown()); });
+    connect(copy, &QPushButton::clicked, this, [this] {
+        const QString text = markdown();
+        QApplication::clipboard()->setText(text);
+        emit statusMessage(tr("Copied %1 of Markdown (the comparison)")
+                               .arg(QString::fromStdString(model::formatBytes(double(text.toUtf8().size())))));
+    });
     auto* card = new QPushButton(tr("Save Card…"), this);
     card->setToolTip(tr("A before/after PNG for a forum post"));
     connect(card, &QPushButton::clicked, this, [this] {
@@ -58,9 +65,15 @@ CompareView::CompareView(QWidget* parent)
             return;
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Save Comparison Card"), QStringLiteral("tpuscope-compare.png"), tr("PNG images (*.png)"));
-        QSaveFile file(path);
-        if (!path.isEmpty() && file.open(QIODevice::WriteOnly) && renderCard().save(&file, "PNG"))
-            file.commit();
+        QString error; // written atomically, never through a symlink (tableimage.h)
+        if (path.isEmpty())
+            return;
+        const QImage image = renderCard();
+        if (savePngAtomically(image, path, error))
+            emit statusMessage(
+                tr("Saved %1 (%2×%3)").arg(QFileInfo(path).fileName()).arg(image.width()).arg(image.height()));
+        else
+            QMessageBox::warning(this, tr("Save Comparison Card"), tr("Could not write %1: %2").arg(path, error));
     });
     auto* top = new QHBoxLayout;
     top->addWidget(m_summary, 1);

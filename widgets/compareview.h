@@ -32,6 +32,10 @@ public:
     qt::DiffModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
 
+signals:
+    /// What a copy or a card export did (or why it failed), for the window's status bar.
+    void statusMessage(const QString& text);
+
 private:
     qt::DiffModel* m_model;
     QSortFilterProxyModel* m_proxy;

@@ -3,11 +3,11 @@
 
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
+#include "tableimage.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
-#include <QFileDialog>
 #include <QComboBox>
 #include <QDataStream>
 #include <QEvent>
@@ -17,8 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QMessageBox>
-#include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -53,7 +51,17 @@ void OpFilterProxyModel::setTopTimeOnly(bool enabled)
     if (enabled == m_topTimeOnly)
         return;
     m_topTimeOnly = enabled;
+    if (auto* model = qobject_cast<OpTreeModel*>(sourceModel()))
+        model->setFilter(model->filterText(), enabled);
     invalidateFilter();
+}
+
+void OpFilterProxyModel::setOpFilterText(const QString& text)
+{
+    // The source model filters too, so that group rows total only the ops shown.
+    if (auto* model = qobject_cast<OpTreeModel*>(sourceModel()))
+        model->setFilter(text, m_topTimeOnly);
+    setFilterFixedString(text);
 }
 
 bool OpFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
@@ -148,19 +156,12 @@ OpTableView::OpTableView(QWidget* parent)
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
-        menu.addAction(tr("Copy as &Markdown"), this, [this] { copyAs(model::TableFormat::Markdown); });
-        menu.addAction(tr("Copy as &CSV"), this, [this] { copyAs(model::TableFormat::Csv); });
-        menu.addAction(tr("Copy as &TSV"), this, [this] { copyAs(model::TableFormat::Tsv); });
+        // ShareActions does the copying and writing, so every copy and export reports in the status bar.
+        menu.addAction(tr("Copy as &Markdown"), this, [this] { emit copyRequested(model::TableFormat::Markdown); });
+        menu.addAction(tr("Copy as &CSV"), this, [this] { emit copyRequested(model::TableFormat::Csv); });
+        menu.addAction(tr("Copy as &TSV"), this, [this] { emit copyRequested(model::TableFormat::Tsv); });
         menu.addSeparator();
-        menu.addAction(tr("Export &PNG…"), this, [this] {
-            const QString path = QFileDialog::getSaveFileName(
-                this, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
-            // Written beside the target and renamed over it, so a failed export never leaves a torn file.
-            QSaveFile file(path);
-            if (!path.isEmpty()
-                && !(file.open(QIODevice::WriteOnly) && renderImage().save(&file, "PNG") && file.commit()))
-                QMessageBox::warning(this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
-        });
+        menu.addAction(tr("Export &PNG…"), this, &OpTableView::exportPngRequested);
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
 
@@ -267,7 +268,7 @@ void OpTableView::setFilterText(const QString& text)
 void OpTableView::applyFilter()
 {
     m_filterTimer->stop();
-    m_proxy->setFilterFixedString(m_filter->text().trimmed());
+    m_proxy->setOpFilterText(m_filter->text().trimmed());
     m_view->expandAll();
     updateCountLabel();
 }
@@ -434,7 +435,7 @@ bool OpTableView::restoreState(const QByteArray& state)
     return true;
 }
 
-QString OpTableView::exportText(model::TableFormat format) const
+model::Table OpTableView::exportTable(std::vector<size_t>* groupRows) const
 {
     const QHeaderView* header = m_view->header();
     std::vector<int> columns; // visible columns in their on-screen order
@@ -459,17 +460,27 @@ QString OpTableView::exportText(model::TableFormat format) const
                     text = QStringLiteral("↳ ") + text;
                 cells.push_back(text.toStdString());
             }
+            if (depth == 0 && groupRows)
+                groupRows->push_back(table.rows.size());
             table.rows.push_back(std::move(cells));
             walk(m_proxy->index(row, 0, parent), depth + 1);
         }
     };
     walk({}, 0);
-    return QString::fromStdString(model::renderTable(table, format));
+    return table;
 }
 
-QImage OpTableView::renderImage() const
+QString OpTableView::exportText(model::TableFormat format) const
 {
-    return m_view->grab().toImage();
+    return QString::fromStdString(model::renderTable(exportTable(), format));
+}
+
+QImage OpTableView::renderImage(const QStringList& header) const
+{
+    // Drawn from the rows, not grabbed from the screen: no selection, scroll position or clipping.
+    TableImageOptions options;
+    const model::Table table = exportTable(&options.boldRows);
+    return renderTableImage(table, header, options);
 }
 
 void OpTableView::copyAs(model::TableFormat format) const

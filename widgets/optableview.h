@@ -9,6 +9,7 @@
 
 #include <QList>
 #include <QSortFilterProxyModel>
+#include <QStringList>
 #include <QWidget>
 
 class QCheckBox;
@@ -35,6 +36,8 @@ public:
 
     void setTopTimeOnly(bool enabled);
     bool topTimeOnly() const { return m_topTimeOnly; }
+    /// The filter box text: filters the rows here and the group totals in the source model.
+    void setOpFilterText(const QString& text);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -74,8 +77,10 @@ public:
     /// The rows as shown (current grouping, sort, filter and visible columns, collapsed groups
     /// included) as a Markdown table, CSV or TSV, for pasting into a forum post or a spreadsheet.
     QString exportText(model::TableFormat format) const;
-    /// The table as shown on screen, as an image (for "Export PNG").
-    QImage renderImage() const;
+    /// The same rows as a table; `groupRows` receives the indices of the group rows.
+    model::Table exportTable(std::vector<size_t>* groupRows = nullptr) const;
+    /// The rows as shown, drawn under `header` lines (for "Export PNG").
+    QImage renderImage(const QStringList& header = {}) const;
     /// Copies exportText(format) to the clipboard.
     void copyAs(model::TableFormat format) const;
 
@@ -87,6 +92,10 @@ signals:
     void opSelected(tpuscope::model::OpId op);
     /// Double-click or Enter on an op row.
     void opActivated(tpuscope::model::OpId op);
+    /// The context menu's Copy as / Export PNG (done by the window's share actions, which report
+    /// in the status bar).
+    void copyRequested(tpuscope::model::TableFormat format);
+    void exportPngRequested();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

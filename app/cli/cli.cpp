@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli: argument parsing, the helpers the commands share, the dispatcher and `glossary`.
 #include "cli.h"
 
-#include "report/glossary.h"
-
-#include "analysis/advice.h"
-#include "analysis/opbreakdown.h"
-#include "analysis/summary.h"
+#include "core/atomicfile.h"
+#include "core/devicepeaks.h"
 #include "loader/loader.h"
-#include "report/report.h"
+#include "report/glossary.h"
 
 #include <charconv>
 #include <cstdio>
@@ -112,6 +110,8 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             args.module = v;
         } else if (a == "--text") {
             args.text = true;
+        } else if (a == "--wide") {
+            args.wide = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
             args.error = "unknown option " + a;
             return false;
@@ -128,85 +128,6 @@ bool parseArguments(int argc, char** argv, Arguments& args)
     return true;
 }
 
-namespace {
-
-int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
-{
-    ProfilePtr profile;
-    if (int rc = loadFirstFile(args, err, profile))
-        return rc;
-    const std::string format = args.format.empty() ? "text" : args.format;
-    if (format != "text" && format != "json") {
-        err << "tpuscope-cli summary: --format must be text or json\n";
-        return 2;
-    }
-    out << summaryReport(*profile, computeSummary(*profile), format == "json");
-    return 0;
-}
-
-int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
-{
-    TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli ops: --format must be table, csv, tsv, json or md\n";
-        return 2;
-    }
-    GroupBy groupBy;
-    if (args.by == "op")
-        groupBy = GroupBy::Op;
-    else if (args.by == "category")
-        groupBy = GroupBy::Category;
-    else if (args.by == "program")
-        groupBy = GroupBy::Program;
-    else if (args.by == "framework-op")
-        groupBy = GroupBy::FrameworkOp;
-    else if (args.by == "source")
-        groupBy = GroupBy::Source;
-    else {
-        err << "tpuscope-cli ops: --by must be op, category, program, framework-op or source\n";
-        return 2;
-    }
-    ProfilePtr profile;
-    if (int rc = loadFirstFile(args, err, profile))
-        return rc;
-    if (!profile->hasTpuOps()) {
-        err << "tpuscope-cli ops: " << computeSummary(*profile).message << "\n";
-        if (format == TableFormat::Json)
-            out << opsReport(*profile, computeOpBreakdown(*profile, {}, groupBy), format);
-        return 0;
-    }
-    if (args.core >= profile->device.cores) {
-        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has " << profile->device.cores
-            << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
-        return 2;
-    }
-    OpFilter filter;
-    filter.core = args.core;
-    out << opsReport(*profile, computeOpBreakdown(*profile, filter, groupBy), format, args.top);
-    return 0;
-}
-
-int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
-{
-    TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli thresholds: --format must be table, csv, tsv, json or md\n";
-        return 2;
-    }
-    Table table;
-    table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
-    table.rightAligned = {false, false, true, false, false};
-    for (const auto& t : adviceThresholds()) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%g", t.value);
-        table.rows.push_back({t.rule, t.name, value, t.meaning, t.source});
-    }
-    out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
-    return 0;
-}
-
-} // namespace
-
 LoadOptions loadOptionsFromArguments(const Arguments& args)
 {
     LoadOptions options;
@@ -220,7 +141,7 @@ LoadOptions loadOptionsFromArguments(const Arguments& args)
 
 int loadProfileArgument(const Arguments& args, const std::string& path, std::ostream& err, ProfilePtr& profile)
 {
-    if (!args.device.empty() && !findTpuGenerationKey(args.device)) {
+    if (!args.device.empty() && !findTpuGeneration(args.device)) {
         err << "tpuscope-cli: unknown TPU generation '" << args.device << "' (use v2, v3, v4, v5e, v5p, v6e or v7x)\n";
         return 2;
     }
@@ -233,6 +154,28 @@ int loadProfileArgument(const Arguments& args, const std::string& path, std::ost
     return 0;
 }
 
+bool load(const Arguments& args, const std::string& path, std::ostream& err, ProfilePtr& profile)
+{
+    return loadProfileArgument(args, path, err, profile) == 0;
+}
+
+bool outputRefused(
+    const char* command, const std::string& output, const std::vector<std::string>& inputs, std::ostream& err)
+{
+    const std::string problem = outputPathProblem(output, inputs);
+    if (problem.empty())
+        return false;
+    err << "tpuscope-cli " << command << ": " << problem << "\n";
+    return true;
+}
+
+std::string kib(size_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f KB", static_cast<double>(bytes) / 1024.0);
+    return buffer;
+}
+
 int loadFirstFile(const Arguments& args, std::ostream& err, ProfilePtr& profile)
 {
     if (args.positional.empty()) {
@@ -242,20 +185,33 @@ int loadFirstFile(const Arguments& args, std::ostream& err, ProfilePtr& profile)
     return loadProfileArgument(args, args.positional.front(), err, profile);
 }
 
+int runGlossary(const Arguments&, std::ostream& out, std::ostream&)
+{
+    out << glossaryMarkdown();
+    return 0;
+}
+
 int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    if (args.command == "summary")
-        return runSummary(args, out, err);
-    if (args.command == "ops")
-        return runOps(args, out, err);
-    if (args.command == "thresholds")
-        return runThresholds(args, out, err);
-    if (args.command == "glossary") {
-        out << model::glossaryMarkdown();
-        return 0;
-    }
-    if (int rc = runExtraCommand(args, out, err); rc != kUnknownCommand)
-        return rc;
+    using Command = int (*)(const Arguments&, std::ostream&, std::ostream&);
+    static const std::pair<const char*, Command> kCommands[] = {
+        {"summary", runSummary},
+        {"ops", runOps},
+        {"thresholds", runThresholds},
+        {"glossary", runGlossary},
+        {"share", runShare},
+        {"open-text", runOpenText},
+        {"diff", runDiff},
+        {"card", runCard},
+        {"steps", runSteps},
+        {"memory", runMemory},
+        {"advise", runAdvise},
+        {"fusion", runFusion},
+        {"synth", runSynth},
+    };
+    for (const auto& [name, run] : kCommands)
+        if (args.command == name)
+            return run(args, out, err);
     err << "tpuscope-cli: unknown command '" << args.command << "' (try --help)\n";
     return 2;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -29,6 +30,7 @@ struct Arguments
     std::string redact; // share: paths,names,hash
     std::string module; // memory: one module by name
     bool text = false; // share: write the pasteable text form
+    bool wide = false; // text tables: never elide long names
     bool help = false;
     std::string error;
 };
@@ -40,13 +42,24 @@ int runCommand(const Arguments& args, std::ostream& out, std::ostream& err);
 } // namespace tpuscope::cli
 
 namespace tpuscope::cli {
-constexpr int kUnknownCommand = -1;
-/// Commands implemented in other files (advise, fusion, synth, ...); returns kUnknownCommand
-/// when the command is not one of them.
-int runExtraCommand(const Arguments& args, std::ostream& out, std::ostream& err);
-/// `steps` (steps.cpp); kUnknownCommand for any other command.
-int runStepsCommand(const Arguments& args, std::ostream& out, std::ostream& err);
-bool findTpuGenerationKey(const std::string& key);
+
+// One function per command, each in app/cli/<command>.cpp; runCommand (cli.cpp) dispatches by name.
+// Each returns the exit code: 0 ok, 1 load/analysis failure, 2 usage.
+int runSummary(const Arguments& args, std::ostream& out, std::ostream& err);
+int runOps(const Arguments& args, std::ostream& out, std::ostream& err);
+int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err);
+int runGlossary(const Arguments& args, std::ostream& out, std::ostream& err);
+int runSteps(const Arguments& args, std::ostream& out, std::ostream& err);
+int runMemory(const Arguments& args, std::ostream& out, std::ostream& err);
+int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err);
+int runFusion(const Arguments& args, std::ostream& out, std::ostream& err);
+int runSynth(const Arguments& args, std::ostream& out, std::ostream& err);
+int runShare(const Arguments& args, std::ostream& out, std::ostream& err);
+int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err);
+int runDiff(const Arguments& args, std::ostream& out, std::ostream& err);
+int runCard(const Arguments& args, std::ostream& out, std::ostream& err);
+
+// Shared by the commands (cli.cpp).
 
 /// --device and --max-decompressed-mb as loader options.
 model::LoadOptions loadOptionsFromArguments(const Arguments& args);
@@ -57,4 +70,14 @@ int loadProfileArgument(
     const Arguments& args, const std::string& path, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 /// The same for the command's first FILE argument (2 with a message when there is none).
 int loadFirstFile(const Arguments& args, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
+/// loadProfileArgument == 0.
+bool load(
+    const Arguments& args, const std::string& path, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
+/// Refuses an output that is one of the inputs (or a file of an input log dir) or not a regular
+/// file, before anything is loaded; the write checks again.
+bool outputRefused(
+    const char* command, const std::string& output, const std::vector<std::string>& inputs, std::ostream& err);
+/// "12.3 KB" for the size lines the sharing commands print.
+std::string kib(size_t bytes);
+
 } // namespace tpuscope::cli

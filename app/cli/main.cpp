@@ -2,6 +2,12 @@
 // tpuscope-cli: answers questions about a profile from the terminal (same core as the GUI).
 #include "cli.h"
 
+#include "report/report.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -15,7 +21,7 @@ void usage(std::FILE* out)
     std::fputs("usage:\n"
                "  tpuscope-cli summary FILE [--format text|json] [--device GEN]\n"
                "  tpuscope-cli ops FILE [--by op|category|program|framework-op|source] [--core N] [--top N]\n"
-               "                        [--format table|csv|tsv|json|md] [--device GEN]\n"
+               "                        [--format table|csv|tsv|json|md] [--device GEN] [--wide]\n"
                "  tpuscope-cli steps FILE [--program NAME] [--core N] [--format table|json|csv|md]\n"
                "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
                "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
@@ -32,6 +38,8 @@ void usage(std::FILE* out)
                "a TF1 trace, an op_profile.json, a TensorBoard log dir or a *.tpuscope share file.\n"
                "GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e, v7x) whose peaks are used when the file\n"
                "does not record them.\n"
+               "Text tables elide names longer than 60 characters in the middle (half the terminal width\n"
+               "when that is more); --wide prints them whole.\n"
                "Limits (each message says which one was hit):\n"
                "  --memory-budget-mb N   memory a load may take (default: the smallest of 3/4 of the RAM,\n"
                "                         ulimit -v and the cgroup's memory.max; or TPUSCOPE_MEMORY_BUDGET_MB)\n"
@@ -41,6 +49,18 @@ void usage(std::FILE* out)
                "  --max-compression-ratio N  gzip data may inflate N:1 at most past 256 MiB (default: 200,\n"
                "                         or TPUSCOPE_MAX_COMPRESSION_RATIO)\n",
         out);
+}
+
+/// Long op names (230 characters on real profiles) would push every other column off the screen.
+size_t nameWidthFor(bool wide)
+{
+    constexpr size_t kDefaultNameWidth = 60;
+    if (wide)
+        return 0;
+    winsize size {};
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return std::max<size_t>(kDefaultNameWidth, size.ws_col / 2);
+    return kDefaultNameWidth;
 }
 
 } // namespace
@@ -54,5 +74,6 @@ int main(int argc, char** argv)
         usage(args.help ? stdout : stderr);
         return args.help ? 0 : 2;
     }
+    tpuscope::model::setTextCellWidth(nameWidthFor(args.wide));
     return runCommand(args, std::cout, std::cerr);
 }

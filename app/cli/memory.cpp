@@ -9,10 +9,8 @@ namespace tpuscope::cli {
 
 using namespace tpuscope::model;
 
-int runMemoryCommand(const Arguments& args, std::ostream& out, std::ostream& err)
+int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    if (args.command != "memory")
-        return kUnknownCommand;
     TableFormat format = TableFormat::Text;
     if (!args.format.empty()
         && (!parseTableFormat(args.format, format) || format == TableFormat::Csv || format == TableFormat::Tsv)) {

@@ -11,10 +11,8 @@ namespace tpuscope::cli {
 
 using namespace tpuscope::model;
 
-int runStepsCommand(const Arguments& args, std::ostream& out, std::ostream& err)
+int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    if (args.command != "steps")
-        return kUnknownCommand;
     TableFormat format = TableFormat::Text;
     if (!args.format.empty() && !parseTableFormat(args.format, format)) {
         err << "tpuscope-cli steps: --format must be table, json, csv or md\n";

@@ -195,16 +195,56 @@ void OpTreeModel::rebuildGroups()
         group.children.push_back(i);
     }
 
-    // Group totals come from the op rows, combined by the core as its category rows are.
+    updateMatches();
+    updateGroupTotals();
+}
+
+void OpTreeModel::updateMatches()
+{
+    for (Item& op : m_ops)
+        op.matches = (!m_topTimeOnly || op.inTopTime)
+            && (m_filterText.isEmpty() || op.filterText.contains(m_filterText, Qt::CaseInsensitive));
+}
+
+void OpTreeModel::updateGroupTotals()
+{
+    // Group totals come from the op rows that pass the filter, combined by the core as its
+    // category rows are (time shares stay shares of the whole op time).
     for (Group& group : m_groups) {
         std::vector<const model::OpRow*> members;
         members.reserve(group.children.size());
         for (int child : group.children)
-            members.push_back(&m_ops[child].row);
+            if (m_ops[child].matches)
+                members.push_back(&m_ops[child].row);
         Item& item = group.item;
+        item.matches = !members.empty();
         copyRowMetrics(item, model::combineOpRows(members, m_breakdown->totalTimePs));
         formatItem(item);
     }
+}
+
+void OpTreeModel::setFilter(const QString& text, bool topTimeOnly)
+{
+    if (text == m_filterText && topTimeOnly == m_topTimeOnly)
+        return;
+    m_filterText = text;
+    m_topTimeOnly = topTimeOnly;
+    if (m_groups.empty())
+        return;
+    updateMatches();
+    updateGroupTotals();
+    // Every row may change its MatchesFilterRole, and every group its numbers.
+    emit dataChanged(index(0, 0), index(static_cast<int>(m_groups.size()) - 1, ColumnCount - 1));
+    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
+        const QModelIndex parent = index(g, 0);
+        const int rows = static_cast<int>(m_groups[g].children.size());
+        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent), {MatchesFilterRole});
+    }
+}
+
+int OpTreeModel::matchingOpCount() const
+{
+    return static_cast<int>(std::count_if(m_ops.begin(), m_ops.end(), [](const Item& i) { return i.matches; }));
 }
 
 void OpTreeModel::updateFlags()
@@ -438,6 +478,8 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         return {};
     case FilterTextRole:
         return item->filterText;
+    case MatchesFilterRole:
+        return item->matches;
     }
     return {};
 }

@@ -45,6 +45,7 @@ public:
         InTopTimeRole, // bool: among the ops that make up the top 90 % of time
         BarFractionRole, // double 0..1 for bar-drawing columns (time %, utilizations)
         FilterTextRole, // QString matched by the filter box: name, category and program
+        MatchesFilterRole, // bool: the op row passes setFilter (group rows: some child does)
     };
     enum class Grouping { Category, Program, FrameworkOp, Source };
 
@@ -70,6 +71,14 @@ public:
     void setLowUtilizationThreshold(double fraction);
     double lowUtilizationThreshold() const { return m_threshold; }
 
+    /// The op filter: op rows whose filter text contains `text` (case-insensitive) and, with
+    /// `topTimeOnly`, that are among the top 90 % of time. Group rows then total only their
+    /// matching ops, so a filtered table, its Markdown copy and its PNG agree with what is shown.
+    void setFilter(const QString& text, bool topTimeOnly);
+    QString filterText() const { return m_filterText; }
+    bool topTimeOnly() const { return m_topTimeOnly; }
+    /// Op rows passing the filter (all of them without one).
+    int matchingOpCount() const;
     /// Index (column 0) of the row showing `op`, or invalid when the op has no row.
     QModelIndex indexForOp(model::OpId op) const;
     int opRowCount() const { return static_cast<int>(m_ops.size()); }
@@ -98,6 +107,7 @@ private:
         bool fusion = false;
         bool flagged = false;
         bool inTopTime = false;
+        bool matches = true; // passes the filter
         std::array<QString, ColumnCount> text;
     };
     struct Group
@@ -107,6 +117,8 @@ private:
     };
 
     void rebuildGroups();
+    void updateMatches();
+    void updateGroupTotals();
     void updateFlags();
     bool shouldFlag(const Item& item) const;
     QString flagReason(const Item& item) const;
@@ -119,6 +131,8 @@ private:
     std::shared_ptr<const model::OpBreakdown> m_breakdown;
     Grouping m_grouping = Grouping::Category;
     double m_threshold = kDefaultLowUtilizationThreshold;
+    QString m_filterText;
+    bool m_topTimeOnly = false;
     std::vector<Item> m_ops;
     std::vector<Group> m_groups;
     std::vector<int> m_opRow; // per OpId: index into m_ops, -1 when not shown

@@ -4,6 +4,7 @@
 #include "jsonwriter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 
@@ -124,7 +125,47 @@ std::string csvCell(const std::string& s, char separator)
     return out + '"';
 }
 
+std::atomic<size_t> g_textCellWidth {0};
+
+std::string renderTextTable(const Table& table);
+
+/// Byte offset of code point `n` (or the end).
+size_t codePointOffset(std::string_view s, size_t n)
+{
+    size_t seen = 0;
+    for (size_t i = 0; i < s.size(); ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n)
+            return i;
+    return s.size();
+}
+
 } // namespace
+
+void setTextCellWidth(size_t width)
+{
+    g_textCellWidth = width;
+}
+
+size_t textCellWidth()
+{
+    return g_textCellWidth;
+}
+
+std::string elideMiddle(std::string_view text, size_t width)
+{
+    const size_t length = displayWidth(text);
+    if (width == 0 || length <= width)
+        return std::string(text);
+    if (width == 1)
+        return "…";
+    // Keep a little more of the end than of the start: the suffix tells similar names apart.
+    const size_t tail = width / 2;
+    const size_t head = width - 1 - tail;
+    std::string out(text.substr(0, codePointOffset(text, head)));
+    out += "…";
+    out += text.substr(codePointOffset(text, length - tail));
+    return out;
+}
 
 std::string renderTable(const Table& input, TableFormat format)
 {
@@ -174,6 +215,31 @@ std::string renderTable(const Table& input, TableFormat format)
             line(row);
         return out;
     }
+    const size_t cellWidth = table.elideWideCells ? textCellWidth() : 0;
+    Table elided;
+    const bool needsEliding = cellWidth > 0 && std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
+        for (size_t c = 0; c < row.size(); ++c)
+            if (!right(c) && displayWidth(row[c]) > cellWidth)
+                return true;
+        return false;
+    });
+    if (needsEliding) {
+        elided = table;
+        for (auto& row : elided.rows)
+            for (size_t c = 0; c < row.size(); ++c)
+                if (!right(c))
+                    row[c] = elideMiddle(row[c], cellWidth);
+    }
+    return renderTextTable(needsEliding ? elided : table);
+}
+
+namespace {
+
+std::string renderTextTable(const Table& table)
+{
+    std::string out;
+    const size_t columns = table.header.size();
+    auto right = [&](size_t c) { return c < table.rightAligned.size() && table.rightAligned[c]; };
     std::vector<size_t> widths(columns, 0);
     for (size_t c = 0; c < columns; ++c)
         widths[c] = displayWidth(table.header[c]);
@@ -202,6 +268,8 @@ std::string renderTable(const Table& input, TableFormat format)
         line(row);
     return out;
 }
+
+} // namespace
 
 namespace {
 

@@ -29,8 +29,18 @@ struct Table
     std::vector<std::string> header;
     std::vector<bool> rightAligned;
     std::vector<std::vector<std::string>> rows;
+    /// Text format only: left-aligned cells (names) wider than textCellWidth() are elided in the
+    /// middle. Off for tables of prose (meanings, sources).
+    bool elideWideCells = true;
 };
 std::string renderTable(const Table& table, TableFormat format);
+/// Widest left-aligned cell of a Text table before it is elided in the middle (0 = never, the
+/// default). tpuscope-cli sets it once at start (60, or more on a wide terminal; --wide: 0).
+void setTextCellWidth(size_t width);
+size_t textCellWidth();
+/// `text` cut to at most `width` code points by replacing its middle with "…" (op names differ at
+/// the end: fusion.12 vs fusion.13); unchanged when it fits or `width` is 0.
+std::string elideMiddle(std::string_view text, size_t width);
 /// Escapes one Markdown table cell (pipes, newlines).
 std::string markdownCell(std::string_view text);
 

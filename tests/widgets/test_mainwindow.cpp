@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 #include "screenshot.h"
+#include "shareactions.h"
 #include "startpage.h"
 
 #include "advicepanel.h"
@@ -371,8 +372,12 @@ TEST_F(MainWindowTest, ShareTextRoundTripsThroughTheClipboard)
     MainWindow window(MainWindow::Options {false, false});
     ASSERT_TRUE(waitForLoaded(window, samplePath()));
     const double before = window.session()->breakdown()->totalTimePs;
-    ASSERT_TRUE(window.copyShareText());
-    EXPECT_TRUE(QApplication::clipboard()->text().startsWith(QStringLiteral("```tpuscope")));
+    // Copy for Forum with the share block: the whole post goes back in (the block sits in <details>).
+    tpuscope::widgets::ForumPostOptions options;
+    options.includeShareBlock = true;
+    ASSERT_TRUE(window.shareActions()->copyForForum(options));
+    EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("<details>")));
+    EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("```tpuscope")));
     QSignalSpy loaded(window.session(), &TraceSession::loaded);
     window.openShareTextFromClipboard();
     ASSERT_TRUE(loaded.wait(60000));

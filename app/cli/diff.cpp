@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli diff: what changed from one profile to another.
+#include "cli.h"
+
+#include "analysis/diff.h"
+#include "analysis/summary.h"
+#include "report/diffreport.h"
+#include "report/report.h"
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.size() != 2) {
+        err << "tpuscope-cli diff: needs two files: diff A B\n";
+        return 2;
+    }
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli diff: --format must be table, csv, tsv, json or md\n";
+        return 2;
+    }
+    ProfilePtr a, b;
+    if (!load(args, args.positional[0], err, a) || !load(args, args.positional[1], err, b))
+        return 1;
+    for (const ProfilePtr& p : {a, b})
+        if (!p->hasTpuOps()) {
+            err << "tpuscope-cli diff: " << p->load.path << ": " << computeSummary(*p).message << "\n";
+            return 1;
+        }
+    out << diffReport(computeDiff(*a, *b), format, args.top);
+    return 0;
+}
+
+} // namespace tpuscope::cli

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli fusion: one fusion's drill-down (HLO, layouts, padding, rates).
+#include "cli.h"
+
+#include "analysis/advice.h"
+#include "analysis/opbreakdown.h"
+#include "analysis/padding.h"
+#include "loader/loader.h"
+#include "report/jsonwriter.h"
+#include "report/report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+namespace {
+
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string dimsText(const layout::PaddingInfo& p)
+{
+    std::string out;
+    for (const layout::DimPadding& d : p.dims) {
+        char buffer[160];
+        std::snprintf(buffer, sizeof buffer, "%s%s %lld->%lld%s", out.empty() ? "" : ", ",
+            layout::semanticsName(d.semantics), static_cast<long long>(d.size), static_cast<long long>(d.padded),
+            d.tile > 0 ? (" (tile " + std::to_string(d.tile) + ")").c_str() : "");
+        out += buffer;
+    }
+    return out;
+}
+
+void writePaddingJson(JsonWriter& w, const layout::PaddingInfo& p)
+{
+    w.beginObject();
+    w.field("valid", p.valid);
+    if (!p.valid)
+        w.field("error", p.error);
+    w.field("efficiency", p.efficiency).field("tile", p.tileText).field("used", p.usedOfTileText());
+    w.field("logical_bytes", p.logicalBytes).field("padded_bytes", p.paddedBytes).field("memory_space", p.memorySpace);
+    w.key("dimensions").beginArray();
+    for (const layout::DimPadding& d : p.dims) {
+        w.beginObject();
+        w.field("logical_dim", d.logicalDim).field("size", d.size).field("padded", d.padded).field("tile", d.tile);
+        w.field("semantics", layout::semanticsName(d.semantics));
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+}
+
+} // namespace
+
+int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.size() < 2) {
+        err << "tpuscope-cli fusion: usage: fusion FILE NAME [--format text|json]\n";
+        return 2;
+    }
+    const std::string format = args.format.empty() ? "text" : args.format;
+    if (format != "text" && format != "json") {
+        err << "tpuscope-cli fusion: --format must be text or json\n";
+        return 2;
+    }
+    ProfilePtr profile;
+    if (int rc = loadFirstFile(args, err, profile))
+        return rc;
+    const std::string& name = args.positional[1];
+    const OpBreakdown breakdown = computeOpBreakdown(*profile);
+    const OpRow* row = nullptr;
+    for (const OpRow& r : breakdown.rows)
+        if (r.name == name) {
+            row = &r; // rows are sorted by time: the first match is the busiest program's op
+            break;
+        }
+    OpId opId = row ? row->op : kNone;
+    if (opId == kNone) {
+        for (OpId i = 0; i < profile->ops.size(); ++i)
+            if (profile->str(profile->ops[i].name) == name) {
+                opId = i;
+                break;
+            }
+    }
+    if (opId == kNone) {
+        std::vector<std::pair<size_t, std::string>> close;
+        for (const OpRow& r : breakdown.rows) {
+            size_t d = editDistance(r.name, name);
+            if (r.name.find(name) != std::string::npos || name.find(r.name) != std::string::npos)
+                d = std::min<size_t>(d, 1);
+            close.emplace_back(d, r.name);
+        }
+        std::stable_sort(close.begin(), close.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        err << "tpuscope-cli fusion: no op named '" << name << "' in " << args.positional.front();
+        if (!close.empty()) {
+            err << "; close names:";
+            for (size_t i = 0; i < close.size() && i < 6; ++i)
+                err << (i ? ", " : " ") << close[i].second;
+        }
+        err << "\n";
+        return 1;
+    }
+    const OpInfo& info = profile->ops[opId];
+    const OpPadding padding = resolveOpPadding(*profile, opId);
+    const std::string program = info.program != kNone ? profile->programs[info.program].name : std::string();
+    std::string hloText = profile->str(info.longName);
+    if (padding.instruction && padding.module && hloText.find(" = ") == std::string::npos)
+        hloText = instructionSummary(*padding.module, *padding.instruction);
+    std::string provenance = profile->str(info.tfOp);
+    const hlo::Computation* fused = nullptr;
+    if (padding.instruction && padding.module && padding.instruction->opcode == "fusion"
+        && !padding.instruction->calledComputationIds.empty())
+        fused = padding.module->computation(padding.instruction->calledComputationIds.front());
+
+    struct FusedRow
+    {
+        const hlo::Instruction* inst;
+        layout::PaddingInfo padding;
+        bool root, core;
+    };
+    std::vector<FusedRow> fusedRows;
+    if (fused) {
+        for (const hlo::Instruction& inst : fused->instructions) {
+            FusedRow r {&inst, {}, inst.id == fused->rootId, padding.computeCore == &inst};
+            if (!inst.shape.isTuple()) {
+                // The root carries the fusion's output semantics, the core's activation parameter its
+                // operand semantics; other fused instructions are labelled on their own.
+                std::vector<layout::DimSemantics> semantics;
+                if (r.root)
+                    semantics = layout::inferOutputSemantics(*padding.module, *padding.instruction);
+                else if (padding.computeCore && !padding.computeCore->operandIds.empty()
+                    && padding.computeCore->operandIds[0] == inst.id)
+                    semantics = layout::inferOperandSemantics(*padding.module, *padding.computeCore, 0);
+                else
+                    semantics = layout::inferOutputSemantics(*padding.module, inst);
+                r.padding = layout::computePadding(inst.shape, semantics);
+            }
+            fusedRows.push_back(std::move(r));
+        }
+    }
+
+    if (format == "json") {
+        JsonWriter w;
+        w.beginObject();
+        w.field("name", profile->str(info.name)).field("op_id", static_cast<int64_t>(opId));
+        w.field("hlo", hloText).field("category", profile->str(info.category)).field("program", program);
+        w.field("tf_op", profile->str(info.tfOp)).field("source", profile->str(info.source));
+        if (row) {
+            w.field("occurrences", row->occurrences).field("time_ps", row->totalTimePs);
+            w.field("time_fraction", row->timeFraction).field("flops", row->flops);
+            w.field("bytes_accessed", row->bytesAccessed).field("flops_utilization", row->flopsUtilization);
+            w.field("hbm_utilization", row->hbmUtilization);
+        }
+        w.field("shape_source", shapeSourceName(padding.source));
+        if (!padding.error.empty())
+            w.field("shape_error", padding.error);
+        if (padding.computeCore)
+            w.field("compute_core", padding.computeCore->name);
+        if (padding.batchSize > 0)
+            w.field("batch", padding.batchSize);
+        w.key("arrays").beginArray();
+        for (const ArrayPadding& a : padding.arrays) {
+            w.beginObject();
+            w.field("role", a.role).field("shape", arrayShapeText(a));
+            if (!a.assumption.empty())
+                w.field("tiling", a.assumption);
+            w.key("padding");
+            writePaddingJson(w, a.padding);
+            w.endObject();
+        }
+        w.endArray();
+        if (fused) {
+            w.field("fused_computation", fused->name);
+            w.key("fused_instructions").beginArray();
+            for (const FusedRow& r : fusedRows) {
+                w.beginObject();
+                w.field("name", r.inst->name).field("opcode", r.inst->opcode);
+                w.field("shape", hlo::shapeToString(r.inst->shape));
+                w.field("layout", r.inst->shape.hasLayout ? hlo::layoutToString(r.inst->shape.layout) : "");
+                w.field("root", r.root).field("compute_core", r.core);
+                w.field("hlo", instructionSummary(*padding.module, *r.inst));
+                if (!r.inst->shape.isTuple()) {
+                    w.key("padding");
+                    writePaddingJson(w, r.padding);
+                }
+                w.endObject();
+            }
+            w.endArray();
+        }
+        w.endObject();
+        out << w.str() << "\n";
+        return 0;
+    }
+
+    out << profile->str(info.name) << "  (" << profile->str(info.category) << (program.empty() ? "" : ", program ")
+        << program << ")\n";
+    out << "HLO:         " << (hloText.empty() ? "(not recorded)" : hloText) << "\n";
+    if (!provenance.empty() || info.source)
+        out << "Provenance:  " << provenance << (info.source ? "  " + profile->str(info.source) : "") << "\n";
+    if (row) {
+        out << "Time:        " << formatDurationPs(row->totalTimePs) << " (" << formatPercent(row->timeFraction)
+            << " of op time), " << row->occurrences << " occurrences, "
+            << formatDurationPs(row->totalTimePs / std::max<int64_t>(1, row->occurrences)) << " each\n";
+        out << "Costs:       " << formatCount(row->flops, "FLOP") << ", " << formatBytes(row->bytesAccessed)
+            << " accessed; FLOPS util " << formatUtilization(row->flopsUtilizationUncapped) << ", HBM util "
+            << (row->hostGbps ? std::to_string(*row->hostGbps).substr(0, 5) + " GB/s on the host link"
+                              : formatUtilization(row->hbmUtilizationUncapped))
+            << ", roofline efficiency " << formatOptionalPercent(row->rooflineEfficiency) << " (bound by "
+            << boundByText(row->boundBy) << ")\n";
+        if (const std::string why = utilizationCaveat(*row, profile->device); !why.empty())
+            out << "             " << why << "\n";
+    }
+    out << "Shape from:  " << shapeSourceName(padding.source);
+    if (padding.computeCore)
+        out << "; built around " << padding.computeCore->name << " (" << padding.computeCore->opcode << ")";
+    if (padding.batchSize > 0)
+        out << "; batch " << padding.batchSize;
+    out << "\n";
+    if (!padding.error.empty())
+        out << "             " << padding.error << "\n";
+    for (const ArrayPadding& a : padding.arrays) {
+        out << "\n" << a.role << ": " << arrayShapeText(a) << "\n";
+        if (!a.assumption.empty())
+            out << "  tiling: " << a.assumption << "\n";
+        if (!a.padding.valid) {
+            out << "  padding: " << (a.padding.error.empty() ? "no layout" : a.padding.error) << "\n";
+            continue;
+        }
+        out << "  " << a.padding.usedOfTileText() << " -> efficiency " << formatPercent(a.padding.efficiency, 2);
+        if (a.padding.paddedBytes > 0)
+            out << " (" << formatBytes(static_cast<double>(a.padding.logicalBytes)) << " of data in "
+                << formatBytes(static_cast<double>(a.padding.paddedBytes)) << ")";
+        out << "\n";
+        out << "  dims (most-minor first): " << dimsText(a.padding) << "\n";
+    }
+    if (fused) {
+        out << "\nFused computation " << fused->name << " (" << fusedRows.size() << " instructions):\n";
+        Table table;
+        table.header = {"", "Instruction", "Opcode", "Shape", "Used of tile", "Efficiency", "Dims (minor first)"};
+        table.rightAligned = {false, false, false, false, false, true, false};
+        for (const FusedRow& r : fusedRows) {
+            std::string mark = r.root ? "ROOT" : "";
+            if (r.core)
+                mark += mark.empty() ? "CORE" : "+CORE";
+            table.rows.push_back({mark, r.inst->name, r.inst->opcode, hlo::shapeToString(r.inst->shape),
+                r.padding.valid ? r.padding.usedOfTileText() : "",
+                r.padding.valid ? formatPercent(r.padding.efficiency, 2) : "",
+                r.padding.valid ? dimsText(r.padding) : ""});
+        }
+        out << renderTable(table, TableFormat::Text);
+        out << "CORE = the convolution/dot the fusion is built around; ROOT = the fusion's output.\n";
+    }
+    return 0;
+}
+
+} // namespace tpuscope::cli

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli ops: the op-breakdown table.
+#include "cli.h"
+
+#include "analysis/opbreakdown.h"
+#include "analysis/summary.h"
+#include "report/report.h"
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli ops: --format must be table, csv, tsv, json or md\n";
+        return 2;
+    }
+    GroupBy groupBy;
+    if (args.by == "op")
+        groupBy = GroupBy::Op;
+    else if (args.by == "category")
+        groupBy = GroupBy::Category;
+    else if (args.by == "program")
+        groupBy = GroupBy::Program;
+    else if (args.by == "framework-op")
+        groupBy = GroupBy::FrameworkOp;
+    else if (args.by == "source")
+        groupBy = GroupBy::Source;
+    else {
+        err << "tpuscope-cli ops: --by must be op, category, program, framework-op or source\n";
+        return 2;
+    }
+    ProfilePtr profile;
+    if (int rc = loadFirstFile(args, err, profile))
+        return rc;
+    if (!profile->hasTpuOps()) {
+        err << "tpuscope-cli ops: " << computeSummary(*profile).message << "\n";
+        if (format == TableFormat::Json)
+            out << opsReport(*profile, computeOpBreakdown(*profile, {}, groupBy), format);
+        return 0;
+    }
+    if (args.core >= profile->device.cores) {
+        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has " << profile->device.cores
+            << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
+        return 2;
+    }
+    OpFilter filter;
+    filter.core = args.core;
+    out << opsReport(*profile, computeOpBreakdown(*profile, filter, groupBy), format, args.top);
+    return 0;
+}
+
+} // namespace tpuscope::cli

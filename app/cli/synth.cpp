@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli synth: writes a synthetic profile (demo, benchmarks).
+#include "cli.h"
+
+#include "synth/synth.h"
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.empty() || args.output.empty()) {
+        err << "tpuscope-cli synth: usage: synth SCENARIO -o OUT.xplane.pb\nscenarios:\n";
+        for (const auto& [name, text] : synthScenarios())
+            err << "  " << name << "  " << text << "\n";
+        return 2;
+    }
+    SynthOptions options;
+    std::string error;
+    if (!parseSynthScenario(args.positional.front(), options, error)) {
+        err << "tpuscope-cli " << error << "\n";
+        return 2;
+    }
+    if (!writeSyntheticXSpace(options, args.output, error)) {
+        err << "tpuscope-cli " << error << "\n";
+        return 1;
+    }
+    out << "wrote " << args.output << " (" << args.positional.front() << ")\n";
+    return 0;
+}
+
+} // namespace tpuscope::cli

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpuscope-cli thresholds: the advice rules' thresholds and their sources.
+#include "cli.h"
+
+#include "analysis/advice.h"
+#include "report/report.h"
+
+#include <cstdio>
+
+namespace tpuscope::cli {
+
+using namespace tpuscope::model;
+
+int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    TableFormat format = TableFormat::Text;
+    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
+        err << "tpuscope-cli thresholds: --format must be table, csv, tsv, json or md\n";
+        return 2;
+    }
+    Table table;
+    table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
+    table.rightAligned = {false, false, true, false, false};
+    table.elideWideCells = false; // meanings and sources are prose: cut, they would lose their point
+    for (const auto& t : adviceThresholds()) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%g", t.value);
+        table.rows.push_back({t.rule, t.name, value, t.meaning, t.source});
+    }
+    out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
+    return 0;
+}
+
+} // namespace tpuscope::cli

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "shareactions.h"
+
+#include "core/atomicfile.h"
+#include "optableview.h"
+#include "qt/optreemodel.h"
+#include "qt/tracesession.h"
+#include "share/sharefile.h"
+#include "sharecard.h"
+#include "tableimage.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QImage>
+#include <QInputDialog>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace tpuscope::app {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+std::vector<std::string> openProfilePath(const qt::TraceSession* session)
+{
+    if (const model::ProfilePtr profile = session->profile(); profile && !profile->load.path.empty())
+        return {profile->load.path};
+    return {};
+}
+
+QString groupingText(qt::OpTreeModel::Grouping grouping)
+{
+    switch (grouping) {
+    case qt::OpTreeModel::Grouping::Category:
+        return QObject::tr("by category");
+    case qt::OpTreeModel::Grouping::Program:
+        return QObject::tr("by program");
+    case qt::OpTreeModel::Grouping::FrameworkOp:
+        return QObject::tr("by framework op");
+    case qt::OpTreeModel::Grouping::Source:
+        return QObject::tr("by source line");
+    }
+    return {};
+}
+
+QString redactionSummary(const model::ShareRedaction& r)
+{
+    if (!r.any())
+        return QObject::tr("not redacted");
+    QStringList parts;
+    if (r.paths)
+        parts << QObject::tr("paths");
+    if (r.names)
+        parts << QObject::tr("framework op names");
+    if (r.hashNames)
+        parts << QObject::tr("HLO names hashed");
+    return parts.join(QStringLiteral(", ")) + QObject::tr(" redacted");
+}
+
+} // namespace
+
+QString sizeText(qsizetype bytes)
+{
+    return qs(model::formatBytes(static_cast<double>(bytes)));
+}
+
+ShareActions::ShareActions(qt::TraceSession* session, widgets::OpTableView* opTable, QWidget* dialogParent,
+    Notify status, Notify failure, QObject* parent)
+    : QObject(parent)
+    , m_session(session)
+    , m_opTable(opTable)
+    , m_dialogParent(dialogParent)
+    , m_status(std::move(status))
+    , m_failure(std::move(failure))
+{
+    connect(m_opTable, &widgets::OpTableView::copyRequested, this, &ShareActions::copyOpTable);
+    connect(m_opTable, &widgets::OpTableView::exportPngRequested, this,
+        static_cast<void (ShareActions::*)()>(&ShareActions::exportOpTablePng));
+}
+
+QStringList ShareActions::redactionChoices()
+{
+    return {tr("No redaction"), tr("Drop source paths"), tr("Drop source paths and framework op names"),
+        tr("Drop paths and names, hash HLO op names")};
+}
+
+model::ShareRedaction ShareActions::redactionForChoice(int level)
+{
+    model::ShareRedaction redaction;
+    redaction.paths = level >= 1;
+    redaction.names = level >= 2;
+    redaction.hashNames = level >= 3;
+    return redaction;
+}
+
+bool ShareActions::savePng(const QImage& image, const QString& path)
+{
+    QString error;
+    if (widgets::savePngAtomically(image, path, error, openProfilePath(m_session)))
+        return true;
+    m_failure(tr("Could not write %1: %2").arg(path, error));
+    return false;
+}
+
+void ShareActions::copied(const QString& text, const QString& what)
+{
+    QApplication::clipboard()->setText(text);
+    m_status(tr("Copied %1 of %2").arg(sizeText(text.toUtf8().size()), what));
+}
+
+void ShareActions::saveShareFile()
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return;
+    bool ok = false;
+    const QStringList choices = redactionChoices();
+    const QString choice = QInputDialog::getItem(m_dialogParent, tr("Save Share File"),
+        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"), choices,
+        0, false, &ok);
+    if (!ok)
+        return;
+    model::ShareOptions options;
+    options.redaction = redactionForChoice(static_cast<int>(choices.indexOf(choice)));
+    const QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Save Share File"),
+        QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
+    if (path.isEmpty())
+        return;
+    const model::ShareResult result = model::buildShareFile(*profile, options);
+    std::string error = result.error;
+    if (result.ok() && model::saveFileAtomically(path.toStdString(), result.bytes, error, openProfilePath(m_session)))
+        m_status(tr("Saved %1 (%2, %3 ops, %4)")
+                     .arg(QFileInfo(path).fileName(), sizeText(qsizetype(result.bytes.size())))
+                     .arg(result.stats.keptOps)
+                     .arg(redactionSummary(options.redaction)));
+    else
+        m_failure(tr("Could not save the share file: %1").arg(qs(error)));
+}
+
+void ShareActions::copyForForum()
+{
+    if (!m_session->profile())
+        return;
+    QDialog dialog(m_dialogParent);
+    dialog.setWindowTitle(tr("Copy for Forum"));
+    auto* layout = new QVBoxLayout(&dialog);
+    auto* intro = new QLabel(tr("Copies the headline, the top ops and the top advice as Markdown for a forum post "
+                                "or an issue (GitHub-flavoured, at most %1 of text).")
+                                 .arg(sizeText(qsizetype(widgets::kForumReadableLimitBytes))),
+        &dialog);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    auto* form = new QFormLayout;
+    auto* redaction = new QComboBox(&dialog);
+    redaction->addItems(redactionChoices());
+    redaction->setCurrentIndex(1); // source paths: the capture machine's layout is nobody's business
+    form->addRow(tr("Redaction:"), redaction);
+    layout->addLayout(form);
+    auto* block = new QCheckBox(tr("Add the machine-readable share block (folded, below the post) so that others "
+                                   "can open it in tpuscope"),
+        &dialog);
+    layout->addWidget(block);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Copy"));
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    widgets::ForumPostOptions options;
+    options.redaction = redactionForChoice(redaction->currentIndex());
+    options.includeShareBlock = block->isChecked();
+    copyForForum(options);
+}
+
+bool ShareActions::copyForForum(const widgets::ForumPostOptions& options)
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return false;
+    const widgets::ForumPost post = widgets::buildForumPost(*profile, options);
+    if (!post.ok()) {
+        m_failure(tr("Could not build the forum post: %1").arg(qs(post.error)));
+        return false;
+    }
+    QString what = tr("Markdown (top %1, %2, %3)")
+                       .arg(post.opsShown == 1 ? tr("1 op") : tr("%1 ops").arg(post.opsShown),
+                           post.adviceShown == 1 ? tr("1 advice item") : tr("%1 advice items").arg(post.adviceShown),
+                           redactionSummary(options.redaction));
+    what.chop(1); // the notes below go inside the parentheses
+    if (post.shareBlockIncluded)
+        what += tr(", share block included");
+    else if (post.shareBlockOmitted)
+        what += tr(", share block left out: over %1").arg(sizeText(qsizetype(options.shareLimit)));
+    copied(qs(post.markdown), what + QLatin1Char(')'));
+    return true;
+}
+
+void ShareActions::saveShareCard()
+{
+    if (!m_session->profile())
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        m_dialogParent, tr("Save Share Card"), QStringLiteral("tpuscope-card.png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty())
+        saveShareCard(path);
+}
+
+bool ShareActions::saveShareCard(const QString& path)
+{
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile)
+        return false;
+    const QImage card = widgets::renderShareCard(*profile);
+    if (!savePng(card, path))
+        return false;
+    QApplication::clipboard()->setImage(card);
+    m_status(tr("Saved %1 (%2×%3) and copied it to the clipboard")
+                 .arg(QFileInfo(path).fileName())
+                 .arg(card.width())
+                 .arg(card.height()));
+    return true;
+}
+
+QStringList ShareActions::tableImageHeader() const
+{
+    const model::ProfilePtr profile = m_session->profile();
+    const qt::OpTreeModel* model = m_opTable->model();
+    QStringList lines;
+    lines << tr("tpuscope op table");
+    const QString file = profile ? QFileInfo(qs(profile->load.path)).fileName() : QString();
+    lines << tr("File: %1").arg(file.isEmpty() ? tr("(none)") : file);
+    if (profile) {
+        const model::DeviceInfo& device = profile->device;
+        lines << tr("Device: %1, %2")
+                     .arg(device.type.empty() ? tr("unknown device") : qs(device.type),
+                         device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
+    }
+    lines << tr("Grouping: %1").arg(groupingText(model->grouping()));
+    QStringList filter;
+    if (!model->filterText().isEmpty())
+        filter << tr("\"%1\"").arg(model->filterText());
+    if (model->topTimeOnly())
+        filter << tr("top 90% of time only");
+    lines << (filter.isEmpty() ? tr("Filter: none (all %1 ops)").arg(model->opRowCount())
+                               : tr("Filter: %1 (%2 of %3 ops; group rows total the ops shown)")
+                                     .arg(filter.join(QStringLiteral(", ")))
+                                     .arg(model->matchingOpCount())
+                                     .arg(model->opRowCount()));
+    lines << tr("Date: %1").arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
+    return lines;
+}
+
+void ShareActions::exportOpTablePng()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        m_dialogParent, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty())
+        exportOpTablePng(path);
+}
+
+bool ShareActions::exportOpTablePng(const QString& path)
+{
+    const QImage image = m_opTable->renderImage(tableImageHeader());
+    if (!savePng(image, path))
+        return false;
+    m_status(tr("Saved %1 (%2×%3)").arg(QFileInfo(path).fileName()).arg(image.width()).arg(image.height()));
+    return true;
+}
+
+void ShareActions::copyOpTable(model::TableFormat format)
+{
+    std::vector<size_t> groups;
+    const model::Table table = m_opTable->exportTable(&groups);
+    const QString text = qs(model::renderTable(table, format));
+    const QString formatName = format == model::TableFormat::Markdown ? tr("Markdown")
+        : format == model::TableFormat::Csv                           ? tr("CSV")
+                                                                      : tr("TSV");
+    const qt::OpTreeModel* model = m_opTable->model();
+    QString what = tr("%1 (%2 rows, %3 groups").arg(formatName).arg(table.rows.size()).arg(groups.size());
+    if (!model->filterText().isEmpty() || model->topTimeOnly())
+        what += tr(", filtered: %1 of %2 ops").arg(model->matchingOpCount()).arg(model->opRowCount());
+    copied(text, what + QLatin1Char(')'));
+}
+
+} // namespace tpuscope::app

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "forumpost.h"
+#include "report/report.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+class QImage;
+class QWidget;
+
+namespace tpuscope::qt {
+class TraceSession;
+}
+
+namespace tpuscope::widgets {
+class OpTableView;
+}
+
+namespace tpuscope::app {
+
+/// File → Share: the share file (with redaction), Copy for Forum, the share card and the op
+/// table's copies and PNG. Reads the session's profile and the op table as shown, writes every
+/// file through the core's atomic-save helper, and says what each action did: `status` gets a
+/// line for the status bar, `failure` a message for the window's message bar.
+class ShareActions : public QObject
+{
+    Q_OBJECT
+public:
+    using Notify = std::function<void(const QString& text)>;
+
+    ShareActions(qt::TraceSession* session, widgets::OpTableView* opTable, QWidget* dialogParent, Notify status,
+        Notify failure, QObject* parent = nullptr);
+
+    /// Asks for the redaction and the file name, then writes the share file.
+    void saveShareFile();
+    /// Asks for the redaction (source paths by default) and whether to add the share block, then
+    /// copies the post.
+    void copyForForum();
+    /// The same without asking; false (with a failure message) when there is nothing to share.
+    bool copyForForum(const widgets::ForumPostOptions& options);
+    void saveShareCard();
+    bool saveShareCard(const QString& path);
+    /// Asks for a file name, then exportOpTablePng(path).
+    void exportOpTablePng();
+    bool exportOpTablePng(const QString& path);
+    /// The op table as shown (grouping, filter, sort, visible columns) on the clipboard.
+    void copyOpTable(model::TableFormat format);
+
+    /// The header lines of the op table PNG: title and file, device, grouping, filter, date.
+    QStringList tableImageHeader() const;
+    /// The redaction levels offered for the share file and the forum post, mildest first.
+    static QStringList redactionChoices();
+    static model::ShareRedaction redactionForChoice(int index);
+
+private:
+    /// A PNG written atomically, never over the open profile; false with a failure message.
+    bool savePng(const QImage& image, const QString& path);
+    void copied(const QString& text, const QString& what);
+
+    qt::TraceSession* m_session;
+    widgets::OpTableView* m_opTable;
+    QWidget* m_dialogParent;
+    Notify m_status;
+    Notify m_failure;
+};
+
+/// "3.1 KB" for a clipboard or file size, with the shared byte formatter.
+QString sizeText(qsizetype bytes);
+
+} // namespace tpuscope::app

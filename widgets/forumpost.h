@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// "Copy for Forum": a profile as GitHub-flavoured Markdown that reads well in a forum post or an
+// issue: the headline (device, span, utilizations with their cost coverage), the top ops, the top
+// advice with its numbers and the layer/source of its evidence, and, optionally, the
+// machine-readable share block folded away in a <details> block under it.
+//
+// Everything is rendered from the share file built with the chosen redaction (the same
+// model::buildShareFile the share file uses), so the post never says more than the share file:
+// there is one redaction implementation. Plain C++ (no Qt).
+
+#include "core/profile.h"
+#include "share/sharefile.h"
+
+#include <string>
+#include <string_view>
+
+namespace tpuscope::widgets {
+
+/// The readable part stays under this (GitHub comments take 65,536 characters, Discourse
+/// forums 32,000 by default; 8 KB is a screenful that still reads as a post).
+constexpr size_t kForumReadableLimitBytes = 8 * 1024;
+/// The whole clipboard text, share block included, stays under the share file's own target size
+/// (sharefile.h: "small enough to attach to a forum post, target < 64 KB"); a bigger share block
+/// is left out with a note.
+constexpr size_t kForumShareLimitBytes = 64 * 1024;
+/// Op names in the table are elided in the middle beyond this many characters.
+constexpr size_t kForumNameWidth = 60;
+
+struct ForumPostOptions
+{
+    model::ShareRedaction redaction = defaultRedaction();
+    size_t topOps = 10;
+    size_t maxAdvice = 3;
+    bool includeShareBlock = false;
+    size_t readableLimit = kForumReadableLimitBytes;
+    size_t shareLimit = kForumShareLimitBytes;
+
+    static model::ShareRedaction defaultRedaction()
+    {
+        model::ShareRedaction r;
+        r.paths = true; // the capture machine's paths are nobody's business on a forum
+        return r;
+    }
+};
+
+struct ForumPost
+{
+    std::string markdown;
+    size_t opsShown = 0;
+    size_t adviceShown = 0;
+    bool shareBlockIncluded = false;
+    bool shareBlockOmitted = false; // asked for, but over options.shareLimit
+    std::string error; // nothing to share (no TPU ops)
+    bool ok() const { return error.empty(); }
+};
+
+ForumPost buildForumPost(const model::Profile& profile, const ForumPostOptions& options = {});
+
+/// "Step time" for "step_ps", "Copy wait (share of op time)" … : the human label of an advice
+/// number's key. One place, so a shared label table can replace it.
+std::string adviceNumberLabel(std::string_view key);
+/// The value of an advice number with its unit, from the key's suffix (_ps → duration, _bytes →
+/// bytes, _fraction → percent, _gbps → GB/s, …), through the shared formatter set.
+std::string adviceNumberValue(std::string_view key, double value);
+
+} // namespace tpuscope::widgets
