@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "qt/qstrings.h"
 
 #include "startpage.h"
 
@@ -72,10 +73,7 @@ constexpr int kLayoutVersion = 1; // bump when docks change, so old saved layout
 constexpr int kMaxRecentFiles = 10;
 const QString kDemoResource = QStringLiteral(":/demo.xplane.pb");
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 } // namespace
 
@@ -1003,7 +1001,8 @@ void MainWindow::applyDefaultLayout()
     // Proportions rather than pixels, so the first run looks right on any screen.
     const QSize area = size();
     resizeDocks({m_detailsDock}, {std::clamp(area.width() * 27 / 100, 300, 560)}, Qt::Horizontal);
-    resizeDocks({m_chartsDock}, {std::clamp(area.height() / 4, 180, 320)}, Qt::Vertical);
+    // Tall enough for the roofline to be read (it opened ~130 px tall at a quarter of the height).
+    resizeDocks({m_chartsDock}, {std::clamp(area.height() * 2 / 5, 300, 440)}, Qt::Vertical);
     const int height = std::max(200, m_splitter->height());
     m_splitter->setSizes({height * 11 / 20, height * 9 / 20});
     m_defaultLayoutApplied = true;

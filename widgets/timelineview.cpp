@@ -2,6 +2,8 @@
 #include "timelineview.h"
 
 #include "analysis/opbreakdown.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 #include "report/report.h"
 
 #include <QApplication>
@@ -38,87 +40,9 @@ namespace {
 constexpr int kScrollResolution = 1'000'000'000;
 constexpr TimePs kMinRange = 100; // 0.1 ns: deep enough to see single 1 ns events
 constexpr int kMinLabelWidthPx = 28;
-constexpr QRgb kMarkerColor = qRgb(176, 0, 32);
+const QRgb kMarkerColor = qt::colors::lowUtilizationMark().rgb();
 
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green.
-QRgb flameColor(double fraction, double brightness = 0.7)
-{
-    if (std::isnan(fraction))
-        return qRgb(int(brightness * 255), int(brightness * 255), int(brightness * 255));
-    const double g = std::sqrt(std::clamp(fraction, 0.0, 1.0));
-    const double b = brightness * 255;
-    if (g < 0.5)
-        return qRgb(int(b), int(2 * g * b), 0);
-    return qRgb(int(2 * (1 - g) * b), int(b), 0);
-}
-
-uint32_t fnv1a(const std::string& s)
-{
-    uint32_t h = 2166136261u;
-    for (unsigned char c : s)
-        h = (h ^ c) * 16777619u;
-    return h;
-}
-
-// Tableau-like palette, readable with dark text, distinguishable on light and dark backgrounds.
-constexpr QRgb kCategoryPalette[] = {
-    qRgb(78, 121, 167),
-    qRgb(242, 142, 43),
-    qRgb(118, 183, 178),
-    qRgb(89, 161, 79),
-    qRgb(237, 201, 72),
-    qRgb(176, 122, 161),
-    qRgb(255, 157, 167),
-    qRgb(156, 117, 95),
-    qRgb(160, 203, 232),
-    qRgb(255, 190, 125),
-    qRgb(140, 209, 125),
-    qRgb(182, 153, 45),
-    qRgb(73, 152, 148),
-    qRgb(212, 166, 200),
-    qRgb(134, 188, 182),
-    qRgb(225, 87, 89),
-};
-constexpr size_t kPaletteSize = sizeof(kCategoryPalette) / sizeof(kCategoryPalette[0]);
-
-/// Well-known categories get fixed colours so screenshots stay comparable across profiles.
-QRgb knownCategoryColor(const std::string& category, bool& found)
-{
-    static const std::map<std::string, QRgb, std::less<>> known = {
-        {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
-        {"loop fusion", kCategoryPalette[1]},
-        {"output fusion", kCategoryPalette[8]},
-        {"input fusion", kCategoryPalette[2]},
-        {"custom fusion", kCategoryPalette[5]},
-        {"data formatting", kCategoryPalette[7]},
-        {"non-fusion elementwise", kCategoryPalette[3]},
-        {"all-reduce", kCategoryPalette[15]},
-        {"all-gather", kCategoryPalette[6]},
-        {"all-reduce fusion", kCategoryPalette[15]},
-        {"all-gather fusion", kCategoryPalette[6]},
-        {"copy", kCategoryPalette[11]},
-        {"copy-start", kCategoryPalette[11]},
-        {"copy-done", kCategoryPalette[11]},
-        {"dot", kCategoryPalette[12]},
-        {"fusion", kCategoryPalette[4]},
-    };
-    auto it = known.find(category);
-    found = it != known.end();
-    return found ? it->second : 0;
-}
-
-/// Non-op events (steps, modules, host threads): softer colours by name.
-QRgb mutedColor(uint32_t hash)
-{
-    const int hue = int(hash % 360);
-    return QColor::fromHsl(hue, 70, 175).rgb();
-}
+using tpuscope::qt::qs;
 
 bool isDark(QRgb c)
 {
@@ -222,8 +146,8 @@ private:
         if (m_utilization) {
             const double stops[] = {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0};
             for (double s : stops)
-                item(QStringLiteral("%1%").arg(int(std::lround(s * 100))), flameColor(s), false);
-            item(QCoreApplication::translate("TimelineView", "no FLOPS data"), flameColor(std::nan("")), false);
+                item(QStringLiteral("%1%").arg(int(std::lround(s * 100))), qt::colors::flameColor(s).rgb(), false);
+            item(QCoreApplication::translate("TimelineView", "no FLOPS data"), qt::colors::flameColor(std::nan("")).rgb(), false);
         } else {
             for (const auto& [name, color] : m_entries)
                 item(name, color, false);
@@ -346,14 +270,10 @@ void TimelineView::computeUtilization()
     std::vector<std::pair<std::string, double>> sorted(categoryTime.begin(), categoryTime.end());
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     for (size_t i = 0; i < sorted.size() && i < 14; ++i) {
-        bool found = false;
-        QRgb color = knownCategoryColor(sorted[i].first, found);
-        if (!found)
-            color = kCategoryPalette[fnv1a(sorted[i].first) % kPaletteSize];
-        m_categoryLegend.emplace_back(qs(sorted[i].first), color);
+        m_categoryLegend.emplace_back(qs(sorted[i].first), qt::colors::categoryColor(sorted[i].first).rgb());
     }
     if (!m_profile->tracks.empty())
-        m_categoryLegend.emplace_back(tr("steps, modules, host (by name)"), mutedColor(fnv1a("step")));
+        m_categoryLegend.emplace_back(tr("steps, modules, host (by name)"), qt::colors::nameColor("step").rgb());
 }
 
 bool TimelineView::isLowUtilizationOp(OpId op) const
@@ -364,20 +284,21 @@ bool TimelineView::isLowUtilizationOp(OpId op) const
 QRgb TimelineView::categoryColor(OpId op) const
 {
     const auto& info = m_profile->ops[op];
-    if (info.isXlaOp && info.category != 0) {
-        const std::string& category = m_profile->str(info.category);
-        bool found = false;
-        const QRgb known = knownCategoryColor(category, found);
-        return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
-    }
-    return mutedColor(fnv1a(m_profile->str(info.name)));
+    if (info.isXlaOp && info.category != 0)
+        return qt::colors::categoryColor(m_profile->str(info.category)).rgb();
+    return qt::colors::nameColor(m_profile->str(info.name)).rgb();
+}
+
+QRgb TimelineView::opColor(OpId op) const
+{
+    return m_colorMode == ColorMode::Category ? categoryColor(op) : utilizationColor(op);
 }
 
 QRgb TimelineView::utilizationColor(OpId op) const
 {
     if (!m_profile->ops[op].isXlaOp)
         return palette().color(QPalette::Mid).rgb();
-    return flameColor(m_opFlopsUtil[op]);
+    return qt::colors::flameColor(m_opFlopsUtil[op]).rgb();
 }
 
 void TimelineView::recomputeColors()

@@ -3,6 +3,7 @@
 
 #include "analysis/utilization.h"
 #include "chartheader.h"
+#include "qt/colors.h"
 #include "timeaxisticker.h"
 
 #include <QCheckBox>
@@ -32,15 +33,6 @@ constexpr int kEmitDelayMs = 15;
 constexpr int kFollowDelayMs = 80;
 // Below this many events a recompute takes a few ms at most: do it inline.
 constexpr size_t kBackgroundEventThreshold = 200000;
-
-QColor flopsColor()
-{
-    return QColor(30, 136, 229);
-}
-QColor hbmColor()
-{
-    return QColor(245, 124, 0);
-}
 
 } // namespace
 
@@ -399,8 +391,8 @@ void UtilizationChart::applyPalette()
     auto swatch = [](const QColor& c, const QString& label) {
         return QStringLiteral("<span style=\"color:%1;\">&#9644;</span>&nbsp;%2").arg(c.name(), label.toHtmlEscaped());
     };
-    m_legend->setText(swatch(flopsColor(), tr("FLOPS")) + QStringLiteral("&nbsp;&nbsp;&nbsp;")
-        + swatch(hbmColor(), tr("HBM bandwidth")));
+    m_legend->setText(swatch(qt::colors::flopsSeriesColor(), tr("FLOPS")) + QStringLiteral("&nbsp;&nbsp;&nbsp;")
+        + swatch(qt::colors::hbmSeriesColor(), tr("HBM bandwidth")));
 
     auto style = [](QCPGraph* line, QCPGraph* peak, QColor c) {
         line->setPen(QPen(c, 1.6));
@@ -411,8 +403,8 @@ void UtilizationChart::applyPalette()
         peak->setPen(QPen(edge, 1));
         peak->setBrush(band);
     };
-    style(m_flops, m_flopsPeak, flopsColor());
-    style(m_hbm, m_hbmPeak, hbmColor());
+    style(m_flops, m_flopsPeak, qt::colors::flopsSeriesColor());
+    style(m_hbm, m_hbmPeak, qt::colors::hbmSeriesColor());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
