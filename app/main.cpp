@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "benchmode.h"
 #include "mainwindow.h"
+#include "qt/colors.h"
 #include "screenshot.h"
 
 #include "qt/tracesession.h"
@@ -97,8 +98,16 @@ int main(int argc, char** argv)
         QStringLiteral("1600x1000"));
     const QCommandLineOption compareOption(QStringLiteral("compare"),
         QStringLiteral("Compare two profiles: tpuscope --compare BEFORE AFTER (the Compare dock shows the deltas)."));
-    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption});
+    const QCommandLineOption darkOption(QStringLiteral("dark"),
+        QStringLiteral("Use a dark palette (Fusion style) instead of the system's, e.g. for --screenshot."));
+    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption, darkOption});
     parser.process(app);
+    if (parser.isSet(darkOption)) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(tpuscope::qt::colors::darkPalette());
+    }
+    // Dark system palettes often keep the light palette's dark-blue links: make them readable (WCAG AA).
+    QApplication::setPalette(tpuscope::qt::colors::withReadableLinks(QApplication::palette()));
 
     const QStringList files = parser.positionalArguments();
     const bool demo = parser.isSet(demoOption);
@@ -162,8 +171,9 @@ int main(int argc, char** argv)
     if (compare) {
         // Open BEFORE, then compare with AFTER once it is loaded.
         const QString after = files.at(1);
-        QObject::connect(first->session(), &tpuscope::qt::TraceSession::loaded, first,
-            [first, after] { first->compareWith(after); }, Qt::SingleShotConnection);
+        QObject::connect(
+            first->session(), &tpuscope::qt::TraceSession::loaded, first, [first, after] { first->compareWith(after); },
+            Qt::SingleShotConnection);
         first->openFile(files.at(0));
         return app.exec();
     }

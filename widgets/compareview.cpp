@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compareview.h"
+#include "qt/qstrings.h"
+#include "sortarrows.h"
 
 #include "report/report.h"
 #include "sharecard.h"
@@ -21,10 +23,7 @@
 namespace tpuscope::widgets {
 
 namespace {
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 } // namespace
 
@@ -39,6 +38,7 @@ CompareView::CompareView(QWidget* parent)
     m_proxy->setSortRole(qt::DiffModel::SortRole);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
+    useConventionalSortArrows(m_view->horizontalHeader()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->verticalHeader()->hide();
@@ -100,8 +100,9 @@ QString CompareView::summaryText() const
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
         parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
-    parts << tr("op time%1 %2").arg(diff->perStep ? tr(" per step") : QString(),
-                                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
+    parts << tr("op time%1 %2")
+                 .arg(diff->perStep ? tr(" per step") : QString(),
+                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
     parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
     parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);

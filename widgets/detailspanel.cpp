@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include "analysis/layout.h"
 #include "analysis/utilization.h"
@@ -12,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -33,55 +36,78 @@ namespace {
 constexpr int kMaxTupleElements = 8;
 constexpr int kInstructionIdRole = Qt::UserRole + 1;
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-QString qs(const char* s)
-{
-    return QString::fromUtf8(s);
-}
+using tpuscope::qt::qs;
 QString esc(const QString& s)
 {
     return s.toHtmlEscaped();
 }
 
-/// FORMATS.md §4.3 flameColor: red (0) → yellow (0.5) → green (1) after the curve.
-QColor flameColor(double f, double brightness, const std::function<double(double)>& curve)
+} // namespace
+
+namespace {
+
+/// Shapes wrap at their break opportunities; the row is as tall as the column's width needs.
+/// (QTreeView measures rows without the column width, so its own word wrap stays one line.)
+class WrappingDelegate : public QStyledItemDelegate
 {
-    if (std::isnan(f))
-        return QColor::fromRgbF(brightness, brightness, brightness);
-    const double g = std::clamp(curve(std::clamp(f, 0.0, 1.0)), 0.0, 1.0);
-    if (g < 0.5)
-        return QColor::fromRgbF(brightness, 2 * g * brightness, 0);
-    return QColor::fromRgbF(2 * (1 - g) * brightness, brightness, 0);
+public:
+    explicit WrappingDelegate(QTreeView* view)
+        : QStyledItemDelegate(view)
+        , m_view(view)
+    {
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        const int width = m_view->columnWidth(index.column()) - 8;
+        if (width <= 0)
+            return size;
+        const QRect needed = option.fontMetrics.boundingRect(
+            QRect(0, 0, width, 100000), Qt::TextWordWrap, index.data(Qt::DisplayRole).toString());
+        size.setHeight(std::max(size.height(), needed.height() + 4));
+        return size;
+    }
+
+private:
+    QTreeView* m_view;
+};
+
+} // namespace
+
+QString wrappableShapeText(const QString& shape)
+{
+    // Zero-width spaces where a shape may break: after commas and colons, before the layout's
+    // brace. The text stays the same to read and to copy (tooltips and Markdown keep the plain form).
+    QString out;
+    out.reserve(shape.size() + shape.size() / 3);
+    for (QChar c : shape) {
+        if (c == QLatin1Char('{') && !out.isEmpty())
+            out += QChar(0x200B);
+        out += c;
+        if (c == QLatin1Char(',') || c == QLatin1Char(':'))
+            out += QChar(0x200B);
+    }
+    return out;
 }
 
-/// A colour drawn at `opacity` over the palette's base, as the xprof cards do; keeps text readable
-/// in light and dark palettes.
-QColor over(const QColor& c, double opacity, const QPalette& pal)
-{
-    const QColor base = pal.color(QPalette::Base);
-    auto mix = [&](double a, double b) { return a * (1 - opacity) + b * opacity; };
-    return QColor::fromRgbF(mix(base.redF(), c.redF()), mix(base.greenF(), c.greenF()), mix(base.blueF(), c.blueF()));
-}
+namespace {
 
-double harshCurve(double x)
-{
-    return 1 - std::sqrt(1 - x);
-}
+using qt::colors::flameColor;
+using qt::colors::FlameCurve;
+using qt::colors::over;
 
 QColor paddingColor(double efficiency, const QPalette& pal)
 {
-    return over(flameColor(efficiency, 1.0, harshCurve), 0.35, pal);
+    return over(flameColor(efficiency, 1.0, FlameCurve::Harsh), 0.35, pal);
 }
 QColor flopsUtilColor(double u, const QPalette& pal)
 {
-    return over(flameColor(std::min(u, 1.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
+    return over(flameColor(std::min(u, 1.0), 0.85), 0.35, pal);
 }
 QColor hbmUtilColor(double u, const QPalette& pal)
 {
-    return over(flameColor(std::max(1 - u, 0.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
+    return over(flameColor(std::max(1 - u, 0.0), 0.85), 0.35, pal);
 }
 
 QString efficiencyText(double e)
@@ -293,7 +319,7 @@ void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
     }
     const QString shapeText = qs(hlo::shapeToString(shape));
     doc.para(QStringLiteral("%1: %2").arg(label, shapeText),
-        QStringLiteral("%1: <code>%2</code>").arg(esc(label), esc(shapeText)));
+        QStringLiteral("%1: <code>%2</code>").arg(esc(label), esc(wrappableShapeText(shapeText))));
     const L::PaddingInfo info = L::computePadding(shape, semantics);
     if (!info.valid) {
         doc.para(QStringLiteral("Padding: %1")
@@ -350,7 +376,7 @@ void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
 void applyLinkColor(QTextBrowser* browser, const QPalette& pal)
 {
     browser->document()->setDefaultStyleSheet(
-        QStringLiteral("a { color: %1; text-decoration: none; }").arg(pal.color(QPalette::Link).name()));
+        QStringLiteral("a { color: %1; text-decoration: none; }").arg(qt::colors::linkColor(pal).name()));
 }
 
 /// Programs are named like the breakdown names them.
@@ -420,12 +446,21 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_fusedTree->setColumnCount(4);
     m_fusedTree->setHeaderLabels({tr("Instruction"), tr("Opcode"), tr("Shape"), tr("Padding")});
     m_fusedTree->setRootIsDecorated(false);
-    m_fusedTree->setUniformRowHeights(true);
+    // Shapes wrap (uneven rows) rather than lose their middle ("f32[1...128]}").
+    m_fusedTree->setUniformRowHeights(false);
+    m_fusedTree->setWordWrap(true);
     m_fusedTree->setAlternatingRowColors(true);
     m_fusedTree->header()->setStretchLastSection(false);
     m_fusedTree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     m_fusedTree->header()->setSectionResizeMode(2, QHeaderView::Stretch);
-    m_fusedTree->setTextElideMode(Qt::ElideMiddle);
+    m_fusedTree->setTextElideMode(Qt::ElideNone);
+    // Row heights are measured at the column widths of the last layout: measure again when the
+    // stretched shape column changes width (the dock is resized), or wrapped shapes overlap.
+    m_fusedTree->setItemDelegateForColumn(2, new WrappingDelegate(m_fusedTree));
+    connect(m_fusedTree->header(), &QHeaderView::sectionResized, m_fusedTree, [tree = m_fusedTree](int section) {
+        if (section == 2)
+            tree->doItemsLayout();
+    });
     connect(m_fusedTree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         const hlo::Instruction* in = nullptr;
         if (item && m_profile && m_op != kNone)
@@ -839,9 +874,10 @@ void DetailsPanel::fillFusedTree()
                 label += QStringLiteral("  [%1]").arg(marks.join(QStringLiteral(", ")));
             item->setText(0, label);
             item->setText(1, qs(fi.opcode));
-            item->setText(2, qs(hlo::shapeToString(fi.shape)));
+            const QString shapeText = qs(hlo::shapeToString(fi.shape));
+            item->setText(2, wrappableShapeText(shapeText));
             item->setToolTip(0, instructionText(module, fi));
-            item->setToolTip(2, item->text(2));
+            item->setToolTip(2, shapeText);
             item->setData(0, kInstructionIdRole, QVariant::fromValue<qlonglong>(fi.id));
             if (!fi.shape.isTuple()) {
                 const auto info = L::computePadding(fi.shape, L::inferOutputSemantics(*module, fi));
@@ -881,12 +917,20 @@ void DetailsPanel::fillFusedTree()
     m_fusedTree->setColumnWidth(0, std::min(m_fusedTree->columnWidth(0), 260));
     m_fusedLabel->setText(tr("Fused instructions (%1) of %2").arg(fused->instructions.size()).arg(qs(fused->name)));
     // Small fusions: the tree is only as tall as its rows, the instruction details get the rest.
+    // A wrapped shape takes as many lines as its width needs in the room the other columns leave.
+    const int shapeRoom = std::max(120,
+        m_fusedTree->viewport()->width() - m_fusedTree->columnWidth(0) - m_fusedTree->columnWidth(1)
+            - m_fusedTree->columnWidth(3) - 12);
+    const int lineHeight = m_fusedTree->fontMetrics().height();
     int rows = 0;
-    for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it)
+    int lines = 0;
+    for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it) {
         ++rows;
-    const int rowHeight = std::max(m_fusedTree->fontMetrics().height() + 4, m_fusedTree->sizeHintForRow(0));
-    const int treeHeight
-        = m_fusedTree->header()->sizeHint().height() + rows * rowHeight + 2 * m_fusedTree->frameWidth() + 4;
+        const int width = m_fusedTree->fontMetrics().horizontalAdvance((*it)->toolTip(2));
+        lines += std::clamp((width + shapeRoom - 1) / shapeRoom, 1, 6);
+    }
+    const int treeHeight = m_fusedTree->header()->sizeHint().height() + lines * lineHeight + rows * 4
+        + 2 * m_fusedTree->frameWidth() + 4;
     m_fusedTree->setMaximumHeight(rows <= 12 ? treeHeight : QWIDGETSIZE_MAX);
     applySplitterSizes();
     m_fusedTree->setCurrentItem(select);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "optableview.h"
+#include "sortarrows.h"
 
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
@@ -7,10 +8,10 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
-#include <QFileDialog>
 #include <QComboBox>
 #include <QDataStream>
 #include <QEvent>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
@@ -109,6 +110,7 @@ OpTableView::OpTableView(QWidget* parent)
     m_view = new QTreeView(this);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
+    useConventionalSortArrows(m_view->header()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setUniformRowHeights(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -159,7 +161,8 @@ OpTableView::OpTableView(QWidget* parent)
             QSaveFile file(path);
             if (!path.isEmpty()
                 && !(file.open(QIODevice::WriteOnly) && renderImage().save(&file, "PNG") && file.commit()))
-                QMessageBox::warning(this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+                QMessageBox::warning(
+                    this, tr("Export Op Table"), tr("Cannot write %1: %2").arg(path, file.errorString()));
         });
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
