@@ -27,7 +27,7 @@ using namespace tpuscope::model;
 namespace {
 
 constexpr double kHitRadiusPx = 8.0;
-constexpr int kLegendRows = 8;
+constexpr int kLegendRows = 12;
 
 } // namespace
 
@@ -65,14 +65,19 @@ RooflineChart::RooflineChart(QWidget* parent)
     }
     m_plot->xAxis->setLabel(tr("Operational intensity (FLOP per HBM byte)"));
     m_plot->yAxis->setLabel(tr("Achieved TFLOP/s per core"));
-    // The legend gets its own layout cell right of the axis rect: inside the plot it covered points.
-    // Entries fill columns of kLegendRows, so a profile with many categories widens it, not grows it.
+    // The legend gets its own layout cell right of the axis rect (inside the plot it covered
+    // points): a column holding the legend at its natural height on top and an empty filler below.
     m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 1, side);
     m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));
+    side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 8, 6, 8));
+    // foRowsFirst fills a column downwards and starts the next one after kLegendRows entries.
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
     m_plot->legend->setWrap(kLegendRows);
-    m_plot->legend->setMargins(QMargins(4, 8, 6, 8));
     m_plot->legend->setMaximumSize(360, QWIDGETSIZE_MAX);
     layout->addWidget(m_plot, 1);
 
