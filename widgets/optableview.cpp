@@ -113,6 +113,7 @@ OpTableView::OpTableView(QWidget* parent)
     useConventionalSortArrows(m_view->header()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setUniformRowHeights(true);
+    m_view->setIconSize(QSize(10, 10)); // the category swatch, small enough to keep the rows dense
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAllColumnsShowFocus(true);
