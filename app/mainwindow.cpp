@@ -418,6 +418,8 @@ void MainWindow::connectSelection()
         m_selection->setHighlightedOps(ops);
     });
 
+    // Same time range and same x pixels: the chart's time axis starts where the timeline's events do.
+    m_utilization->alignTimeAxisWith(m_timeline->viewport(), m_timeline->eventAreaLeft());
     // The chart follows the timeline's visible range and drives it back; the flag stops echoes.
     connect(m_timeline, &TimelineView::visibleRangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
         if (m_syncingRange)
@@ -663,10 +665,10 @@ void MainWindow::showSessionProfile()
 {
     const model::ProfilePtr profile = m_session->profile();
     m_selection->clear();
+    m_utilization->setProfile(profile); // before the timeline, whose opening range it then follows
     m_timeline->setProfile(profile);
     m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_details->setProfile(profile);
-    m_utilization->setProfile(profile);
     m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_adviceReady = false;
     m_advice->setProfile(profile);

@@ -176,6 +176,56 @@ void UtilizationChart::setProfile(ProfilePtr profile)
     recompute();
 }
 
+void UtilizationChart::alignTimeAxisWith(QWidget* timeline, int eventLeft)
+{
+    if (m_alignTimeline)
+        m_alignTimeline->removeEventFilter(this);
+    m_alignTimeline = timeline;
+    m_alignEventLeft = eventLeft;
+    if (timeline)
+        timeline->installEventFilter(this);
+    m_plot->installEventFilter(this);
+    updateAxisAlignment();
+}
+
+std::pair<int, int> UtilizationChart::timeAxisGlobalSpan() const
+{
+    const QRect r = m_plot->axisRect()->rect();
+    return {m_plot->mapToGlobal(r.topLeft()).x(), m_plot->mapToGlobal(r.topRight()).x()};
+}
+
+bool UtilizationChart::eventFilter(QObject* watched, QEvent* event)
+{
+    if ((watched == m_plot || watched == m_alignTimeline)
+        && (event->type() == QEvent::Resize || event->type() == QEvent::Move || event->type() == QEvent::Show))
+        QTimer::singleShot(0, this, &UtilizationChart::updateAxisAlignment); // after the layouts settled
+    return QWidget::eventFilter(watched, event);
+}
+
+void UtilizationChart::updateAxisAlignment()
+{
+    QCPAxisRect* rect = m_plot->axisRect();
+    constexpr int kMinLeft = 48; // room for the y tick labels and the axis label
+    const int plotLeft = m_plot->mapToGlobal(QPoint(0, 0)).x();
+    const int plotRight = m_plot->mapToGlobal(QPoint(m_plot->width(), 0)).x();
+    int left = -1, right = -1;
+    if (m_alignTimeline && m_alignTimeline->width() > m_alignEventLeft) {
+        // Hidden behind another tab, the timeline keeps the geometry of its tab page.
+        left = m_alignTimeline->mapToGlobal(QPoint(m_alignEventLeft, 0)).x() - plotLeft;
+        right = plotRight - m_alignTimeline->mapToGlobal(QPoint(m_alignTimeline->width(), 0)).x();
+    }
+    const bool aligned = left >= kMinLeft && right >= 0 && left + right < m_plot->width() - 100;
+    const QCP::MarginSides autoSides = aligned ? QCP::msTop | QCP::msBottom : QCP::msAll;
+    const QMargins margins = aligned ? QMargins(left, 0, right, 0) : QMargins();
+    if (rect->autoMargins() == autoSides
+        && (!aligned || rect->margins().left() == left && rect->margins().right() == right))
+        return;
+    rect->setAutoMargins(autoSides);
+    if (aligned)
+        rect->setMargins(margins);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void UtilizationChart::setVisibleRange(TimePs begin, TimePs end)
 {
     if (end <= begin)
@@ -253,7 +303,9 @@ void UtilizationChart::onXRangeChanged()
         clamped = QCPRange(spanEnd - r.size(), spanEnd);
     if (clamped.size() < 1000) // 1 ns: below that the ticks stop being useful
         clamped = QCPRange(clamped.center() - 500, clamped.center() + 500);
-    if (clamped.lower != r.lower || clamped.upper != r.upper) {
+    // A range set from outside (the timeline, with its margin around the span) is shown as it is:
+    // the two time axes must show the same times at the same x.
+    if (!m_settingRange && (clamped.lower != r.lower || clamped.upper != r.upper)) {
         m_plot->xAxis->setRange(clamped); // re-enters with the clamped range
         return;
     }

@@ -448,3 +448,37 @@ TEST_F(LookWindowTest, At1280x720TheWindowFitsAndChartHeadersDoNotOverlap)
         EXPECT_LE(whatIf->heightForWidth(whatIf->width()), whatIf->height());
     }
 }
+
+// --- Time axes -----------------------------------------------------------------------------
+
+TEST_F(LookWindowTest, UtilizationTimeAxisLinesUpWithTheTimeline)
+{
+    app::MainWindow window(app::MainWindow::Options {false, false});
+    ASSERT_TRUE(openAt(window, QSize(1600, 1000)));
+    auto* chart = qobject_cast<widgets::UtilizationChart*>(window.viewWidget(QStringLiteral("utilization")));
+    ASSERT_TRUE(chart);
+    widgets::TimelineView* timeline = window.timeline();
+    // Side by side means the timeline tab is up (the overview is the landing tab).
+    for (QTabWidget* tabs : window.findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->widget(i)->isAncestorOf(timeline))
+                tabs->setCurrentIndex(i);
+    QTest::qWait(300);
+    ASSERT_TRUE(timeline->isVisible());
+    const auto [axisLeft, axisRight] = chart->timeAxisGlobalSpan();
+    const int eventsLeft = timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x();
+    const int eventsRight = timeline->viewport()->mapToGlobal(QPoint(timeline->viewport()->width(), 0)).x();
+    EXPECT_NEAR(axisLeft, eventsLeft, 1);
+    EXPECT_NEAR(axisRight, eventsRight, 2);
+    // And the same range: the chart shows what the timeline shows.
+    const auto [begin, end] = timeline->visibleRange();
+    const QCPRange range = chart->findChild<QCustomPlot*>()->xAxis->range();
+    EXPECT_NEAR(range.lower, double(begin), double(end - begin) * 1e-6);
+    EXPECT_NEAR(range.upper, double(end), double(end - begin) * 1e-6);
+    // It follows a resize of the window.
+    window.resize(1280, 720);
+    QTest::qWait(300);
+    const auto [left2, right2] = chart->timeAxisGlobalSpan();
+    EXPECT_NEAR(left2, timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x(), 1);
+    EXPECT_NEAR(right2, timeline->viewport()->mapToGlobal(QPoint(timeline->viewport()->width(), 0)).x(), 2);
+}
