@@ -22,10 +22,6 @@ class QUrl;
 
 namespace tpuscope::widgets {
 
-/// A shape's text with zero-width break opportunities (after commas and colons, before the layout
-/// brace), so that a long shape wraps in a narrow dock instead of being elided in the middle.
-QString wrappableShapeText(const QString& shape);
-
 /// Fusion drill-down: everything known about one op (metrics from the op breakdown, provenance,
 /// HLO text, output shape with per-dimension tiling/padding) and, for a fusion, its fused
 /// instructions with the root and the convolution/dot marked. Fused instructions can be inspected

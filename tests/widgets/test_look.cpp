@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include "advicepanel.h"
+#include "detailsdocument.h"
 #include "detailspanel.h"
 #include "elidedlabel.h"
 #include "memoryview.h"
