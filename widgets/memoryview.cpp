@@ -293,7 +293,7 @@ void MemoryView::fillChart(const ModuleMemory& memory)
     label->setText(
         tr(" peak %1, %2 padding")
             .arg(bytesText(static_cast<double>(memory.peakHeapBytes)), qs(formatPercent(memory.paddingFraction()))));
-    label->setColor(qt::colors::memoryPeakColor());
+    label->setColor(qt::colors::readableOn(qt::colors::memoryPeakColor(), {pal.color(QPalette::Base)})); // AA text
     label->setClipToAxisRect(false);
     double yMax = peak * 1.2;
     // The HBM capacity only when the peak comes near it; otherwise it would flatten the curve.
