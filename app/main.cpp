@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "benchmode.h"
 #include "mainwindow.h"
+#include "qt/colors.h"
 #include "screenshot.h"
 
 #include "qt/tracesession.h"
@@ -100,8 +101,17 @@ int main(int argc, char** argv)
     const QCommandLineOption rangeOption(QStringLiteral("range"),
         QStringLiteral("For --screenshot: select this timeline range first (µs from the profile start)."),
         QStringLiteral("T0,T1"));
-    parser.addOptions({demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption, rangeOption});
+    const QCommandLineOption darkOption(QStringLiteral("dark"),
+        QStringLiteral("Use a dark palette (Fusion style) instead of the system's, e.g. for --screenshot."));
+    parser.addOptions(
+        {demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption, rangeOption, darkOption});
     parser.process(app);
+    if (parser.isSet(darkOption)) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(tpuscope::qt::colors::darkPalette());
+    }
+    // Dark system palettes often keep the light palette's dark-blue links: make them readable (WCAG AA).
+    QApplication::setPalette(tpuscope::qt::colors::withReadableLinks(QApplication::palette()));
 
     const QStringList files = parser.positionalArguments();
     const bool demo = parser.isSet(demoOption);

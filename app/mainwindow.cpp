@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "qt/qstrings.h"
 
 #include "startpage.h"
 
@@ -72,10 +73,7 @@ constexpr int kLayoutVersion = 2; // bump when docks change, so old saved layout
 constexpr int kMaxRecentFiles = 10;
 const QString kDemoResource = QStringLiteral(":/demo.xplane.pb");
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 } // namespace
 
@@ -432,6 +430,8 @@ void MainWindow::connectSelection()
         m_selection->setHighlightedOps(ops);
     });
 
+    // Same time range and same x pixels: the chart's time axis starts where the timeline's events do.
+    m_utilization->alignTimeAxisWith(m_timeline->viewport(), m_timeline->eventAreaLeft());
     // The chart follows the timeline's visible range and drives it back; the flag stops echoes.
     connect(m_timeline, &TimelineView::visibleRangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
         if (m_syncingRange)
@@ -597,10 +597,10 @@ void MainWindow::showSessionProfile()
 {
     const model::ProfilePtr profile = m_session->profile();
     m_selection->clear();
+    m_utilization->setProfile(profile); // before the timeline, whose opening range it then follows
     m_timeline->setProfile(profile);
     m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_details->setProfile(profile);
-    m_utilization->setProfile(profile);
     m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
     m_adviceReady = false;
     m_advice->setProfile(profile);
@@ -936,7 +936,8 @@ void MainWindow::applyDefaultLayout()
     // Proportions rather than pixels, so the first run looks right on any screen.
     const QSize area = size();
     resizeDocks({m_detailsDock}, {std::clamp(area.width() * 27 / 100, 300, 560)}, Qt::Horizontal);
-    resizeDocks({m_chartsDock}, {std::clamp(area.height() / 4, 180, 320)}, Qt::Vertical);
+    // Tall enough for the roofline to be read (it opened ~130 px tall at a quarter of the height).
+    resizeDocks({m_chartsDock}, {std::clamp(area.height() * 2 / 5, 300, 440)}, Qt::Vertical);
     const int height = std::max(200, m_splitter->height());
     m_splitter->setSizes({height * 11 / 20, height * 9 / 20});
     m_defaultLayoutApplied = true;

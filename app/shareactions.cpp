@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shareactions.h"
 
+#include "qt/qstrings.h"
+
 #include "core/atomicfile.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
@@ -29,10 +31,7 @@ namespace tpuscope::app {
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 std::vector<std::string> openProfilePath(const qt::TraceSession* session)
 {

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicepanel.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
+#include "report/advicenumbers.h"
 
 #include "analysis/advice.h"
 #include "analysis/attribution.h"
@@ -31,23 +34,9 @@ struct AdvicePanel::Result
 
 namespace {
 
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
-QColor severityColor(Severity severity)
-{
-    switch (severity) {
-    case Severity::Critical:
-        return QColor(0xd3, 0x2f, 0x2f);
-    case Severity::Warning:
-        return QColor(0xf5, 0x9e, 0x0b);
-    case Severity::Info:
-        break;
-    }
-    return QColor(0x1e, 0x88, 0xe5);
-}
+using tpuscope::qt::colors::severityColor;
 
 QIcon severityIcon(Severity severity)
 {
@@ -68,7 +57,7 @@ QString valueHtml(const AdviceValue& v)
         return v.number == std::floor(v.number) && std::fabs(v.number) < 1e15 ? QString::number(v.number, 'f', 0)
                                                                               : QString::number(v.number, 'g', 4);
     case AdviceValue::Kind::Text:
-        return q(v.text).toHtmlEscaped();
+        return qs(v.text).toHtmlEscaped();
     case AdviceValue::Kind::List: {
         QStringList parts;
         for (const AdviceValue& i : v.items)
@@ -78,7 +67,7 @@ QString valueHtml(const AdviceValue& v)
     case AdviceValue::Kind::Object: {
         QStringList parts;
         for (const auto& [k, f] : v.fields)
-            parts << q(k) + QLatin1Char('=') + valueHtml(f);
+            parts << qs(k) + QLatin1Char('=') + valueHtml(f);
         return parts.join(QStringLiteral(", "));
     }
     }
@@ -121,12 +110,16 @@ AdvicePanel::AdvicePanel(QWidget* parent)
     m_globalBatch->setRange(1, 1 << 24);
     m_globalBatch->setEnabled(false);
     m_globalBatch->setToolTip(tr("Global batch; the per-core batch is this divided by the TPU cores"));
+    // The question and the per-core answer wrap in a narrow dock instead of being clipped.
+    whatIfLabel->setObjectName(QStringLiteral("whatIfLabel"));
+    whatIfLabel->setWordWrap(true);
     m_perCore = new QLabel(this);
     m_perCore->setObjectName(QStringLiteral("whatIfPerCore"));
-    whatIfRow->addWidget(whatIfLabel);
+    m_perCore->setWordWrap(true);
+    whatIfRow->addWidget(whatIfLabel, 1);
     whatIfRow->addWidget(m_globalBatch);
-    whatIfRow->addWidget(m_perCore, 1);
     layout->addLayout(whatIfRow);
+    layout->addWidget(m_perCore);
     m_whatIf = new QTextBrowser(this);
     m_whatIf->setObjectName(QStringLiteral("whatIfResult"));
     m_whatIf->setOpenLinks(false);
@@ -201,7 +194,7 @@ void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 gener
 
     QString header
         = QStringLiteral("<b>%1</b>, %2 TPU cores")
-              .arg(q(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped())
+              .arg(qs(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped())
               .arg(profile.device.cores);
     if (report.batch.known)
         header += tr("<br>Per-core batch <b>%1</b>, global <b>%2</b> (%1 × %3 cores, assumed data-parallel); "
@@ -209,20 +202,20 @@ void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 gener
                       .arg(report.batch.perCoreBatch)
                       .arg(report.batch.globalBatch)
                       .arg(report.batch.cores)
-                      .arg(q(report.batch.confidence));
+                      .arg(qs(report.batch.confidence));
     else
         header += tr("<br>Per-core batch not inferred.");
     m_header->setText(header);
-    m_header->setToolTip(q(report.batch.known ? report.batch.explanation(profile) : report.batch.reason));
+    m_header->setToolTip(qs(report.batch.known ? report.batch.explanation(profile) : report.batch.reason));
 
     for (const Advice& a : report.advice) {
-        auto* item = new QListWidgetItem(severityIcon(a.severity), q(a.title), m_list);
-        item->setToolTip(QStringLiteral("%1 (%2)").arg(q(a.rule), QString::fromLatin1(severityName(a.severity))));
+        auto* item = new QListWidgetItem(severityIcon(a.severity), qs(a.title), m_list);
+        item->setToolTip(QStringLiteral("%1 (%2)").arg(qs(a.rule), QString::fromLatin1(severityName(a.severity))));
     }
     if (report.advice.empty()) {
         QString text = tr("<p>No rule fired.</p>");
         for (const std::string& note : report.notes)
-            text += QStringLiteral("<p><i>%1</i></p>").arg(q(note).toHtmlEscaped());
+            text += QStringLiteral("<p><i>%1</i></p>").arg(qs(note).toHtmlEscaped());
         m_details->setHtml(text);
     }
 
@@ -271,29 +264,38 @@ void AdvicePanel::showAdvice(int row)
     const Advice& a = m_result->report.advice[static_cast<size_t>(row)];
     QString html;
     html += QStringLiteral("<h3 style='color:%1'>%2</h3>")
-                .arg(severityColor(a.severity).name(), q(a.title).toHtmlEscaped());
+                .arg(qt::colors::severityTextColor(a.severity, m_details->palette()).name(),
+                    qs(a.title).toHtmlEscaped());
     html += QStringLiteral("<p><small>rule <code>%1</code> · %2</small></p>")
-                .arg(q(a.rule), QString::fromLatin1(severityName(a.severity)));
-    html += QStringLiteral("<p>%1</p>").arg(q(a.detail).toHtmlEscaped());
+                .arg(qs(a.rule), QString::fromLatin1(severityName(a.severity)));
+    html += QStringLiteral("<p>%1</p>").arg(qs(a.detail).toHtmlEscaped());
     if (!a.ops.empty()) {
         QStringList links;
         for (size_t i = 0; i < a.ops.size(); ++i) {
-            QString link = QStringLiteral("<a href='op:%1'>%2</a>").arg(a.ops[i]).arg(q(a.opNames[i]).toHtmlEscaped());
+            QString link = QStringLiteral("<a href='op:%1'>%2</a>").arg(a.ops[i]).arg(qs(a.opNames[i]).toHtmlEscaped());
             // Whose code it is: layer and source line (attribution.h).
             if (i < a.evidence.size())
                 if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
                     !whose.empty())
-                    link += QStringLiteral(" (%1)").arg(q(whose).toHtmlEscaped());
+                    link += QStringLiteral(" (%1)").arg(qs(whose).toHtmlEscaped());
             links << link;
         }
         html += tr("<p><b>Evidence:</b> %1</p>").arg(links.join(QStringLiteral(", ")));
     }
     html += tr("<p><b>Numbers</b></p><table cellspacing='0' cellpadding='2'>");
-    for (const auto& [k, v] : a.numbers.fields)
-        html += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>").arg(q(k), valueHtml(v));
+    // Human labels and units (share of time 96.5%), not the JSON keys (time_fraction 0.9648).
+    for (const auto& [k, v] : a.numbers.fields) {
+        const QString value
+            = v.kind == AdviceValue::Kind::Number ? qs(formatAdviceNumber(k, v.number)).toHtmlEscaped() : valueHtml(v);
+        // The JSON key last and muted: what `tpuscope-cli advise --format json` calls it.
+        html += QStringLiteral("<tr><td style='padding-right:12px'>%1</td><td style='padding-right:12px'>%2</td>"
+                               "<td style='color:%3'><small>%4</small></td></tr>")
+                    .arg(qs(adviceNumberLabel(k)).toHtmlEscaped(), value,
+                        qt::colors::mutedTextColor(m_details->palette()).name(), qs(k));
+    }
     html += QStringLiteral("</table>");
-    html += tr("<p><b>Threshold:</b> %1</p>").arg(q(a.threshold).toHtmlEscaped());
-    html += tr("<p><b>Estimated gain:</b> %1</p>").arg(q(a.gain).toHtmlEscaped());
+    html += tr("<p><b>Threshold:</b> %1</p>").arg(qs(a.threshold).toHtmlEscaped());
+    html += tr("<p><b>Estimated gain:</b> %1</p>").arg(qs(a.gain).toHtmlEscaped());
     m_details->setHtml(html);
     QList<quint32> ids;
     for (OpId id : a.ops)
@@ -318,22 +320,22 @@ void AdvicePanel::updateWhatIf()
     const WhatIfResult w
         = whatIfBatch(*m_profile, m_result->breakdown, perCore, 8, m_result->report.batch.perCoreBatch);
     if (!w.valid) {
-        m_whatIf->setHtml(QStringLiteral("<p>%1</p>").arg(q(w.error).toHtmlEscaped()));
+        m_whatIf->setHtml(QStringLiteral("<p>%1</p>").arg(qs(w.error).toHtmlEscaped()));
         return;
     }
     QString html
         = tr("<p>Tile efficiency of the dominant ops, time-weighted: <b>%1</b> now → <b>%2</b> at global "
              "batch %3.</p><table cellspacing='0' cellpadding='2'><tr><th align='left'>op</th>"
              "<th align='right'>time</th><th align='left'>now</th><th align='left'>then</th></tr>")
-              .arg(q(formatPercent(w.currentWeightedEfficiency, 2)), q(formatPercent(w.newWeightedEfficiency, 2)))
+              .arg(qs(formatPercent(w.currentWeightedEfficiency, 2)), qs(formatPercent(w.newWeightedEfficiency, 2)))
               .arg(global);
     for (const WhatIfOp& op : w.ops) {
         html += QStringLiteral("<tr><td><a href='op:%1'>%2</a></td><td align='right'>%3</td><td>%4 (%5)</td>"
                                "<td><b>%6</b> (%7)</td></tr>")
                     .arg(op.op)
-                    .arg(q(op.name).toHtmlEscaped(), q(formatPercent(op.timeFraction)),
-                        q(formatPercent(op.currentEfficiency, 2)), q(op.currentUsed).toHtmlEscaped(),
-                        q(formatPercent(op.newEfficiency, 2)), q(op.newUsed).toHtmlEscaped());
+                    .arg(qs(op.name).toHtmlEscaped(), qs(formatPercent(op.timeFraction)),
+                        qs(formatPercent(op.currentEfficiency, 2)), qs(op.currentUsed).toHtmlEscaped(),
+                        qs(formatPercent(op.newEfficiency, 2)), qs(op.newUsed).toHtmlEscaped());
     }
     html += QStringLiteral("</table><p><small>%1</small></p>")
                 .arg(tr("Same layouts with the batch dimension replaced; XLA may choose another layout for a "

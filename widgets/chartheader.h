@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QPalette>
 
+#include "elidedlabel.h"
+
 namespace tpuscope::widgets {
 
 /// The row above each chart: a bold title and a muted status text that takes the rest of the
@@ -19,7 +21,9 @@ inline QHBoxLayout* makeChartHeader(QWidget* owner, const QString& titleText, QL
     titleFont.setBold(true);
     title->setFont(titleFont);
     header->addWidget(title);
-    status = new QLabel(owner);
+    status = new ElidedLabel(owner); // gives way to the legend and selectors at 1280 px
+    status->setObjectName(QStringLiteral("chartStatus"));
+    status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     status->setForegroundRole(QPalette::PlaceholderText);
     header->addWidget(status, 1);
     return header;

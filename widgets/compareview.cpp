@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "compareview.h"
+#include "qt/qstrings.h"
+#include "sortarrows.h"
 
 #include "report/diffreport.h"
 #include "tableimage.h"
@@ -24,10 +26,7 @@
 namespace tpuscope::widgets {
 
 namespace {
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 } // namespace
 
@@ -42,6 +41,7 @@ CompareView::CompareView(QWidget* parent)
     m_proxy->setSortRole(qt::DiffModel::SortRole);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
+    useConventionalSortArrows(m_view->horizontalHeader()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->verticalHeader()->hide();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "costbardelegate.h"
 
+#include "qt/colors.h"
+
 #include <QPainter>
 
 #include <algorithm>
@@ -22,8 +24,7 @@ QColor CostBarDelegate::barColor(double fraction, Scheme scheme, const QPalette&
         color.setAlpha(90);
         return color;
     }
-    // Hue 0 (red) at 0 % to 120 (green) at 100 %; translucent so the text stays readable.
-    return QColor::fromHsv(static_cast<int>(fraction * 120), 200, 230, 130);
+    return qt::colors::utilizationBarColor(fraction);
 }
 
 void CostBarDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
+#include "detailsdocument.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include "timelineeventinfo.h"
 
@@ -14,6 +17,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -29,330 +33,55 @@ namespace tpuscope::widgets {
 
 using namespace tpuscope::model;
 namespace L = tpuscope::model::layout;
+using Doc = DetailsDocument;
 
 namespace {
 
-constexpr int kMaxTupleElements = 8;
 constexpr int kInstructionIdRole = Qt::UserRole + 1;
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-QString qs(const char* s)
-{
-    return QString::fromUtf8(s);
-}
-QString esc(const QString& s)
-{
-    return s.toHtmlEscaped();
-}
+using tpuscope::qt::qs;
 
-/// FORMATS.md §4.3 flameColor: red (0) → yellow (0.5) → green (1) after the curve.
-QColor flameColor(double f, double brightness, const std::function<double(double)>& curve)
-{
-    if (std::isnan(f))
-        return QColor::fromRgbF(brightness, brightness, brightness);
-    const double g = std::clamp(curve(std::clamp(f, 0.0, 1.0)), 0.0, 1.0);
-    if (g < 0.5)
-        return QColor::fromRgbF(brightness, 2 * g * brightness, 0);
-    return QColor::fromRgbF(2 * (1 - g) * brightness, brightness, 0);
-}
+} // namespace
 
-/// A colour drawn at `opacity` over the palette's base, as the xprof cards do; keeps text readable
-/// in light and dark palettes.
-QColor over(const QColor& c, double opacity, const QPalette& pal)
-{
-    const QColor base = pal.color(QPalette::Base);
-    auto mix = [&](double a, double b) { return a * (1 - opacity) + b * opacity; };
-    return QColor::fromRgbF(mix(base.redF(), c.redF()), mix(base.greenF(), c.greenF()), mix(base.blueF(), c.blueF()));
-}
+namespace {
 
-double harshCurve(double x)
-{
-    return 1 - std::sqrt(1 - x);
-}
-
-QColor paddingColor(double efficiency, const QPalette& pal)
-{
-    return over(flameColor(efficiency, 1.0, harshCurve), 0.35, pal);
-}
-QColor flopsUtilColor(double u, const QPalette& pal)
-{
-    return over(flameColor(std::min(u, 1.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
-}
-QColor hbmUtilColor(double u, const QPalette& pal)
-{
-    return over(flameColor(std::max(1 - u, 0.0), 0.85, [](double x) { return std::sqrt(x); }), 0.35, pal);
-}
-
-QString efficiencyText(double e)
-{
-    const double v = e * 100;
-    if (v >= 99.995)
-        return QStringLiteral("100%");
-    return QString::number(v, 'f', v < 10 ? 2 : 1) + QLatin1Char('%');
-}
-
-QString pct(double fraction)
-{
-    return qs(formatPercent(fraction, fraction < 0.1 ? 2 : 1));
-}
-
-/// Builds the same content as HTML (for the browser) and Markdown (for the clipboard).
-class Doc
+/// Shapes wrap at their break opportunities; the row is as tall as the column's width needs.
+/// (QTreeView measures rows without the column width, so its own word wrap stays one line.)
+class WrappingDelegate : public QStyledItemDelegate
 {
 public:
-    explicit Doc(const QPalette& pal)
-        : m_pal(pal)
+    explicit WrappingDelegate(QTreeView* view)
+        : QStyledItemDelegate(view)
+        , m_view(view)
     {
     }
 
-    void heading(const QString& text)
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
     {
-        flushKv();
-        m_html += QStringLiteral("<h4 style=\"margin-top:10px; margin-bottom:3px;\">%1</h4>").arg(esc(text));
-        m_md += QStringLiteral("### %1\n\n").arg(text);
-    }
-    /// `html` replaces the escaped value in the HTML output (links, chips).
-    void kv(const QString& key, const QString& value, const QString& html = {})
-    {
-        m_kv.push_back({key, value, html.isEmpty() ? esc(value) : html});
-    }
-    void para(const QString& text, const QString& html = {})
-    {
-        flushKv();
-        m_html += QStringLiteral("<p style=\"margin-top:3px; margin-bottom:3px;\">%1</p>")
-                      .arg(html.isEmpty() ? esc(text) : html);
-        m_md += text + QStringLiteral("\n\n");
-    }
-    void code(const QString& text)
-    {
-        flushKv();
-        QColor bg = m_pal.color(QPalette::AlternateBase);
-        m_html += QStringLiteral("<table width=\"100%\" cellpadding=\"5\" cellspacing=\"0\" bgcolor=\"%1\"><tr><td>"
-                                 "<pre style=\"white-space:pre-wrap; margin:0;\">%2</pre></td></tr></table>")
-                      .arg(bg.name(), esc(text));
-        m_md += QStringLiteral("```\n%1\n```\n\n").arg(text);
-    }
-    struct Cell
-    {
-        Cell(QString t = {}, QColor bg = {}, QString h = {})
-            : text(std::move(t))
-            , background(bg)
-            , html(std::move(h))
-        {
-        }
-        QString text;
-        QColor background; // invalid = none
-        QString html;
-        bool bold = false;
-    };
-    void table(const QStringList& header, const QList<QList<Cell>>& rows, const QList<bool>& rightAligned = {})
-    {
-        flushKv();
-        const QColor headBg = m_pal.color(QPalette::AlternateBase);
-        m_html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\" style=\"border-collapse:collapse;\">");
-        m_html += QStringLiteral("<tr>");
-        for (int c = 0; c < header.size(); ++c)
-            m_html += QStringLiteral("<th align=\"%1\" bgcolor=\"%2\">%3</th>")
-                          .arg(c < rightAligned.size() && rightAligned[c] ? QStringLiteral("right")
-                                                                          : QStringLiteral("left"),
-                              headBg.name(), esc(header[c]));
-        m_html += QStringLiteral("</tr>");
-        for (const auto& row : rows) {
-            m_html += QStringLiteral("<tr>");
-            for (int c = 0; c < row.size(); ++c) {
-                const Cell& cell = row[c];
-                QString content = cell.html.isEmpty() ? esc(cell.text) : cell.html;
-                if (cell.bold)
-                    content = QStringLiteral("<b>%1</b>").arg(content);
-                m_html
-                    += QStringLiteral("<td align=\"%1\"%2>%3</td>")
-                           .arg(c < rightAligned.size() && rightAligned[c] ? QStringLiteral("right")
-                                                                           : QStringLiteral("left"),
-                               cell.background.isValid() ? QStringLiteral(" bgcolor=\"%1\"").arg(cell.background.name())
-                                                         : QString(),
-                               content);
-            }
-            m_html += QStringLiteral("</tr>");
-        }
-        m_html += QStringLiteral("</table>");
-        m_md += QStringLiteral("| ") + header.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|");
-        for (int c = 0; c < header.size(); ++c)
-            m_md += c < rightAligned.size() && rightAligned[c] ? QStringLiteral("---:|") : QStringLiteral("---|");
-        m_md += QLatin1Char('\n');
-        for (const auto& row : rows) {
-            QStringList cells;
-            for (const Cell& cell : row)
-                cells << QString(cell.text).replace(QLatin1Char('|'), QStringLiteral("\\|"));
-            m_md += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
-        }
-        m_md += QLatin1Char('\n');
-    }
-    void rawHtml(const QString& html)
-    {
-        flushKv();
-        m_html += html;
-    }
-    void rawMarkdown(const QString& md)
-    {
-        flushKv();
-        m_md += md;
-    }
-
-    QString html()
-    {
-        flushKv();
-        return m_html;
-    }
-    QString markdown()
-    {
-        flushKv();
-        return m_md;
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        const int width = m_view->columnWidth(index.column()) - 8;
+        if (width <= 0)
+            return size;
+        const QRect needed = option.fontMetrics.boundingRect(
+            QRect(0, 0, width, 100000), Qt::TextWordWrap, index.data(Qt::DisplayRole).toString());
+        size.setHeight(std::max(size.height(), needed.height() + 4));
+        return size;
     }
 
 private:
-    struct Kv
-    {
-        QString key, value, html;
-    };
-    void flushKv()
-    {
-        if (m_kv.isEmpty())
-            return;
-        const QColor keyColor = m_pal.color(QPalette::PlaceholderText);
-        m_html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
-        for (const Kv& kv : m_kv)
-            m_html += QStringLiteral("<tr><td style=\"color:%1; padding-right:12px;\">%2</td><td>%3</td></tr>")
-                          .arg(keyColor.name(), esc(kv.key), kv.html);
-        m_html += QStringLiteral("</table>");
-        for (const Kv& kv : m_kv)
-            m_md += QStringLiteral("- **%1:** %2\n").arg(kv.key, kv.value);
-        m_md += QLatin1Char('\n');
-        m_kv.clear();
-    }
-
-    QPalette m_pal;
-    QString m_html, m_md;
-    QList<Kv> m_kv;
+    QTreeView* m_view;
 };
 
-QString chip(const QString& text, const QColor& background)
-{
-    return QStringLiteral("<span style=\"background-color:%1;\">&nbsp;%2&nbsp;</span>")
-        .arg(background.name(), esc(text));
-}
+} // namespace
 
-/// HLO-text-like line for an instruction: "%name = shape opcode(%a, %b), kind=kLoop, calls=%comp".
-QString instructionText(const hlo::Module* module, const hlo::Instruction& in)
-{
-    QStringList operands;
-    for (int64_t id : in.operandIds) {
-        const hlo::Instruction* op = module ? module->instructionById(id) : nullptr;
-        operands << (op ? QStringLiteral("%") + qs(op->name) : QStringLiteral("#%1").arg(id));
-    }
-    QString text
-        = QStringLiteral("%%1 = %2 %3(%4)")
-              .arg(qs(in.name), qs(hlo::shapeToString(in.shape)), qs(in.opcode), operands.join(QStringLiteral(", ")));
-    if (in.opcode == "parameter")
-        text = QStringLiteral("%%1 = %2 parameter(%3)")
-                   .arg(qs(in.name), qs(hlo::shapeToString(in.shape)))
-                   .arg(in.parameterNumber);
-    if (!in.fusionKind.empty())
-        text += QStringLiteral(", kind=") + qs(in.fusionKind);
-    for (int64_t id : in.calledComputationIds) {
-        const hlo::Computation* c = module ? module->computation(id) : nullptr;
-        if (c)
-            text
-                += (in.opcode == "fusion" ? QStringLiteral(", calls=%") : QStringLiteral(", to_apply=%")) + qs(c->name);
-    }
-    if (!in.customCallTarget.empty())
-        text += QStringLiteral(", custom_call_target=\"%1\"").arg(qs(in.customCallTarget));
-    return text;
-}
-
-bool isComputeOpcode(const std::string& opcode)
-{
-    return opcode == "convolution" || opcode == "dot";
-}
-
-/// Output shape section: shape text, combined padding efficiency and the per-dimension table.
-void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
-    const std::vector<L::DimSemantics>& semantics, const QString& label)
-{
-    if (shape.isTuple()) {
-        doc.para(QStringLiteral("%1: tuple of %2 elements").arg(label).arg(shape.tupleShapes.size()));
-        int index = 0;
-        for (const hlo::Shape& element : shape.tupleShapes) {
-            if (index == kMaxTupleElements) {
-                doc.para(QStringLiteral("… %1 more elements").arg(shape.tupleShapes.size() - kMaxTupleElements));
-                break;
-            }
-            addShapeSection(doc, pal, element, {}, QStringLiteral("Element %1").arg(index++));
-        }
-        return;
-    }
-    const QString shapeText = qs(hlo::shapeToString(shape));
-    doc.para(QStringLiteral("%1: %2").arg(label, shapeText),
-        QStringLiteral("%1: <code>%2</code>").arg(esc(label), esc(shapeText)));
-    const L::PaddingInfo info = L::computePadding(shape, semantics);
-    if (!info.valid) {
-        doc.para(QStringLiteral("Padding: %1")
-                     .arg(info.error.empty() ? QStringLiteral("unknown (no layout)") : qs(info.error)));
-        if (info.dims.empty())
-            return;
-    } else {
-        const QString used = qs(info.usedOfTileText());
-        const QString eff = efficiencyText(info.efficiency);
-        const QString sentence = used.isEmpty() ? QStringLiteral("no tiling, %1 of the buffer used").arg(eff)
-                                                : QStringLiteral("%1 = %2").arg(used, eff);
-        doc.para(QStringLiteral("Padding efficiency: ") + sentence,
-            QStringLiteral("Padding efficiency: %1").arg(chip(sentence, paddingColor(info.efficiency, pal))));
-        QString memory = QStringLiteral("Memory: %1 used of %2 padded")
-                             .arg(qs(formatBytes(static_cast<double>(info.logicalBytes))),
-                                 qs(formatBytes(static_cast<double>(info.paddedBytes))));
-        if (!info.tileText.empty())
-            memory += QStringLiteral(", tile %1").arg(qs(info.tileText));
-        memory += QStringLiteral(", memory space S(%1)%2")
-                      .arg(info.memorySpace)
-                      .arg(info.memorySpace == 0      ? QStringLiteral(" HBM")
-                              : info.memorySpace == 1 ? QStringLiteral(" VMEM")
-                              : info.memorySpace == 5 ? QStringLiteral(" host")
-                                                      : QString());
-        doc.para(memory);
-    }
-    QList<QList<Doc::Cell>> rows;
-    for (const L::DimPadding& d : info.dims) {
-        const double e = d.padded > 0 ? static_cast<double>(d.size) / static_cast<double>(d.padded) : 1.0;
-        QString hint;
-        if (d.tile > 0) {
-            const int64_t k = (d.size + d.tile - 1) / d.tile;
-            hint = d.size % d.tile == 0 ? QStringLiteral("exact fit") : QStringLiteral("pad to %1").arg(k * d.tile);
-            if (k != 1)
-                hint += QStringLiteral(": %1 × %2").arg(k).arg(d.tile);
-        } else {
-            hint = d.padded != d.size ? QStringLiteral("padded by an inner tile") : QStringLiteral("not tiled");
-        }
-        rows.append(QList<Doc::Cell> {{QString::number(d.logicalDim)},
-            {d.semantics == L::DimSemantics::Unknown ? QStringLiteral("–") : qs(L::semanticsName(d.semantics))},
-            {QString::number(d.size)}, {QString::number(d.padded)},
-            {d.tile > 0 ? QString::number(d.tile) : QStringLiteral("–")},
-            {efficiencyText(e), info.valid ? paddingColor(e, pal) : QColor()}, {hint}});
-    }
-    doc.table({QStringLiteral("Dim"), QStringLiteral("Semantics"), QStringLiteral("Size"), QStringLiteral("Padded"),
-                  QStringLiteral("Tile"), QStringLiteral("Used"), QStringLiteral("Layout hint")},
-        rows, {true, false, true, true, true, true, false});
-    doc.rawHtml(
-        QStringLiteral("<p style=\"margin-top:2px;\"><small>Rows in physical order, most-minor first.</small></p>"));
-}
+namespace {
 
 /// Children get a palette change after their parent re-renders, so links take the panel's colour
 /// explicitly.
 void applyLinkColor(QTextBrowser* browser, const QPalette& pal)
 {
     browser->document()->setDefaultStyleSheet(
-        QStringLiteral("a { color: %1; text-decoration: none; }").arg(pal.color(QPalette::Link).name()));
+        QStringLiteral("a { color: %1; text-decoration: none; }").arg(qt::colors::linkColor(pal).name()));
 }
 
 /// Programs are named like the breakdown names them.
@@ -422,12 +151,21 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_fusedTree->setColumnCount(4);
     m_fusedTree->setHeaderLabels({tr("Instruction"), tr("Opcode"), tr("Shape"), tr("Padding")});
     m_fusedTree->setRootIsDecorated(false);
-    m_fusedTree->setUniformRowHeights(true);
+    // Shapes wrap (uneven rows) rather than lose their middle ("f32[1...128]}").
+    m_fusedTree->setUniformRowHeights(false);
+    m_fusedTree->setWordWrap(true);
     m_fusedTree->setAlternatingRowColors(true);
     m_fusedTree->header()->setStretchLastSection(false);
     m_fusedTree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     m_fusedTree->header()->setSectionResizeMode(2, QHeaderView::Stretch);
-    m_fusedTree->setTextElideMode(Qt::ElideMiddle);
+    m_fusedTree->setTextElideMode(Qt::ElideNone);
+    // Row heights are measured at the column widths of the last layout: measure again when the
+    // stretched shape column changes width (the dock is resized), or wrapped shapes overlap.
+    m_fusedTree->setItemDelegateForColumn(2, new WrappingDelegate(m_fusedTree));
+    connect(m_fusedTree->header(), &QHeaderView::sectionResized, m_fusedTree, [tree = m_fusedTree](int section) {
+        if (section == 2)
+            tree->doItemsLayout();
+    });
     connect(m_fusedTree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         const hlo::Instruction* in = nullptr;
         if (item && m_profile && m_op != kNone)
@@ -869,9 +607,10 @@ void DetailsPanel::fillFusedTree()
                 label += QStringLiteral("  [%1]").arg(marks.join(QStringLiteral(", ")));
             item->setText(0, label);
             item->setText(1, qs(fi.opcode));
-            item->setText(2, qs(hlo::shapeToString(fi.shape)));
+            const QString shapeText = qs(hlo::shapeToString(fi.shape));
+            item->setText(2, wrappableShapeText(shapeText));
             item->setToolTip(0, instructionText(module, fi));
-            item->setToolTip(2, item->text(2));
+            item->setToolTip(2, shapeText);
             item->setData(0, kInstructionIdRole, QVariant::fromValue<qlonglong>(fi.id));
             if (!fi.shape.isTuple()) {
                 const auto info = L::computePadding(fi.shape, L::inferOutputSemantics(*module, fi));
@@ -911,12 +650,20 @@ void DetailsPanel::fillFusedTree()
     m_fusedTree->setColumnWidth(0, std::min(m_fusedTree->columnWidth(0), 260));
     m_fusedLabel->setText(tr("Fused instructions (%1) of %2").arg(fused->instructions.size()).arg(qs(fused->name)));
     // Small fusions: the tree is only as tall as its rows, the instruction details get the rest.
+    // A wrapped shape takes as many lines as its width needs in the room the other columns leave.
+    const int shapeRoom = std::max(120,
+        m_fusedTree->viewport()->width() - m_fusedTree->columnWidth(0) - m_fusedTree->columnWidth(1)
+            - m_fusedTree->columnWidth(3) - 12);
+    const int lineHeight = m_fusedTree->fontMetrics().height();
     int rows = 0;
-    for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it)
+    int lines = 0;
+    for (QTreeWidgetItemIterator it(m_fusedTree); *it; ++it) {
         ++rows;
-    const int rowHeight = std::max(m_fusedTree->fontMetrics().height() + 4, m_fusedTree->sizeHintForRow(0));
-    const int treeHeight
-        = m_fusedTree->header()->sizeHint().height() + rows * rowHeight + 2 * m_fusedTree->frameWidth() + 4;
+        const int width = m_fusedTree->fontMetrics().horizontalAdvance((*it)->toolTip(2));
+        lines += std::clamp((width + shapeRoom - 1) / shapeRoom, 1, 6);
+    }
+    const int treeHeight = m_fusedTree->header()->sizeHint().height() + lines * lineHeight + rows * 4
+        + 2 * m_fusedTree->frameWidth() + 4;
     m_fusedTree->setMaximumHeight(rows <= 12 ? treeHeight : QWIDGETSIZE_MAX);
     applySplitterSizes();
     m_fusedTree->setCurrentItem(select);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "devicechooser.h"
+#include "qt/qstrings.h"
 
 #include "analysis/advice.h"
 #include "core/devicepeaks.h"
@@ -17,10 +18,7 @@ namespace tpuscope::widgets {
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 } // namespace
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memoryview.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
+#include "sortarrows.h"
 
 #include "analysis/layout.h"
 #include "analysis/padding.h"
@@ -28,10 +31,7 @@ using namespace tpuscope::model;
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+using tpuscope::qt::qs;
 
 QString bytesText(double bytes)
 {
@@ -128,6 +128,7 @@ MemoryView::MemoryView(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSortingEnabled(true);
     m_table->verticalHeader()->hide();
+    useConventionalSortArrows(m_table->horizontalHeader()); // down = largest first
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     lower->addWidget(m_table);
@@ -248,8 +249,8 @@ void MemoryView::fillChart(const ModuleMemory& memory)
     m_plot->clearItems();
     const auto [unit, unitName] = axisUnit(static_cast<double>(memory.peakHeapBytes));
     const QPalette pal = palette();
-    const QColor padded = QColor::fromRgb(0x4e79a7);
-    const QColor unpadded = QColor::fromRgb(0x59a14f);
+    const QColor padded = qt::colors::memoryPaddedColor();
+    const QColor unpadded = qt::colors::memoryUnpaddedColor();
 
     QVector<double> x, heap, data;
     for (const MemoryPoint& p : memory.timeline) {
@@ -283,7 +284,7 @@ void MemoryView::fillChart(const ModuleMemory& memory)
         auto* line = new QCPItemStraightLine(m_plot);
         line->point1->setCoords(static_cast<double>(memory.peakPosition), 0);
         line->point2->setCoords(static_cast<double>(memory.peakPosition), 1);
-        QPen pen(QColor::fromRgb(0xe15759), 1, Qt::DashLine);
+        QPen pen(qt::colors::memoryPeakColor(), 1, Qt::DashLine);
         line->setPen(pen);
     }
     auto* label = new QCPItemText(m_plot);
@@ -292,7 +293,7 @@ void MemoryView::fillChart(const ModuleMemory& memory)
     label->setText(
         tr(" peak %1, %2 padding")
             .arg(bytesText(static_cast<double>(memory.peakHeapBytes)), qs(formatPercent(memory.paddingFraction()))));
-    label->setColor(QColor::fromRgb(0xe15759));
+    label->setColor(qt::colors::readableOn(qt::colors::memoryPeakColor(), {pal.color(QPalette::Base)})); // AA text
     label->setClipToAxisRect(false);
     double yMax = peak * 1.2;
     // The HBM capacity only when the peak comes near it; otherwise it would flatten the curve.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "optableview.h"
+#include "sortarrows.h"
 
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
@@ -11,6 +12,7 @@
 #include <QComboBox>
 #include <QDataStream>
 #include <QEvent>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
@@ -117,8 +119,10 @@ OpTableView::OpTableView(QWidget* parent)
     m_view = new QTreeView(this);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
+    useConventionalSortArrows(m_view->header()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setUniformRowHeights(true);
+    m_view->setIconSize(QSize(10, 10)); // the category swatch, small enough to keep the rows dense
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAllColumnsShowFocus(true);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overviewview.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
@@ -14,8 +16,10 @@
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <array>
@@ -29,6 +33,8 @@ using model::TimePs;
 
 namespace {
 
+using tpuscope::qt::qs;
+
 struct Part
 {
     const char* name;
@@ -40,28 +46,24 @@ struct Part
 const std::array<Part, 5>& parts()
 {
     static const std::array<Part, 5> list = {{
-        {"compute", QColor(76, 120, 168), &StepTimeSplit::computePs},
-        {"collectives", QColor(245, 133, 24), &StepTimeSplit::collectivePs},
-        {"host transfer", QColor(228, 87, 86), &StepTimeSplit::hostTransferPs},
-        {"infeed/outfeed", QColor(114, 183, 178), &StepTimeSplit::infeedPs},
-        {"idle", QColor(186, 176, 172), &StepTimeSplit::idlePs},
+        {"compute", qt::colors::stepPartColor(qt::colors::StepPart::Compute), &StepTimeSplit::computePs},
+        {"collectives", qt::colors::stepPartColor(qt::colors::StepPart::Collectives), &StepTimeSplit::collectivePs},
+        {"host transfer", qt::colors::stepPartColor(qt::colors::StepPart::HostTransfer),
+            &StepTimeSplit::hostTransferPs},
+        {"infeed/outfeed", qt::colors::stepPartColor(qt::colors::StepPart::Infeed), &StepTimeSplit::infeedPs},
+        {"idle", qt::colors::stepPartColor(qt::colors::StepPart::Idle), &StepTimeSplit::idlePs},
     }};
     return list;
 }
 
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-
 QString duration(double ps)
 {
-    return q(model::formatDurationPs(ps));
+    return qs(model::formatDurationPs(ps));
 }
 
 QString percent(double fraction)
 {
-    return q(model::formatPercent(fraction));
+    return qs(model::formatPercent(fraction));
 }
 
 /// The unit the chart's y axis uses for steps of about `ps`.
@@ -79,7 +81,7 @@ QString fixSentence(const std::string& detail)
         QStringLiteral("Pad"), QStringLiteral("Reduce"), QStringLiteral("Run"), QStringLiteral("Keep"),
         QStringLiteral("Fuse"), QStringLiteral("Start"), QStringLiteral("Choose"), QStringLiteral("Cast"),
         QStringLiteral("Move"), QStringLiteral("Increase"), QStringLiteral("Split")};
-    const QString text = q(detail);
+    const QString text = qs(detail);
     for (QString sentence : text.split(QStringLiteral(". "))) {
         sentence = sentence.trimmed();
         const QString first = sentence.section(QLatin1Char(' '), 0, 0);
@@ -93,11 +95,11 @@ QString sourceText(const StepAnalysis& s)
 {
     switch (s.source) {
     case model::StepSource::ProgramRuns:
-        return QObject::tr("runs of %1 on the XLA Modules line").arg(q(s.program).toHtmlEscaped());
+        return QObject::tr("runs of %1 on the XLA Modules line").arg(qs(s.program).toHtmlEscaped());
     case model::StepSource::StepsLine:
-        return QObject::tr("the device %1 line").arg(q(s.sourceLine).toHtmlEscaped());
+        return QObject::tr("the device %1 line").arg(qs(s.sourceLine).toHtmlEscaped());
     case model::StepSource::HostMarkers:
-        return QObject::tr("host step markers \"%1\"").arg(q(s.sourceLine).toHtmlEscaped());
+        return QObject::tr("host step markers \"%1\"").arg(qs(s.sourceLine).toHtmlEscaped());
     case model::StepSource::None:
         break;
     }
@@ -110,7 +112,19 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     : QWidget(parent)
     , m_session(session)
 {
-    auto* layout = new QVBoxLayout(this);
+    // The content scrolls when the view is shorter than its minimum (1280x720 with the Charts dock
+    // open), instead of forcing the whole window taller than the screen.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("overviewScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    outer->addWidget(scroll);
+    auto* content = new QWidget(scroll);
+    scroll->setWidget(content);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(8, 6, 8, 6);
     layout->setSpacing(6);
 
@@ -193,7 +207,7 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     connect(m_programs, &QTableWidget::cellClicked, this, [this](int row, int) {
         if (!m_defaultSteps || row < 0 || row >= static_cast<int>(m_defaultSteps->programs.size()))
             return;
-        const QString name = q(m_defaultSteps->programs[static_cast<size_t>(row)].name);
+        const QString name = qs(m_defaultSteps->programs[static_cast<size_t>(row)].name);
         setProgram(row == m_defaultSteps->dominantProgram && m_defaultSteps->source != model::StepSource::StepsLine
                 ? QString()
                 : name);
@@ -295,18 +309,19 @@ void OverviewView::showHeadline()
         m_headline->setText(tr("<b>No TPU op data</b> in this file: the timeline still shows every plane and line."));
         return;
     }
-    QString device = d.type.empty() ? tr("Unknown TPU") : q(d.type).toHtmlEscaped();
+    QString device = d.type.empty() ? tr("Unknown TPU") : qs(d.type).toHtmlEscaped();
     const QString peaks = d.peakSource == model::PeakSource::None
         ? tr("peaks unknown: start with --device GEN for utilizations")
         : tr("peaks %1 TFLOP/s, %2 GB/s per core: %3")
               .arg(d.peakTflopsPerCore, 0, 'g', 4)
               .arg(d.peakHbmGbpsPerCore, 0, 'g', 4)
-              .arg(q(d.peakNote).toHtmlEscaped());
-    QString text = tr("<span style='font-size:large'><b>%1</b></span> &middot; %2 TPU core%3 <span "
-                      "style='color:gray'>(%4)</span>")
-                       .arg(device)
-                       .arg(d.cores)
-                       .arg(d.cores == 1 ? QString() : QStringLiteral("s"), peaks);
+              .arg(qs(d.peakNote).toHtmlEscaped());
+    QString text
+        = tr("<span style='font-size:large'><b>%1</b></span> &middot; %2 TPU core%3 <span "
+             "style='color:%5'>(%4)</span>")
+              .arg(device)
+              .arg(d.cores)
+              .arg(d.cores == 1 ? QString() : QStringLiteral("s"), peaks, qt::colors::mutedTextColor(palette()).name());
     const StepAnalysis* s = m_defaultSteps.get();
     if (s && s->stepsPerCore > 0) {
         text += (s->stepsPerCore == 1
@@ -325,7 +340,7 @@ void OverviewView::showHeadline()
                    "input-bound evidence)")
                     .arg(duration(s->warmup.idlePs), duration(s->tail.idlePs));
     } else if (s) {
-        text += tr("<br>Steps: %1").arg(q(s->note).toHtmlEscaped());
+        text += tr("<br>Steps: %1").arg(qs(s->note).toHtmlEscaped());
     }
     QStringList warnings;
     if (m_breakdown) {
@@ -333,12 +348,12 @@ void OverviewView::showHeadline()
         // an unknown figure reads "–", never 0 %.
         text += tr("<br>FLOPS utilization <b>%1</b> &middot; HBM bandwidth utilization <b>%2</b> &middot; %3 "
                    "&middot; device busy %4 of the profile")
-                    .arg(q(model::headlineUtilizationText(m_breakdown->flops)).toHtmlEscaped(),
-                        q(model::headlineUtilizationText(m_breakdown->hbm)).toHtmlEscaped(),
-                        q(model::costCoverageText(m_breakdown->costCoverage)), percent(s ? s->busyFraction : 0));
+                    .arg(qs(model::headlineUtilizationText(m_breakdown->flops)).toHtmlEscaped(),
+                        qs(model::headlineUtilizationText(m_breakdown->hbm)).toHtmlEscaped(),
+                        qs(model::costCoverageText(m_breakdown->costCoverage)), percent(s ? s->busyFraction : 0));
         if (m_profile)
             for (const std::string& w : model::breakdownWarnings(*m_profile, *m_breakdown))
-                warnings << tr("Warning: %1").arg(q(w));
+                warnings << tr("Warning: %1").arg(qs(w));
     }
     m_headline->setText(text);
     setCostCoverageText(warnings.join(QLatin1Char('\n')));
@@ -359,31 +374,34 @@ void OverviewView::showAdvice()
     const size_t n = std::min<size_t>(3, m_advice->advice.size());
     for (size_t i = 0; i < n; ++i) {
         const model::Advice& a = m_advice->advice[i];
-        const QString severity = q(model::severityName(a.severity));
-        const QColor color = a.severity == model::Severity::Critical ? QColor(200, 40, 30)
-            : a.severity == model::Severity::Warning                 ? QColor(200, 120, 0)
-                                                                     : palette().color(QPalette::PlaceholderText);
-        QString html = tr("<a href='%1' style='text-decoration:none'><b style='color:%2'>%3</b>&nbsp; %4</a>")
-                           .arg(i)
-                           .arg(color.name(), severity, q(a.title).toHtmlEscaped());
+        const QString severity = qs(model::severityName(a.severity));
+        // Text, not an icon: the severity hue at WCAG AA contrast on this palette (light or dark).
+        const QColor color = a.severity == model::Severity::Info ? qt::colors::mutedTextColor(palette())
+                                                                 : qt::colors::severityTextColor(a.severity, palette());
+        QString html
+            = tr("<a href='%1' style='text-decoration:none; color:%5'><b style='color:%2'>%3</b>&nbsp; %4</a>")
+                  .arg(i)
+                  .arg(color.name(), severity, qs(a.title).toHtmlEscaped(), qt::colors::linkColor(palette()).name());
         // One line under the title: what to do when the text says it in a sentence of its own
         // (the title often names the fix already), else what fixing it could gain.
         const QString fix = fixSentence(a.detail);
-        QString gain = q(a.gain);
+        QString gain = qs(a.gain);
         for (const QString& stop : {QStringLiteral(" ("), QStringLiteral(": "), QStringLiteral(". ")})
             if (const qsizetype at = gain.indexOf(stop); at > 0)
                 gain.truncate(at);
         constexpr qsizetype kLine = 150; // characters: the fix stays on one line
         if (!fix.isEmpty())
-            html += tr("<br><span style='color:gray'>Fix: %1</span>")
-                        .arg((fix.size() > kLine ? fix.left(kLine - 1) + QStringLiteral("…") : fix).toHtmlEscaped());
+            html += tr("<br><span style='color:%2'>Fix: %1</span>")
+                        .arg((fix.size() > kLine ? fix.left(kLine - 1) + QStringLiteral("…") : fix).toHtmlEscaped(),
+                            qt::colors::mutedTextColor(palette()).name());
         else if (a.gainPs > 0 && !gain.isEmpty())
-            html += tr("<br><span style='color:gray'>Gain: %1</span>").arg(gain.toHtmlEscaped());
+            html += tr("<br><span style='color:%2'>Gain: %1</span>")
+                        .arg(gain.toHtmlEscaped(), qt::colors::mutedTextColor(palette()).name());
         auto* label = new QLabel(html, this);
         label->setObjectName(QStringLiteral("overviewAdvice%1").arg(i));
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);
-        label->setToolTip(q(a.detail));
+        label->setToolTip(qs(a.detail));
         connect(label, &QLabel::linkActivated, this, [this](const QString& link) { activateAdvice(link.toInt()); });
         m_adviceList->addWidget(label);
         ++m_adviceShown;
@@ -402,12 +420,12 @@ void OverviewView::showPrograms()
     m_programs->setRowCount(s ? static_cast<int>(s->programs.size()) : 0);
     if (!s)
         return;
-    const QString shownProgram = m_shown ? q(m_shown->program) : QString();
+    const QString shownProgram = m_shown ? qs(m_shown->program) : QString();
     for (size_t r = 0; r < s->programs.size(); ++r) {
         const model::ProgramRunStats& p = s->programs[r];
-        const QStringList cells = {q(p.name), QString::number(p.runsPerCore, 'g', 6), duration(p.avgPs),
+        const QStringList cells = {qs(p.name), QString::number(p.runsPerCore, 'g', 6), duration(p.avgPs),
             duration(p.minPs), duration(p.maxPs), duration(p.stddevPs), percent(p.timeFraction)};
-        const bool shown = !shownProgram.isEmpty() && q(p.name) == shownProgram;
+        const bool shown = !shownProgram.isEmpty() && qs(p.name) == shownProgram;
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c > 0)
@@ -434,7 +452,7 @@ void OverviewView::showSteps()
     m_plot->clearItems();
     const StepAnalysis* s = m_shown.get();
     if (!s || s->steps.empty()) {
-        m_stepStatus->setText(s ? q(s->note) : QString());
+        m_stepStatus->setText(s ? qs(s->note) : QString());
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
@@ -519,8 +537,15 @@ void OverviewView::applyPalette()
 void OverviewView::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
+    if (event->type() == QEvent::PaletteChange) {
         applyPalette();
+        // The texts carry colours chosen for the palette (severity, muted notes, links). Later, not
+        // here: rebuilding the advice labels deletes widgets the palette change is still visiting.
+        QTimer::singleShot(0, this, [this] {
+            showHeadline();
+            showAdvice();
+        });
+    }
 }
 
 } // namespace tpuscope::widgets

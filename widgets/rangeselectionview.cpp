@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rangeselectionview.h"
+#include "qt/qstrings.h"
 
 #include "timelineview.h"
 
@@ -16,10 +17,7 @@ namespace tpuscope::widgets {
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
+using tpuscope::qt::qs;
 
 } // namespace
 

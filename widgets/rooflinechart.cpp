@@ -6,6 +6,8 @@
 #include "report/report.h"
 
 #include "chartheader.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include <QEvent>
 #include <QLabel>
@@ -25,19 +27,16 @@ using namespace tpuscope::model;
 namespace {
 
 constexpr double kHitRadiusPx = 8.0;
+constexpr int kLegendRows = 12;
 
-/// Qualitative colours (Tableau 10), readable on light and dark backgrounds.
-QColor categoryColor(size_t index)
-{
-    static const QRgb colors[]
-        = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
-    return QColor::fromRgb(colors[index % (sizeof(colors) / sizeof(colors[0]))]);
-}
+} // namespace
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+// Usable for reading the points and the legend: below ~220 px the log axes keep two decades.
+const QSize RooflineChart::kMinimumPlotSize(320, 220);
+
+namespace {
+
+using tpuscope::qt::qs;
 
 } // namespace
 
@@ -52,7 +51,7 @@ RooflineChart::RooflineChart(QWidget* parent)
     layout->addLayout(header);
 
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumSize(200, 150);
+    m_plot->setMinimumSize(kMinimumPlotSize);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
@@ -66,9 +65,20 @@ RooflineChart::RooflineChart(QWidget* parent)
     }
     m_plot->xAxis->setLabel(tr("Operational intensity (FLOP per HBM byte)"));
     m_plot->yAxis->setLabel(tr("Achieved TFLOP/s per core"));
+    // The legend gets its own layout cell right of the axis rect (inside the plot it covered
+    // points): a column holding the legend at its natural height on top and an empty filler below.
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(
-        0, Qt::AlignTop | Qt::AlignLeft); // above the roofline, where consistent data never is
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 1, side);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));
+    side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 8, 6, 8));
+    // foRowsFirst fills a column downwards and starts the next one after kLegendRows entries.
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+    m_plot->legend->setWrap(kLegendRows);
+    m_plot->legend->setMaximumSize(360, QWIDGETSIZE_MAX);
     layout->addWidget(m_plot, 1);
 
     auto pressPos = std::make_shared<QPoint>();
@@ -216,7 +226,8 @@ void RooflineChart::rebuild()
         QCPGraph* g = m_plot->addGraph();
         g->setName(order[i].first.empty() ? tr("(no category)") : qs(order[i].first));
         g->setLineStyle(QCPGraph::lsNone);
-        const QColor c = categoryColor(i);
+        // The category colour of every other view (timeline, op table, share card).
+        const QColor c = qt::colors::categoryColor(order[i].first);
         QColor fill = c;
         fill.setAlpha(200);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c.darker(130), fill, 8));

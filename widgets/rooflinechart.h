@@ -5,6 +5,7 @@
 #include "core/profile.h"
 
 #include <QPointF>
+#include <QSize>
 #include <QWidget>
 
 #include <memory>
@@ -42,6 +43,8 @@ public:
     bool pointPosition(tpuscope::model::OpId op, QPointF* pos) const;
     tpuscope::model::OpId selectedOp() const { return m_selected; }
     QCustomPlot* plot() const { return m_plot; }
+    /// The plot's minimum size; the Charts dock opens at least this tall.
+    static const QSize kMinimumPlotSize;
     const tpuscope::model::Roofline& roofline() const { return *m_roofline; }
 
 signals:

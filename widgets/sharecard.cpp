@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sharecard.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include "analysis/advice.h"
 #include "analysis/attribution.h"
@@ -24,10 +26,7 @@ using namespace tpuscope::model;
 
 namespace {
 
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+constexpr auto& q = tpuscope::qt::qs; // the one Qt string helper
 
 const QColor kBackground(0xff, 0xff, 0xff);
 const QColor kInk(0x20, 0x24, 0x2a);
@@ -47,15 +46,7 @@ QFont font(int pixels, bool bold = false)
 
 QColor severityColor(Severity s)
 {
-    switch (s) {
-    case Severity::Critical:
-        return QColor(0xc6, 0x28, 0x28);
-    case Severity::Warning:
-        return QColor(0xe0, 0x8a, 0x00);
-    case Severity::Info:
-        break;
-    }
-    return QColor(0x3b, 0x6e, 0xc4);
+    return qt::colors::readableOn(qt::colors::severityColor(s), {kBackground});
 }
 
 /// Draws wrapped text in [x, x + width) from y; returns the height used.
@@ -103,13 +94,7 @@ std::string gainText(const Advice& a, int64_t steps)
 
 QColor shareCardFlopsColor(double utilization)
 {
-    constexpr double b = 0.7;
-    if (std::isnan(utilization))
-        return QColor::fromRgbF(b, b, b);
-    const double g = std::sqrt(std::clamp(utilization, 0.0, 1.0));
-    if (g < 0.5)
-        return QColor::fromRgbF(b, 2 * g * b, 0);
-    return QColor::fromRgbF(2 * (1 - g) * b, b, 0);
+    return qt::colors::flameColor(utilization);
 }
 
 QStringList shareCardMemoryLines(const Profile& profile, size_t topBuffers)
@@ -228,12 +213,15 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
             double ps;
             QColor color;
         };
-        std::vector<Part> parts
-            = {{"compute", a.computePs, QColor(76, 120, 168)}, {"collectives", a.collectivePs, QColor(245, 133, 24)},
-                {"host transfer", a.hostTransferPs, QColor(228, 87, 86)},
-                {"infeed/outfeed", a.infeedPs, QColor(114, 183, 178)}, {"idle", a.idlePs, QColor(186, 176, 172)}};
+        using qt::colors::StepPart, qt::colors::stepPartColor;
+        std::vector<Part> parts = {{"compute", a.computePs, stepPartColor(StepPart::Compute)},
+            {"collectives", a.collectivePs, stepPartColor(StepPart::Collectives)},
+            {"host transfer", a.hostTransferPs, stepPartColor(StepPart::HostTransfer)},
+            {"infeed/outfeed", a.infeedPs, stepPartColor(StepPart::Infeed)},
+            {"idle", a.idlePs, stepPartColor(StepPart::Idle)}};
         if (!steps.opTimesKnown) // a share file keeps op totals, not op times: busy is all we know
-            parts = {{"busy", a.busyPs(), QColor(76, 120, 168)}, {"idle", a.idlePs, QColor(186, 176, 172)}};
+            parts = {{"busy", a.busyPs(), stepPartColor(StepPart::Compute)},
+                {"idle", a.idlePs, stepPartColor(StepPart::Idle)}};
         const int labelWidth = 230;
         p.setPen(kInk);
         p.setFont(font(18, true));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelineeventinfo.h"
 
+#include "qt/qstrings.h"
+
 #include "report/report.h"
 
 #include <QCoreApplication>
@@ -19,10 +21,7 @@ using model::TrackKind;
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
+using tpuscope::qt::qs;
 
 QString tr(const char* text)
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinelegend.h"
 
+#include "qt/colors.h"
+
 #include <QCoreApplication>
 #include <QPainter>
 
@@ -50,11 +52,11 @@ int TimelineLegend::layoutItems(int width, QPainter* p) const
             const QRect box(x, y + (lineHeight - swatch) / 2 - 2, swatch, swatch);
             if (marker) {
                 p->fillRect(box, palette().base());
-                p->fillRect(QRect(box.left(), box.top(), box.width(), 3), QColor(kTimelineMarkerColor));
+                p->fillRect(QRect(box.left(), box.top(), box.width(), 3), qt::colors::lowUtilizationMark());
                 QPolygon tri;
                 tri << box.topLeft() << QPoint(box.left() + swatch / 2, box.top())
                     << QPoint(box.left(), box.top() + swatch / 2);
-                p->setBrush(QColor(kTimelineMarkerColor));
+                p->setBrush(qt::colors::lowUtilizationMark());
                 p->setPen(Qt::NoPen);
                 p->drawPolygon(tri);
             } else if (colors.size() <= 1) {

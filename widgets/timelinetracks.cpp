@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinetracks.h"
 
+#include "qt/colors.h"
+#include "qt/qstrings.h"
+
 #include "timelinegeometry.h"
 #include "timescale.h"
 
@@ -23,91 +26,9 @@ using model::Track;
 using model::TrackId;
 using model::TrackKind;
 
+using tpuscope::qt::qs;
+
 namespace {
-
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green.
-QRgb flameColorImpl(double fraction, double brightness)
-{
-    if (std::isnan(fraction))
-        return qRgb(int(brightness * 255), int(brightness * 255), int(brightness * 255));
-    const double g = std::sqrt(std::clamp(fraction, 0.0, 1.0));
-    const double b = brightness * 255;
-    if (g < 0.5)
-        return qRgb(int(b), int(2 * g * b), 0);
-    return qRgb(int(2 * (1 - g) * b), int(b), 0);
-}
-
-uint32_t fnv1a(const std::string& s)
-{
-    uint32_t h = 2166136261u;
-    for (unsigned char c : s)
-        h = (h ^ c) * 16777619u;
-    return h;
-}
-
-// Tableau-like palette, readable with dark text, distinguishable on light and dark backgrounds.
-constexpr QRgb kCategoryPalette[] = {
-    qRgb(78, 121, 167),
-    qRgb(242, 142, 43),
-    qRgb(118, 183, 178),
-    qRgb(89, 161, 79),
-    qRgb(237, 201, 72),
-    qRgb(176, 122, 161),
-    qRgb(255, 157, 167),
-    qRgb(156, 117, 95),
-    qRgb(160, 203, 232),
-    qRgb(255, 190, 125),
-    qRgb(140, 209, 125),
-    qRgb(182, 153, 45),
-    qRgb(73, 152, 148),
-    qRgb(212, 166, 200),
-    qRgb(134, 188, 182),
-    qRgb(225, 87, 89),
-};
-constexpr size_t kPaletteSize = sizeof(kCategoryPalette) / sizeof(kCategoryPalette[0]);
-
-/// Well-known categories get fixed colours so screenshots stay comparable across profiles.
-QRgb knownCategoryColor(const std::string& category, bool& found)
-{
-    static const std::map<std::string, QRgb, std::less<>> known = {
-        {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
-        {"loop fusion", kCategoryPalette[1]},
-        {"output fusion", kCategoryPalette[8]},
-        {"input fusion", kCategoryPalette[2]},
-        {"custom fusion", kCategoryPalette[5]},
-        {"data formatting", kCategoryPalette[7]},
-        {"non-fusion elementwise", kCategoryPalette[3]},
-        {"all-reduce", kCategoryPalette[15]},
-        {"all-gather", kCategoryPalette[6]},
-        {"all-reduce fusion", kCategoryPalette[15]},
-        {"all-gather fusion", kCategoryPalette[6]},
-        {"copy", kCategoryPalette[11]},
-        {"copy-start", kCategoryPalette[11]},
-        {"copy-done", kCategoryPalette[11]},
-        {"dot", kCategoryPalette[12]},
-        {"fusion", kCategoryPalette[4]},
-    };
-    auto it = known.find(category);
-    found = it != known.end();
-    return found ? it->second : 0;
-}
-
-/// Non-op events (steps, host threads): softer colours by name.
-QRgb mutedColor(uint32_t hash)
-{
-    const int hue = int(hash % 360);
-    return QColor::fromHsl(hue, 70, 175).rgb();
-}
-
-/// Every XLA module run in one slate grey-blue: a colour by name could equal an op category's
-/// (a module once came out the teal of "input fusion"), and a module is a container, not an op.
-constexpr QRgb kModuleColor = qRgb(128, 140, 160);
 
 int trackKindRank(TrackKind kind)
 {
@@ -128,11 +49,6 @@ int trackKindRank(TrackKind kind)
 }
 
 } // namespace
-
-QRgb timelineFlameColor(double fraction, double brightness)
-{
-    return flameColorImpl(fraction, brightness);
-}
 
 void TimelineTracks::setProfile(model::ProfilePtr profile, double lowUtilizationThreshold)
 {
@@ -231,7 +147,7 @@ void TimelineTracks::computeOpNumbers()
     for (const auto& [category, time] : sorted)
         m_categoryLegend.push_back({qs(category), {categoryPaletteColor(category)}});
     if (drawn[int(OpKind::Module) - 1])
-        m_categoryLegend.push_back({tr("XLA modules"), {kModuleColor}});
+        m_categoryLegend.push_back({tr("XLA modules"), {qt::colors::moduleColor().rgb()}});
     // Steps and host events are coloured by name: the swatch shows a few of their colours.
     auto sampleColors = [this](OpKind kind) {
         std::vector<OpId> ops;
@@ -253,17 +169,15 @@ void TimelineTracks::computeOpNumbers()
 
 QRgb TimelineTracks::categoryPaletteColor(const std::string& category)
 {
-    bool found = false;
-    const QRgb known = knownCategoryColor(category, found);
-    return found ? known : kCategoryPalette[fnv1a(category) % kPaletteSize];
+    return qt::colors::categoryColor(category).rgb();
 }
 
 std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral) const
 {
     std::vector<TimelineLegendEntry> entries;
     for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
-        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {flameColorImpl(stop, 0.7)}});
-    entries.push_back({tr("no FLOPS data"), {flameColorImpl(std::nan(""), 0.7)}});
+        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {qt::colors::flameColor(stop).rgb()}});
+    entries.push_back({tr("no FLOPS data"), {qt::colors::flameColor(std::nan("")).rgb()}});
     bool nonOps = false;
     for (const OpKind kind : m_opKind)
         nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);
@@ -283,15 +197,15 @@ QRgb TimelineTracks::categoryColor(OpId op) const
     if (info.isXlaOp && info.category != 0)
         return categoryPaletteColor(m_profile->str(info.category));
     if (op < m_opKind.size() && m_opKind[op] == OpKind::Module)
-        return kModuleColor;
-    return mutedColor(fnv1a(m_profile->str(info.name)));
+        return qt::colors::moduleColor().rgb();
+    return qt::colors::nameColor(m_profile->str(info.name)).rgb();
 }
 
 QRgb TimelineTracks::utilizationColor(OpId op, QRgb neutral) const
 {
     if (!m_profile->ops[op].isXlaOp)
         return neutral;
-    return flameColorImpl(m_opFlopsUtil[op], 0.7);
+    return qt::colors::flameColor(m_opFlopsUtil[op]).rgb();
 }
 
 void TimelineTracks::rebuildGroups()

@@ -15,10 +15,6 @@ namespace tpuscope::widgets {
 
 class TimelineGeometryBuilder;
 
-/// The low-utilization marker (bars and triangles on the timeline, its legend swatch).
-inline constexpr QRgb kTimelineMarkerColor = qRgb(176, 0, 32);
-/// FORMATS.md §4.3 flameColor(f, brightness, opacity 1, sqrt): red → yellow → green; grey for NaN.
-QRgb timelineFlameColor(double fraction, double brightness = 0.7);
 
 /// One legend entry: a text and its swatch (several colours for kinds coloured by name).
 struct TimelineLegendEntry

@@ -4,6 +4,8 @@
 #include "timelinelegend.h"
 
 #include "analysis/opbreakdown.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 #include "report/report.h"
 
 #include <QAbstractSpinBox>
@@ -44,12 +46,9 @@ namespace {
 constexpr int kScrollResolution = 1'000'000'000;
 constexpr TimePs kMinRange = 100; // 0.1 ns: deep enough to see single 1 ns events
 constexpr int kMinLabelWidthPx = 28;
-constexpr QRgb kMarkerColor = kTimelineMarkerColor;
+const QRgb kMarkerColor = qt::colors::lowUtilizationMark().rgb();
 
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
+using tpuscope::qt::qs;
 
 bool isDark(QRgb c)
 {
@@ -151,6 +150,14 @@ std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
 bool TimelineView::isLowUtilizationOp(OpId op) const
 {
     return m_tracks.isLowUtilizationOp(op);
+}
+
+QRgb TimelineView::opColor(OpId op) const
+{
+    if (!m_profile || op >= m_profile->ops.size())
+        return 0;
+    return m_colorMode == ColorMode::Category ? m_tracks.categoryColor(op)
+                                              : m_tracks.utilizationColor(op, palette().color(QPalette::Mid).rgb());
 }
 
 QRgb TimelineView::eventColor(OpId op) const

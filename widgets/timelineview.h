@@ -43,6 +43,8 @@ public:
     void setLowUtilizationThreshold(double fraction); // default 0.25: fusions ≥1% of time under it are marked
     double lowUtilizationThreshold() const { return m_lowUtilThreshold; }
     bool isLowUtilizationOp(tpuscope::model::OpId op) const;
+    /// The colour the op's boxes are drawn in (the colour module's, per the colour mode).
+    QRgb opColor(tpuscope::model::OpId op) const;
     void setHighlightedOp(tpuscope::model::OpId op); // kNone clears; occurrences drawn highlighted
     tpuscope::model::OpId highlightedOp() const { return m_highlightedOp; }
     /// Occurrences of the highlighted op per track (ascending event indices).

@@ -3,6 +3,7 @@
 
 #include "analysis/utilization.h"
 #include "chartheader.h"
+#include "qt/colors.h"
 #include "timeaxisticker.h"
 
 #include <QCheckBox>
@@ -32,15 +33,6 @@ constexpr int kEmitDelayMs = 15;
 constexpr int kFollowDelayMs = 80;
 // Below this many events a recompute takes a few ms at most: do it inline.
 constexpr size_t kBackgroundEventThreshold = 200000;
-
-QColor flopsColor()
-{
-    return QColor(30, 136, 229);
-}
-QColor hbmColor()
-{
-    return QColor(245, 124, 0);
-}
 
 } // namespace
 
@@ -184,6 +176,56 @@ void UtilizationChart::setProfile(ProfilePtr profile)
     recompute();
 }
 
+void UtilizationChart::alignTimeAxisWith(QWidget* timeline, int eventLeft)
+{
+    if (m_alignTimeline)
+        m_alignTimeline->removeEventFilter(this);
+    m_alignTimeline = timeline;
+    m_alignEventLeft = eventLeft;
+    if (timeline)
+        timeline->installEventFilter(this);
+    m_plot->installEventFilter(this);
+    updateAxisAlignment();
+}
+
+std::pair<int, int> UtilizationChart::timeAxisGlobalSpan() const
+{
+    const QRect r = m_plot->axisRect()->rect();
+    return {m_plot->mapToGlobal(r.topLeft()).x(), m_plot->mapToGlobal(r.topRight()).x()};
+}
+
+bool UtilizationChart::eventFilter(QObject* watched, QEvent* event)
+{
+    if ((watched == m_plot || watched == m_alignTimeline)
+        && (event->type() == QEvent::Resize || event->type() == QEvent::Move || event->type() == QEvent::Show))
+        QTimer::singleShot(0, this, &UtilizationChart::updateAxisAlignment); // after the layouts settled
+    return QWidget::eventFilter(watched, event);
+}
+
+void UtilizationChart::updateAxisAlignment()
+{
+    QCPAxisRect* rect = m_plot->axisRect();
+    constexpr int kMinLeft = 48; // room for the y tick labels and the axis label
+    const int plotLeft = m_plot->mapToGlobal(QPoint(0, 0)).x();
+    const int plotRight = m_plot->mapToGlobal(QPoint(m_plot->width(), 0)).x();
+    int left = -1, right = -1;
+    if (m_alignTimeline && m_alignTimeline->width() > m_alignEventLeft) {
+        // Hidden behind another tab, the timeline keeps the geometry of its tab page.
+        left = m_alignTimeline->mapToGlobal(QPoint(m_alignEventLeft, 0)).x() - plotLeft;
+        right = plotRight - m_alignTimeline->mapToGlobal(QPoint(m_alignTimeline->width(), 0)).x();
+    }
+    const bool aligned = left >= kMinLeft && right >= 0 && left + right < m_plot->width() - 100;
+    const QCP::MarginSides autoSides = aligned ? QCP::msTop | QCP::msBottom : QCP::msAll;
+    const QMargins margins = aligned ? QMargins(left, 0, right, 0) : QMargins();
+    if (rect->autoMargins() == autoSides
+        && (!aligned || rect->margins().left() == left && rect->margins().right() == right))
+        return;
+    rect->setAutoMargins(autoSides);
+    if (aligned)
+        rect->setMargins(margins);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void UtilizationChart::setVisibleRange(TimePs begin, TimePs end)
 {
     if (end <= begin)
@@ -261,7 +303,9 @@ void UtilizationChart::onXRangeChanged()
         clamped = QCPRange(spanEnd - r.size(), spanEnd);
     if (clamped.size() < 1000) // 1 ns: below that the ticks stop being useful
         clamped = QCPRange(clamped.center() - 500, clamped.center() + 500);
-    if (clamped.lower != r.lower || clamped.upper != r.upper) {
+    // A range set from outside (the timeline, with its margin around the span) is shown as it is:
+    // the two time axes must show the same times at the same x.
+    if (!m_settingRange && (clamped.lower != r.lower || clamped.upper != r.upper)) {
         m_plot->xAxis->setRange(clamped); // re-enters with the clamped range
         return;
     }
@@ -399,8 +443,8 @@ void UtilizationChart::applyPalette()
     auto swatch = [](const QColor& c, const QString& label) {
         return QStringLiteral("<span style=\"color:%1;\">&#9644;</span>&nbsp;%2").arg(c.name(), label.toHtmlEscaped());
     };
-    m_legend->setText(swatch(flopsColor(), tr("FLOPS")) + QStringLiteral("&nbsp;&nbsp;&nbsp;")
-        + swatch(hbmColor(), tr("HBM bandwidth")));
+    m_legend->setText(swatch(qt::colors::flopsSeriesColor(), tr("FLOPS")) + QStringLiteral("&nbsp;&nbsp;&nbsp;")
+        + swatch(qt::colors::hbmSeriesColor(), tr("HBM bandwidth")));
 
     auto style = [](QCPGraph* line, QCPGraph* peak, QColor c) {
         line->setPen(QPen(c, 1.6));
@@ -411,8 +455,8 @@ void UtilizationChart::applyPalette()
         peak->setPen(QPen(edge, 1));
         peak->setBrush(band);
     };
-    style(m_flops, m_flopsPeak, flopsColor());
-    style(m_hbm, m_hbmPeak, hbmColor());
+    style(m_flops, m_flopsPeak, qt::colors::flopsSeriesColor());
+    style(m_hbm, m_hbmPeak, qt::colors::hbmSeriesColor());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

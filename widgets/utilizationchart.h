@@ -3,6 +3,7 @@
 
 #include "core/profile.h"
 
+#include <QPointer>
 #include <QWidget>
 
 class QCheckBox;
@@ -44,13 +45,22 @@ public:
     /// Value shown at a bucket index (percent of peak, or absolute when the peak is unknown).
     double flopsValueAt(int index) const;
 
+    /// Lines the time axis up with the timeline: the plot's axis rect starts at `timeline`'s x =
+    /// `eventLeft` and ends at its right edge, on screen, whenever either widget moves or resizes.
+    /// Null (or a timeline not above the chart, e.g. a floating dock) leaves the margins automatic.
+    void alignTimeAxisWith(QWidget* timeline, int eventLeft);
+    /// The axis rect's left and right edges in global coordinates (tests check the alignment).
+    std::pair<int, int> timeAxisGlobalSpan() const;
+
 signals:
     void rangeChanged(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void updateAxisAlignment();
     void onXRangeChanged();
     void recompute(bool synchronous = false);
     void applySeries(const tpuscope::model::UtilizationSeries& series);
@@ -60,6 +70,8 @@ private:
 
     tpuscope::model::ProfilePtr m_profile;
     QCustomPlot* m_plot = nullptr;
+    QPointer<QWidget> m_alignTimeline;
+    int m_alignEventLeft = 0;
     QComboBox* m_coreCombo = nullptr;
     QCheckBox* m_peaksBox = nullptr;
     QLabel* m_status = nullptr;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "diffmodel.h"
 
+#include "qt/colors.h"
+#include "qt/qstrings.h"
+
 #include "report/report.h"
 
 #include <QBrush>
@@ -9,10 +12,6 @@
 namespace tpuscope::qt {
 
 namespace {
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
 } // namespace
 
 DiffModel::DiffModel(QObject* parent)
@@ -105,9 +104,9 @@ QVariant DiffModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ForegroundRole && (index.column() == TimeDeltaColumn || index.column() == TimeDeltaPercentColumn)) {
         // Faster is green, slower is red; a time that did not move keeps the palette colour.
         if (delta < 0)
-            return QBrush(QColor(0x1b, 0x7f, 0x3b));
+            return QBrush(colors::fasterColor());
         if (delta > 0)
-            return QBrush(QColor(0xb7, 0x1c, 0x1c));
+            return QBrush(colors::slowerColor());
     }
     if (role == Qt::ForegroundRole && row.status == model::DiffStatus::Removed)
         return QBrush(QColor(0x80, 0x80, 0x80));

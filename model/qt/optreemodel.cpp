@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "optreemodel.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 
 #include "report/glossary.h"
 
@@ -17,11 +19,6 @@
 namespace tpuscope::qt {
 
 namespace {
-
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
 
 QString percent(double fraction)
 {
@@ -45,12 +42,6 @@ std::string programNameOf(const model::Profile& profile, const model::OpInfo& op
     if (op.hasProgramId)
         return "program " + std::to_string(op.programId);
     return {};
-}
-
-bool isDarkPalette()
-{
-    const QPalette palette = QGuiApplication::palette();
-    return palette.color(QPalette::Base).lightness() < 128;
 }
 
 /// The metrics an op row and a group row share. A template so that it can fill the model's
@@ -410,6 +401,11 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         return item->text[column];
     case Qt::ToolTipRole:
         return toolTip(*item, isGroup);
+    case Qt::DecorationRole:
+        // The category swatch: the same colour as the op's boxes on the timeline and its roofline points.
+        if (column == NameColumn && !item->category.isEmpty() && (!isGroup || m_grouping == Grouping::Category))
+            return colors::categoryColor(item->category.toStdString());
+        return {};
     case Qt::TextAlignmentRole:
         if (column != NameColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -423,11 +419,11 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::BackgroundRole:
         if (item->flagged)
-            return QBrush(isDarkPalette() ? QColor(255, 70, 50, 70) : QColor(255, 90, 60, 55));
+            return QBrush(colors::lowUtilizationRowBackground(QGuiApplication::palette()));
         return {};
     case Qt::ForegroundRole:
         if (item->flagged)
-            return QBrush(isDarkPalette() ? QColor(255, 165, 150) : QColor(160, 20, 10));
+            return QBrush(colors::lowUtilizationRowText(QGuiApplication::palette()));
         return {};
     case SortRole:
         switch (column) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rangeselectionmodel.h"
+#include "qstrings.h"
 
 #include "report/report.h"
 
@@ -7,10 +8,7 @@ namespace tpuscope::qt {
 
 namespace {
 
-QString qs(const std::string& s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
+using tpuscope::qt::qs;
 
 } // namespace
 

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "colors.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace tpuscope::qt::colors {
+
+namespace {
+
+// Tableau-like qualitative palette: readable with dark text, distinguishable on light and dark
+// backgrounds.
+constexpr std::array<QRgb, 16> kCategoryPalette = {
+    qRgb(78, 121, 167),
+    qRgb(242, 142, 43),
+    qRgb(118, 183, 178),
+    qRgb(89, 161, 79),
+    qRgb(237, 201, 72),
+    qRgb(176, 122, 161),
+    qRgb(255, 157, 167),
+    qRgb(156, 117, 95),
+    qRgb(160, 203, 232),
+    qRgb(255, 190, 125),
+    qRgb(140, 209, 125),
+    qRgb(182, 153, 45),
+    qRgb(73, 152, 148),
+    qRgb(212, 166, 200),
+    qRgb(134, 188, 182),
+    qRgb(225, 87, 89),
+};
+
+uint32_t fnv1a(std::string_view s)
+{
+    uint32_t h = 2166136261u;
+    for (unsigned char c : s)
+        h = (h ^ c) * 16777619u;
+    return h;
+}
+
+double channelLuminance(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+
+double worstRatio(const QColor& color, std::initializer_list<QColor> backgrounds)
+{
+    double worst = 21;
+    for (const QColor& bg : backgrounds)
+        worst = std::min(worst, contrastRatio(color, bg));
+    return worst;
+}
+
+} // namespace
+
+QColor categoryColor(std::string_view category)
+{
+    static const std::map<std::string, QRgb, std::less<>> known = {
+        {"convolution fusion", kCategoryPalette[0]},
+        {"convolution", kCategoryPalette[0]},
+        {"loop fusion", kCategoryPalette[1]},
+        {"output fusion", kCategoryPalette[8]},
+        {"input fusion", kCategoryPalette[2]},
+        {"custom fusion", kCategoryPalette[5]},
+        {"data formatting", kCategoryPalette[7]},
+        {"non-fusion elementwise", kCategoryPalette[3]},
+        {"all-reduce", kCategoryPalette[15]},
+        {"all-gather", kCategoryPalette[6]},
+        {"all-reduce fusion", kCategoryPalette[15]},
+        {"all-gather fusion", kCategoryPalette[6]},
+        {"copy", kCategoryPalette[11]},
+        {"copy-start", kCategoryPalette[11]},
+        {"copy-done", kCategoryPalette[11]},
+        {"dot", kCategoryPalette[12]},
+        {"fusion", kCategoryPalette[4]},
+    };
+    if (auto it = known.find(category); it != known.end())
+        return QColor::fromRgb(it->second);
+    return QColor::fromRgb(kCategoryPalette[fnv1a(category) % kCategoryPalette.size()]);
+}
+
+QColor nameColor(std::string_view name)
+{
+    return QColor::fromHsl(int(fnv1a(name) % 360), 70, 175);
+}
+
+QColor moduleColor()
+{
+    return QColor(128, 140, 160);
+}
+
+QColor flameColor(double fraction, double brightness, FlameCurve curve)
+{
+    if (std::isnan(fraction))
+        return QColor::fromRgbF(brightness, brightness, brightness);
+    const double f = std::clamp(fraction, 0.0, 1.0);
+    const double g = std::clamp(curve == FlameCurve::Sqrt ? std::sqrt(f) : 1 - std::sqrt(1 - f), 0.0, 1.0);
+    if (g < 0.5)
+        return QColor::fromRgbF(brightness, 2 * g * brightness, 0);
+    return QColor::fromRgbF(2 * (1 - g) * brightness, brightness, 0);
+}
+
+QColor over(const QColor& color, double opacity, const QPalette& palette)
+{
+    const QColor base = palette.color(QPalette::Base);
+    auto mix = [&](double a, double b) { return a * (1 - opacity) + b * opacity; };
+    return QColor::fromRgbF(
+        mix(base.redF(), color.redF()), mix(base.greenF(), color.greenF()), mix(base.blueF(), color.blueF()));
+}
+
+QColor utilizationBarColor(double fraction)
+{
+    return QColor::fromHsv(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 120), 200, 230, 130);
+}
+
+QColor lowUtilizationMark()
+{
+    return QColor(176, 0, 32);
+}
+
+QColor lowUtilizationRowBackground(const QPalette& palette)
+{
+    return isDark(palette) ? QColor(255, 70, 50, 70) : QColor(255, 90, 60, 55);
+}
+
+QColor lowUtilizationRowText(const QPalette& palette)
+{
+    return isDark(palette) ? QColor(255, 165, 150) : QColor(160, 20, 10);
+}
+
+QColor flopsSeriesColor()
+{
+    return QColor(30, 136, 229);
+}
+
+QColor hbmSeriesColor()
+{
+    return QColor(245, 124, 0);
+}
+
+QColor memoryPaddedColor()
+{
+    return QColor::fromRgb(kCategoryPalette[0]);
+}
+
+QColor memoryUnpaddedColor()
+{
+    return QColor::fromRgb(kCategoryPalette[3]);
+}
+
+QColor memoryPeakColor()
+{
+    return QColor::fromRgb(kCategoryPalette[15]);
+}
+
+QColor stepPartColor(StepPart part)
+{
+    switch (part) {
+    case StepPart::Compute:
+        return QColor(76, 120, 168);
+    case StepPart::Collectives:
+        return QColor(245, 133, 24);
+    case StepPart::HostTransfer:
+        return QColor(228, 87, 86);
+    case StepPart::Infeed:
+        return QColor(114, 183, 178);
+    case StepPart::Idle:
+        break;
+    }
+    return QColor(186, 176, 172);
+}
+
+QColor fasterColor()
+{
+    return QColor(0x1b, 0x7f, 0x3b);
+}
+
+QColor slowerColor()
+{
+    return QColor(0xb7, 0x1c, 0x1c);
+}
+
+QColor severityColor(model::Severity severity)
+{
+    switch (severity) {
+    case model::Severity::Critical:
+        return QColor(0xd3, 0x2f, 0x2f);
+    case model::Severity::Warning:
+        return QColor(0xf5, 0x9e, 0x0b);
+    case model::Severity::Info:
+        break;
+    }
+    return QColor(0x1e, 0x88, 0xe5);
+}
+
+QColor severityTextColor(model::Severity severity, const QPalette& palette)
+{
+    return readableOn(severityColor(severity), {palette.color(QPalette::Window), palette.color(QPalette::Base)});
+}
+
+QColor linkColor(const QPalette& palette)
+{
+    return readableOn(palette.color(QPalette::Link), {palette.color(QPalette::Window), palette.color(QPalette::Base)});
+}
+
+QColor mutedTextColor(const QPalette& palette)
+{
+    return readableOn(QColor(128, 128, 128), {palette.color(QPalette::Window), palette.color(QPalette::Base)});
+}
+
+QPalette withReadableLinks(QPalette palette)
+{
+    for (QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
+        const std::initializer_list<QColor> backgrounds
+            = {palette.color(group, QPalette::Window), palette.color(group, QPalette::Base)};
+        palette.setColor(group, QPalette::Link, readableOn(palette.color(group, QPalette::Link), backgrounds));
+        palette.setColor(
+            group, QPalette::LinkVisited, readableOn(palette.color(group, QPalette::LinkVisited), backgrounds));
+    }
+    return palette;
+}
+
+bool isDark(const QPalette& palette)
+{
+    return palette.color(QPalette::Window).lightness() < 128;
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(53, 53, 53), base(35, 35, 35), text(230, 230, 230), disabled(127, 127, 127);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(45, 45, 45));
+    p.setColor(QPalette::ToolTipBase, QColor(25, 25, 25));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, QColor(170, 170, 170));
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Light, QColor(80, 80, 80));
+    p.setColor(QPalette::Midlight, QColor(66, 66, 66));
+    p.setColor(QPalette::Mid, QColor(100, 100, 100));
+    p.setColor(QPalette::Dark, QColor(25, 25, 25));
+    p.setColor(QPalette::Shadow, QColor(10, 10, 10));
+    p.setColor(QPalette::Highlight, QColor(42, 130, 218));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    // Deliberately the light palette's blue, as dark system palettes often keep it:
+    // withReadableLinks() is what makes links readable, and the tests check that.
+    p.setColor(QPalette::Link, QColor(0, 0, 255));
+    p.setColor(QPalette::LinkVisited, QColor(255, 0, 255));
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+double relativeLuminance(const QColor& color)
+{
+    const QColor c = color.toRgb();
+    return 0.2126 * channelLuminance(c.redF()) + 0.7152 * channelLuminance(c.greenF())
+        + 0.0722 * channelLuminance(c.blueF());
+}
+
+double contrastRatio(const QColor& a, const QColor& b)
+{
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor readableOn(const QColor& color, std::initializer_list<QColor> backgrounds, double ratio)
+{
+    if (worstRatio(color, backgrounds) >= ratio)
+        return color;
+    double meanLuminance = 0;
+    for (const QColor& bg : backgrounds)
+        meanLuminance += relativeLuminance(bg) / double(backgrounds.size());
+    // Move the lightness away from the backgrounds, keeping hue and saturation, in small steps.
+    const bool lighten = meanLuminance < 0.18;
+    QColor hsl = color.toHsl();
+    float h = 0, s = 0, l = 0, a = 1;
+    hsl.getHslF(&h, &s, &l, &a);
+    for (int step = 0; step < 100; ++step) {
+        l = std::clamp(l + (lighten ? 0.01f : -0.01f), 0.0f, 1.0f);
+        QColor candidate = QColor::fromHslF(h, s, l, a).toRgb();
+        if (worstRatio(candidate, backgrounds) >= ratio)
+            return candidate;
+    }
+    return lighten ? QColor(Qt::white) : QColor(Qt::black);
+}
+
+QColor textOn(const QColor& background)
+{
+    return contrastRatio(background, Qt::black) >= contrastRatio(background, Qt::white) ? QColor(Qt::black)
+                                                                                        : QColor(Qt::white);
+}
+
+} // namespace tpuscope::qt::colors

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysis/advice.h"
+
+#include <QColor>
+#include <QPalette>
+
+#include <string_view>
+
+/// The one colour module: every view (timeline, roofline, utilization and memory charts, op
+/// table, overview, details) and the share card take their colours from here, so that the same op
+/// category has the same colour everywhere and a palette change is made once. QtGui only: the
+/// share card links it without QtWidgets.
+namespace tpuscope::qt::colors {
+
+// --- Op categories -------------------------------------------------------------------------
+
+/// The colour of an op category ("convolution fusion", "loop fusion", "all-reduce", ...).
+/// Well-known categories get fixed colours (screenshots stay comparable across profiles); any
+/// other category a colour of the same qualitative palette chosen by a hash of its name.
+QColor categoryColor(std::string_view category);
+
+/// Non-op events (steps, modules, host threads): softer colours by name, never equal to a
+/// category colour's hue-and-lightness band.
+QColor nameColor(std::string_view name);
+/// Every XLA module run in one slate grey-blue: a colour by name could equal an op category's
+/// (a module once came out the teal of "input fusion"), and a module is a container, not an op.
+QColor moduleColor();
+
+// --- Utilization (FORMATS.md §4.3 flameColor) ------------------------------------------------
+
+enum class FlameCurve {
+    Sqrt, ///< sqrt(f): the timeline and the utilization chips
+    Harsh, ///< 1 - sqrt(1 - f): padding efficiency, where 90 % is already a waste
+};
+/// Red (0) → yellow (0.5) → green (1) after the curve; NaN (unknown) is grey at `brightness`.
+QColor flameColor(double fraction, double brightness = 0.7, FlameCurve curve = FlameCurve::Sqrt);
+/// `color` drawn at `opacity` over the palette's base (the xprof cards' chips): text stays readable.
+QColor over(const QColor& color, double opacity, const QPalette& palette);
+/// The op table's utilization bars: hue 0 (red) at 0 % to 120 (green) at 100 %, linear in the
+/// value (a bar's length is the value too), translucent so the cell text stays readable.
+QColor utilizationBarColor(double fraction);
+/// The red that marks a low-utilization op (timeline marker, table row, share card).
+QColor lowUtilizationMark();
+/// Background and text of a low-utilization row in the op table.
+QColor lowUtilizationRowBackground(const QPalette& palette);
+QColor lowUtilizationRowText(const QPalette& palette);
+
+// --- Charts --------------------------------------------------------------------------------
+
+/// Series of the utilization chart; the HBM line is the orange of the category palette's second colour.
+QColor flopsSeriesColor();
+QColor hbmSeriesColor();
+/// Memory chart: allocated (padded) heap, the data without padding, and the peak/limit marks.
+QColor memoryPaddedColor();
+QColor memoryUnpaddedColor();
+QColor memoryPeakColor();
+
+/// The parts of a step's time in the overview bars and the share card.
+enum class StepPart { Compute, Collectives, HostTransfer, Infeed, Idle };
+QColor stepPartColor(StepPart part);
+
+/// Faster / slower in a comparison.
+QColor fasterColor();
+QColor slowerColor();
+
+// --- Severity and text -----------------------------------------------------------------------
+
+/// Icon/dot colour of an advice severity (not for text: see severityTextColor).
+QColor severityColor(tpuscope::model::Severity severity);
+/// The same hue, adjusted to reach WCAG AA (4.5:1) against the palette's window and base.
+QColor severityTextColor(tpuscope::model::Severity severity, const QPalette& palette);
+/// The palette's link colour, adjusted to reach WCAG AA against its window and base.
+QColor linkColor(const QPalette& palette);
+/// Secondary text (notes, "Fix:", JSON keys): grey that still reaches WCAG AA on the palette.
+QColor mutedTextColor(const QPalette& palette);
+/// A copy of `palette` whose Link and LinkVisited colours read on its window and base (dark
+/// system palettes often keep the light palette's dark blue).
+QPalette withReadableLinks(QPalette palette);
+
+/// True when the palette's window is dark (the app follows the system palette).
+bool isDark(const QPalette& palette);
+/// A dark palette (Fusion-like) for `--dark` and for tests of the dark look.
+QPalette darkPalette();
+
+/// WCAG 2.x relative luminance of an sRGB colour (alpha ignored).
+double relativeLuminance(const QColor& color);
+/// WCAG 2.x contrast ratio, 1 (same) to 21 (black on white).
+double contrastRatio(const QColor& a, const QColor& b);
+/// `color` lightened or darkened (keeping its hue) until it reaches `ratio` against every colour
+/// in `backgrounds`; unchanged when it already does.
+QColor readableOn(const QColor& color, std::initializer_list<QColor> backgrounds, double ratio = 4.5);
+/// Black or white, whichever reads better on `background` (labels inside coloured boxes).
+QColor textOn(const QColor& background);
+
+} // namespace tpuscope::qt::colors
