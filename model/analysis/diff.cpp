@@ -29,7 +29,7 @@ namespace {
 
 struct Side
 {
-    OpBreakdown breakdown;
+    const OpBreakdown& breakdown;
     StepStats steps;
     double divisor = 1; // steps when comparing per step
 };
@@ -99,8 +99,14 @@ std::string relative(double a, double b)
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b)
 {
-    Side sa {computeOpBreakdown(a), computeStepStats(a)};
-    Side sb {computeOpBreakdown(b), computeStepStats(b)};
+    return computeDiff(a, computeOpBreakdown(a), computeStepStats(a), b, computeOpBreakdown(b), computeStepStats(b));
+}
+
+ProfileDiff computeDiff(const Profile& a, const OpBreakdown& breakdownA, const StepStats& stepsA, const Profile& b,
+    const OpBreakdown& breakdownB, const StepStats& stepsB)
+{
+    Side sa {breakdownA, stepsA};
+    Side sb {breakdownB, stepsB};
     ProfileDiff diff;
     diff.perStep = sa.steps.count > 0 && sb.steps.count > 0;
     if (diff.perStep) {
@@ -259,9 +265,11 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
             signedDuration(diff.b.totalOpTimePs - diff.a.totalOpTimePs) + " ("
                 + relative(diff.a.totalOpTimePs, diff.b.totalOpTimePs) + ")"});
     summary.rows.push_back({"FLOPS utilization", formatOptionalPercent(diff.a.flopsUtilization),
-        formatOptionalPercent(diff.b.flopsUtilization), signedPercent(delta(diff.a.flopsUtilization, diff.b.flopsUtilization))});
-    summary.rows.push_back({"HBM utilization", formatOptionalPercent(diff.a.hbmUtilization),
-        formatOptionalPercent(diff.b.hbmUtilization), signedPercent(delta(diff.a.hbmUtilization, diff.b.hbmUtilization))});
+        formatOptionalPercent(diff.b.flopsUtilization),
+        signedPercent(delta(diff.a.flopsUtilization, diff.b.flopsUtilization))});
+    summary.rows.push_back(
+        {"HBM utilization", formatOptionalPercent(diff.a.hbmUtilization), formatOptionalPercent(diff.b.hbmUtilization),
+            signedPercent(delta(diff.a.hbmUtilization, diff.b.hbmUtilization))});
     summary.rows.push_back({"Ops", std::to_string(diff.a.ops), std::to_string(diff.b.ops),
         std::to_string(diff.matched) + " matched (" + std::to_string(diff.matchedByName) + " by name only), "
             + std::to_string(diff.added) + " new, " + std::to_string(diff.removed) + " removed"});
@@ -280,8 +288,8 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
             signedDuration(r.timeDeltaPs()) + (hasA && hasB ? " (" + relative(r.a.timePs, r.b.timePs) + ")" : ""),
             hasA ? formatPercent(r.a.timeFraction) : "-", hasB ? formatPercent(r.b.timeFraction) : "-",
             hasA ? formatOptionalPercent(r.a.flopsUtilization) : "-",
-            hasB ? formatOptionalPercent(r.b.flopsUtilization) : "-",
-            hasA ? std::to_string(r.a.occurrences) : "-", hasB ? std::to_string(r.b.occurrences) : "-"});
+            hasB ? formatOptionalPercent(r.b.flopsUtilization) : "-", hasA ? std::to_string(r.a.occurrences) : "-",
+            hasB ? std::to_string(r.b.occurrences) : "-"});
     }
     if (format == TableFormat::Markdown) {
         out += "## tpuscope diff\n\n" + renderTable(summary, format) + "\n"

@@ -6,6 +6,8 @@
 
 #include "../core/profile.h"
 #include "../report/report.h"
+#include "opbreakdown.h"
+#include "summary.h"
 
 #include <optional>
 #include <string>
@@ -60,6 +62,9 @@ struct ProfileDiff
 };
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b);
+/// The same from each side's op breakdown (computeOpBreakdown, no filter) and step figures.
+ProfileDiff computeDiff(const Profile& a, const OpBreakdown& breakdownA, const StepStats& stepsA, const Profile& b,
+    const OpBreakdown& breakdownB, const StepStats& stepsB);
 
 /// Table (text/csv/tsv/md) or JSON; `top` limits the op rows (0 = all).
 std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top = 0);

@@ -26,6 +26,13 @@ StepStats computeStepStats(const Profile& profile)
 
 ProfileSummary computeSummary(const Profile& profile)
 {
+    if (!profile.hasTpuOps())
+        return computeSummary(profile, OpBreakdown {}, StepAnalysis {});
+    return computeSummary(profile, computeOpBreakdown(profile), computeSteps(profile));
+}
+
+ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps)
+{
     ProfileSummary summary;
     summary.spanPs = profile.spanEnd - profile.spanBegin;
     summary.events = profile.eventCount();
@@ -46,7 +53,7 @@ ProfileSummary computeSummary(const Profile& profile)
         summary.message += ". The timeline still shows every plane and line.";
         return summary;
     }
-    const OpBreakdown categories = computeOpBreakdown(profile, {}, GroupBy::Category);
+    const OpBreakdown categories = regroupOpBreakdown(opBreakdown, GroupBy::Category);
     summary.totalOpTimePs = categories.totalTimePs;
     summary.flops = categories.flops;
     summary.hbm = categories.hbm;
@@ -55,7 +62,7 @@ ProfileSummary computeSummary(const Profile& profile)
     const double capacity = static_cast<double>(summary.spanPs) * std::max(1, categories.coresCounted);
     summary.busyFraction = capacity > 0 ? std::min(1.0, categories.totalTimePs / capacity) : 0;
     summary.topCategories = categories.rows;
-    summary.stepBreakdown = computeSteps(profile);
+    summary.stepBreakdown = steps;
     summary.steps = stepStats(summary.stepBreakdown);
     return summary;
 }

@@ -25,12 +25,12 @@ struct ProfileSummary
     bool hasTpuOps = false;
     std::string message; // plain statement when there is nothing TPU to report
     TimePs spanPs = 0;
-    double totalOpTimePs = 0;  // busy time summed over TPU cores
+    double totalOpTimePs = 0; // busy time summed over TPU cores
     HeadlineUtilization flops; // capped per op, over the ops with cost data
     HeadlineUtilization hbm;
-    double costCoverage = 0;   // share of op time whose ops have cost data
+    double costCoverage = 0; // share of op time whose ops have cost data
     std::vector<std::string> warnings; // coverage, over-peak ops, unknown device
-    double busyFraction = 0;   // totalOpTimePs / (span × cores)
+    double busyFraction = 0; // totalOpTimePs / (span × cores)
     size_t events = 0;
     size_t tracks = 0;
     size_t planes = 0;
@@ -43,6 +43,9 @@ struct ProfileSummary
 };
 
 ProfileSummary computeSummary(const Profile& profile);
+/// The same from an op-level breakdown (computeOpBreakdown, no filter) and computeSteps(profile)
+/// already at hand, without another pass over the events.
+ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps);
 /// The steps of computeSteps (the same step definition everywhere) in short.
 StepStats computeStepStats(const Profile& profile);
 StepStats stepStats(const StepAnalysis& steps);
