@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "runpicker.h"
 #include "startpage.h"
 
 #include "advicepanel.h"
@@ -9,12 +10,12 @@
 #include "detailspanel.h"
 #include "devicechooser.h"
 #include "glossarydialog.h"
-#include "loader/logdir.h"
 #include "memoryview.h"
 #include "optableview.h"
 #include "overviewview.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
+#include "qt/viewrange.h"
 #include "report/report.h"
 #include "rooflinechart.h"
 #include "share/sharefile.h"
@@ -42,7 +43,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPointer>
 #include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
@@ -63,7 +63,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace tpuscope::app {
 
@@ -89,7 +88,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     , m_options(options)
     , m_session(new qt::TraceSession(this))
     , m_selection(new qt::SelectionState(this))
+    , m_viewRange(new qt::ViewRange(this))
 {
+    m_selection->setSession(m_session);
     setWindowTitle(tr("tpuscope"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
@@ -153,6 +154,9 @@ void MainWindow::createWidgets()
 
     m_timelineArea = new QWidget(m_profileView);
     m_timeline = new widgets::TimelineView(m_timelineArea);
+    m_timeline->setSession(m_session);
+    m_timeline->setSelectionState(m_selection);
+    m_timeline->setViewRange(m_viewRange);
     auto* timelineLayout = new QVBoxLayout(m_timelineArea);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     timelineLayout->setSpacing(0);
@@ -161,6 +165,7 @@ void MainWindow::createWidgets()
     timelineLayout->addWidget(m_timeline, 1);
 
     m_opTable = new widgets::OpTableView(m_profileView);
+    m_opTable->setSession(m_session);
     m_opTable->setSelectionState(m_selection);
 
     m_splitter = new QSplitter(Qt::Vertical, m_profileView);
@@ -195,12 +200,16 @@ void MainWindow::createWidgets()
 void MainWindow::createDocks()
 {
     m_details = new widgets::DetailsPanel(this);
+    m_details->setSession(m_session);
+    m_details->setSelectionState(m_selection);
     m_detailsDock = new QDockWidget(tr("Details"), this);
     m_detailsDock->setObjectName(QStringLiteral("detailsDock"));
     m_detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
 
     m_advice = new widgets::AdvicePanel(this);
+    m_advice->setSession(m_session);
+    m_advice->setSelectionState(m_selection);
     m_adviceDock = new QDockWidget(tr("Advice"), this);
     m_adviceDock->setObjectName(QStringLiteral("adviceDock"));
     m_adviceDock->setWidget(m_advice);
@@ -211,7 +220,11 @@ void MainWindow::createDocks()
     m_charts = new QTabWidget(this);
     m_charts->setDocumentMode(true);
     m_utilization = new widgets::UtilizationChart(m_charts);
+    m_utilization->setSession(m_session);
+    m_utilization->setViewRange(m_viewRange);
     m_roofline = new widgets::RooflineChart(m_charts);
+    m_roofline->setSession(m_session);
+    m_roofline->setSelectionState(m_selection);
     m_charts->addTab(m_utilization, tr("Utilization over time"));
     m_charts->addTab(m_roofline, tr("Roofline"));
     auto* memory = new widgets::MemoryView(m_charts);
@@ -229,6 +242,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
 
     m_compare = new widgets::CompareView(this);
+    m_compare->setSession(m_session);
     m_compareDock = new QDockWidget(tr("Compare"), this);
     m_compareDock->setObjectName(QStringLiteral("compareDock"));
     m_compareDock->setWidget(m_compare);
@@ -375,6 +389,17 @@ void MainWindow::connectSession()
             m_session->cancel();
     });
     connect(m_session, &qt::TraceSession::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_session, &qt::TraceSession::comparisonReady, this,
+        [this](const std::shared_ptr<const model::ProfileDiff>&, const QString&, const QString& after) {
+            m_compareDock->show();
+            m_compareDock->raise();
+            statusBar()->showMessage(tr("Compared with %1").arg(QFileInfo(after).fileName()), 8000);
+            emit comparisonReady(true);
+        });
+    connect(m_session, &qt::TraceSession::comparisonFailed, this, [this](const QString&, const QString& message) {
+        showMessage(tr("Cannot compare: %1").arg(message));
+        emit comparisonReady(false);
+    });
     connect(m_session, &qt::TraceSession::loadCanceled, this, &MainWindow::onLoadCanceled);
 
     connect(m_startPage, &StartPage::openFileRequested, this, &MainWindow::chooseFile);
@@ -386,75 +411,33 @@ void MainWindow::connectSession()
 
 void MainWindow::connectSelection()
 {
+    // The views follow the selection and the visible range themselves; what is left here moves
+    // docks and tabs, or ties two views together.
     using widgets::TimelineView;
-    connect(m_selection, &qt::SelectionState::selectedOpChanged, this, [this](model::OpId op) {
-        m_timeline->setHighlightedOp(op);
-        m_details->showOp(op);
-        m_roofline->setSelectedOp(op);
-    });
     connect(m_opTable, &widgets::OpTableView::opSelected, this, [this] {
         if (m_detailsDock->isVisible())
             m_detailsDock->raise();
     });
     connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
-    connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::selectEvent);
     connect(m_overview, &widgets::OverviewView::stepSelected, this, [this](model::TimePs begin, model::TimePs end) {
         m_mainTabs->setCurrentWidget(m_splitter);
-        m_timeline->setVisibleRange(begin - (end - begin) / 50, end + (end - begin) / 50);
+        m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
     });
     connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
         m_adviceDock->show();
         m_adviceDock->raise();
         m_advice->selectAdvice(index);
     });
-    connect(m_details, &widgets::DetailsPanel::opActivated, m_selection, &qt::SelectionState::setSelectedOp);
-    connect(m_roofline, &widgets::RooflineChart::opSelected, m_selection, &qt::SelectionState::setSelectedOp);
-    // The panel previews its first item when its results arrive; that is not the user's choice and
-    // must not move the table selection under them, so only selections after adviceReady count.
-    connect(m_advice, &widgets::AdvicePanel::adviceReady, this, [this] { m_adviceReady = true; });
-    connect(m_advice, &widgets::AdvicePanel::opsSelected, this, [this](const QList<quint32>& ops) {
-        if (!m_adviceReady)
-            return;
-        if (!ops.isEmpty())
-            m_selection->setSelectedOp(ops.first());
-        m_selection->setHighlightedOps(ops);
-    });
-
-    // The chart follows the timeline's visible range and drives it back; the flag stops echoes.
-    connect(m_timeline, &TimelineView::visibleRangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
-        if (m_syncingRange)
-            return;
-        m_syncingRange = true;
-        m_utilization->setVisibleRange(begin, end);
-        m_syncingRange = false;
-    });
-    connect(
-        m_utilization, &widgets::UtilizationChart::rangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
-            if (m_syncingRange)
-                return;
-            m_syncingRange = true;
-            m_timeline->setVisibleRange(begin, end);
-            m_syncingRange = false;
-        });
     connect(m_timeline, &TimelineView::rangeSelected, this, [this](model::TimePs begin, model::TimePs end) {
         if (end > begin)
             statusBar()->showMessage(tr("Selected %1").arg(qs(model::formatDurationPs(double(end - begin)))), 8000);
     });
 }
 
-void MainWindow::selectEvent(model::TrackId track, quint32 index)
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile || track >= profile->tracks.size() || index >= profile->tracks[track].size()) {
-        m_selection->setSelectedEvent(model::kNone, model::kNone, m_selection->selectedOp());
-        return;
-    }
-    m_selection->setSelectedEvent(track, index, profile->tracks[track].op[index]);
-}
-
 void MainWindow::openFile(const QString& path)
 {
-    const QString target = pickRun(path);
+    // A TensorBoard log dir may hold many runs: the user picks one (tests and screenshots take the newest).
+    const QString target = m_options.askForRun ? pickRun(this, path) : path;
     if (target.isEmpty())
         return;
     hideMessage();
@@ -579,58 +562,10 @@ void MainWindow::saveShareCard()
 
 void MainWindow::compareWith(const QString& path)
 {
-    const model::ProfilePtr before = m_session->profile();
-    if (!before)
+    if (!m_session->profile())
         return;
     statusBar()->showMessage(tr("Loading %1 to compare…").arg(QFileInfo(path).fileName()));
-    // Loaded off the GUI thread; the window may be gone or show another profile by then.
-    QPointer<MainWindow> self(this);
-    model::LoadOptions options = m_session->loadOptions();
-    std::thread([self, before, path, options] {
-        model::LoadResult result = model::loadProfile(path.toStdString(), options);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, before, result] {
-                if (!self || self->m_session->profile() != before)
-                    return;
-                if (!result.ok()) {
-                    self->showMessage(tr("Cannot compare: %1").arg(QString::fromStdString(result.error)));
-                    emit self->comparisonReady(false);
-                    return;
-                }
-                self->m_compare->setProfiles(before, result.profile);
-                self->m_compareDock->show();
-                self->m_compareDock->raise();
-                self->statusBar()->showMessage(
-                    tr("Compared with %1").arg(QFileInfo(QString::fromStdString(result.profile->load.path)).fileName()),
-                    8000);
-                emit self->comparisonReady(true);
-            },
-            Qt::QueuedConnection);
-    }).detach();
-}
-
-QString MainWindow::pickRun(const QString& path)
-{
-    // A TensorBoard log dir may hold many runs: newest first, and the user picks one.
-    if (!m_options.askForRun || !QFileInfo(path).isDir())
-        return path;
-    const std::vector<model::ProfileRun> runs = model::findRuns(path.toStdString());
-    if (runs.size() < 2)
-        return path;
-    QStringList labels;
-    for (const auto& run : runs) {
-        const int hosts = static_cast<int>(run.hosts.size());
-        labels << (hosts == 1 ? tr("%1  (1 host)") : tr("%1  (%2 hosts)").arg(QStringLiteral("%1")).arg(hosts))
-                      .arg(QString::fromStdString(run.label.empty() ? run.name : run.label));
-    }
-    bool ok = false;
-    const QString chosen = QInputDialog::getItem(this, tr("Open Profile Run"),
-        tr("%1 holds %2 profile runs, newest first:").arg(QFileInfo(path).fileName()).arg(runs.size()), labels, 0,
-        false, &ok);
-    if (!ok)
-        return {};
-    return QString::fromStdString(runs[static_cast<size_t>(labels.indexOf(chosen))].path);
+    m_session->compare(path); // comparisonReady or comparisonFailed follows
 }
 
 bool MainWindow::hasDemo()
@@ -663,17 +598,9 @@ void MainWindow::setDeviceOverride(const QString& generation)
 
 void MainWindow::showSessionProfile()
 {
-    const model::ProfilePtr profile = m_session->profile();
-    m_selection->clear();
-    m_timeline->setProfile(profile);
-    m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
-    m_details->setProfile(profile);
-    m_utilization->setProfile(profile);
-    m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
-    m_adviceReady = false;
-    m_advice->setProfile(profile);
-    if (profile) {
-        m_mainTabs->setCurrentWidget(m_overview); // the answer first
+    // The views follow the session themselves; the window lands on the answer.
+    if (m_session->profile()) {
+        m_mainTabs->setCurrentWidget(m_overview);
         zoomToBusyRegion(false);
     }
 }
@@ -695,7 +622,7 @@ void MainWindow::zoomToBusyRegion(bool always)
     if (end <= begin || (!always && static_cast<double>(end - begin) > 0.8 * span))
         return;
     const model::TimePs margin = (end - begin) / 50;
-    m_timeline->setVisibleRange(begin - margin, end + margin);
+    m_viewRange->setRange(begin - margin, end + margin);
 }
 
 void MainWindow::onPreview(const model::ProfilePtr& partial)
@@ -703,14 +630,7 @@ void MainWindow::onPreview(const model::ProfilePtr& partial)
     // Only the timeline can draw a partial profile honestly: totals, utilizations and advice
     // would be wrong until every event is read, so those views wait (empty) for loaded().
     m_previewShown = true;
-    m_selection->clear();
-    m_timeline->setProfile(partial);
     m_mainTabs->setCurrentWidget(m_splitter); // the overview needs the whole file
-    m_opTable->setProfile(nullptr);
-    m_details->setProfile(nullptr);
-    m_utilization->setProfile(nullptr);
-    m_roofline->setProfile(nullptr);
-    m_advice->setProfile(nullptr);
     showProfileView();
     showMessage(tr("Still reading %1: the timeline shows the %2 events read so far. The op table, charts and "
                    "advice appear when the whole file is read (Esc cancels).")
@@ -777,15 +697,7 @@ void MainWindow::onLoadCanceled()
 
 void MainWindow::closeProfile()
 {
-    m_session->close();
-    m_selection->clear();
-    m_timeline->setProfile(nullptr);
-    m_opTable->setProfile(nullptr);
-    m_details->setProfile(nullptr);
-    m_utilization->setProfile(nullptr);
-    m_roofline->setProfile(nullptr);
-    m_advice->setProfile(nullptr);
-    m_compare->clear();
+    m_session->close(); // the views and the selection follow closed()
     m_compareDock->hide();
     showStartPage();
     m_startPage->showOpen();

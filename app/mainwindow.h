@@ -20,6 +20,7 @@ class QTabWidget;
 namespace tpuscope::qt {
 class SelectionState;
 class TraceSession;
+class ViewRange;
 } // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
@@ -60,8 +61,6 @@ public:
     ~MainWindow() override;
 
     void openFile(const QString& path);
-    /// For a log dir with several runs, the run the user picks (empty when cancelled); else `path`.
-    QString pickRun(const QString& path);
 
     /// Loads `path` off the GUI thread and shows what changed from the open profile (before) to it
     /// (after) in the Compare dock; comparisonReady(ok) tells when it is done.
@@ -128,7 +127,7 @@ private:
 
     void onLoaded();
     void onPreview(const model::ProfilePtr& partial);
-    /// Puts the session's (whole) profile into every view.
+    /// After the session's (whole) profile reached the views: the overview tab, the busy region.
     void showSessionProfile();
     /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
     void zoomToBusyRegion(bool always);
@@ -144,7 +143,6 @@ private:
     void closeProfile();
     void chooseFile();
     void chooseDirectory();
-    void selectEvent(model::TrackId track, quint32 index);
     /// Load options for the next load of `key` (a file path): its remembered TPU generation.
     void useDeviceFor(const QString& key);
     void rememberDevice(const QString& generation);
@@ -152,6 +150,7 @@ private:
     Options m_options;
     qt::TraceSession* m_session = nullptr;
     qt::SelectionState* m_selection = nullptr;
+    qt::ViewRange* m_viewRange = nullptr;
 
     QStackedWidget* m_stack = nullptr;
     StartPage* m_startPage = nullptr;
@@ -196,8 +195,6 @@ private:
     bool m_layoutRestored = false;
     bool m_defaultLayoutApplied = false;
     QByteArray m_profileLayout; // dock layout while the start page hides the docks
-    bool m_syncingRange = false;
-    bool m_adviceReady = false;
     bool m_previewShown = false;
 };
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
 
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+
 #include "analysis/layout.h"
 #include "analysis/utilization.h"
 #include "report/report.h"
@@ -449,12 +452,12 @@ DetailsPanel::DetailsPanel(QWidget* parent)
 
 DetailsPanel::~DetailsPanel() = default;
 
-void DetailsPanel::setProfile(ProfilePtr profile)
+void DetailsPanel::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analysis)
 {
-    m_profile = std::move(profile);
+    m_analysis = std::move(analysis);
+    m_profile = m_analysis ? m_analysis->profile : nullptr;
     m_op = kNone;
     m_indexed = false;
-    m_breakdown = {};
     m_rowOfOp.clear();
     m_opByProgramName.clear();
     m_opsByName.clear();
@@ -466,10 +469,10 @@ void DetailsPanel::ensureIndex()
     if (m_indexed || !m_profile)
         return;
     m_indexed = true;
-    m_breakdown = computeOpBreakdown(*m_profile);
+    const OpBreakdown& breakdown = m_analysis->breakdown;
     std::unordered_map<std::string, int> rowByKey;
-    for (size_t r = 0; r < m_breakdown.rows.size(); ++r)
-        rowByKey.emplace(m_breakdown.rows[r].program + '\x1f' + m_breakdown.rows[r].name, static_cast<int>(r));
+    for (size_t r = 0; r < breakdown.rows.size(); ++r)
+        rowByKey.emplace(breakdown.rows[r].program + '\x1f' + breakdown.rows[r].name, static_cast<int>(r));
     m_rowOfOp.assign(m_profile->ops.size(), -1);
     for (OpId id = 0; id < m_profile->ops.size(); ++id) {
         const OpInfo& op = m_profile->ops[id];
@@ -501,7 +504,7 @@ bool DetailsPanel::showOpByName(const QString& name)
     double bestTime = -1;
     for (OpId id : it->second) {
         const int row = m_rowOfOp[id];
-        const double t = row >= 0 ? m_breakdown.rows[row].totalTimePs : 0;
+        const double t = row >= 0 ? m_analysis->breakdown.rows[row].totalTimePs : 0;
         if (t > bestTime) {
             bestTime = t;
             best = id;
@@ -552,7 +555,7 @@ void DetailsPanel::render()
     const OpInfo& op = p.ops[m_op];
     const hlo::Module* module = p.hloFor(op);
     const hlo::Instruction* in = p.instructionFor(op);
-    const OpRow* row = m_rowOfOp[m_op] >= 0 ? &m_breakdown.rows[m_rowOfOp[m_op]] : nullptr;
+    const OpRow* row = m_rowOfOp[m_op] >= 0 ? &m_analysis->breakdown.rows[m_rowOfOp[m_op]] : nullptr;
     const QString name = qs(p.str(op.name));
     const QString category = qs(p.str(op.category));
     QString program;
@@ -1031,6 +1034,17 @@ void DetailsPanel::changeEvent(QEvent* event)
             selectFusedInstruction(current.section(QStringLiteral("  ["), 0, 0));
     }
     QWidget::changeEvent(event);
+}
+
+void DetailsPanel::setSession(qt::TraceSession* session)
+{
+    session->follow(this, [this](const model::ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+}
+
+void DetailsPanel::setSelectionState(qt::SelectionState* selection)
+{
+    connect(selection, &qt::SelectionState::selectedOpChanged, this, &DetailsPanel::showOp);
+    connect(this, &DetailsPanel::opActivated, selection, &qt::SelectionState::setSelectedOp);
 }
 
 } // namespace tpuscope::widgets

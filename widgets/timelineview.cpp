@@ -2,6 +2,9 @@
 #include "timelineview.h"
 
 #include "analysis/opbreakdown.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+#include "qt/viewrange.h"
 #include "report/report.h"
 
 #include <QApplication>
@@ -267,9 +270,12 @@ TimelineView::~TimelineView()
         delete m_legend.data();
 }
 
-void TimelineView::setProfile(model::ProfilePtr profile)
+void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
 {
     m_profile = std::move(profile);
+    m_breakdown = std::move(breakdown);
+    if (m_profile && !m_breakdown) // a preview (part of a file) has no analysis yet
+        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
     // The levels of detail are built after the first frame (paintEvent starts them): on two cores
     // they would slow loading and that frame, which draws without them.
     m_builder.setProfile(m_profile, false);
@@ -309,6 +315,27 @@ void TimelineView::setProfile(model::ProfilePtr profile)
     emit visibleRangeChanged(m_begin, m_end);
 }
 
+void TimelineView::setSession(qt::TraceSession* session)
+{
+    auto showSession = [this, session] { setProfile(session->profile(), session->breakdown()); };
+    connect(session, &qt::TraceSession::loaded, this, showSession);
+    connect(session, &qt::TraceSession::previewDropped, this, showSession);
+    connect(session, &qt::TraceSession::previewReady, this, [this](const model::ProfilePtr& p) { setProfile(p); });
+    connect(session, &qt::TraceSession::closed, this, [this] { setProfile(nullptr); });
+}
+
+void TimelineView::setSelectionState(qt::SelectionState* selection)
+{
+    connect(selection, &qt::SelectionState::selectedOpChanged, this, &TimelineView::setHighlightedOp);
+    connect(this, &TimelineView::eventSelected, selection, &qt::SelectionState::selectEvent);
+}
+
+void TimelineView::setViewRange(qt::ViewRange* range)
+{
+    connect(range, &qt::ViewRange::rangeChanged, this, &TimelineView::setVisibleRange);
+    connect(this, &TimelineView::visibleRangeChanged, range, &qt::ViewRange::setRange);
+}
+
 void TimelineView::computeUtilization()
 {
     m_opFlopsUtil.clear();
@@ -322,7 +349,7 @@ void TimelineView::computeUtilization()
     m_opFlopsUtil.assign(nOps, std::nan(""));
     m_opHbmUtil.assign(nOps, std::nan(""));
     m_opTimeFraction.assign(nOps, 0);
-    const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
+    const model::OpBreakdown& breakdown = *m_breakdown;
     std::map<std::string, double> categoryTime;
     m_lowUtilOps.assign(nOps, false);
     m_opRooflineEfficiency.assign(nOps, std::nan(""));

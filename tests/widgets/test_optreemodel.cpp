@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "../testanalysis.h"
 #include "costbardelegate.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
@@ -108,7 +109,7 @@ TEST(OpTreeModel, PassesModelTesterInBothGroupings)
 {
     OpTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-    model.setProfile(makeProfile());
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     EXPECT_EQ(model.rowCount(), 4); // convolution, output fusion, data formatting, loop fusion
     EXPECT_EQ(countOpRows(model), 5);
     EXPECT_EQ(model.rowCount(findRow(model, QStringLiteral("loop fusion"))), 2);
@@ -127,7 +128,7 @@ TEST(OpTreeModel, PassesModelTesterInBothGroupings)
 TEST(OpTreeModel, GroupRowsSumTheirOps)
 {
     OpTreeModel model;
-    model.setProfile(makeProfile());
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     const QModelIndex loop = findRow(model, QStringLiteral("loop fusion"));
     ASSERT_TRUE(loop.isValid());
     EXPECT_NEAR(
@@ -142,7 +143,7 @@ TEST(OpTreeModel, GroupRowsSumTheirOps)
 TEST(OpTreeModel, SortsByNumbersNotText)
 {
     OpTreeModel model;
-    model.setProfile(makeProfile());
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     OpFilterProxyModel proxy;
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
     proxy.setSourceModel(&model);
@@ -167,7 +168,7 @@ TEST(OpTreeModel, SortsByNumbersNotText)
 TEST(OpTreeModel, FilterAndTopTimeThroughProxy)
 {
     OpTreeModel model;
-    model.setProfile(makeProfile());
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     OpFilterProxyModel proxy;
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
     proxy.setSourceModel(&model);
@@ -205,7 +206,7 @@ TEST(OpTreeModel, FlagsLowUtilizationFusions)
 {
     OpTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-    model.setProfile(makeProfile());
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     auto flagged = [&](const char* name) {
         const QModelIndex index = findRow(model, QString::fromLatin1(name));
         EXPECT_TRUE(index.isValid()) << name;
@@ -241,7 +242,7 @@ TEST(OpTreeModel, FindsRowsByOpId)
 {
     const ProfilePtr profile = makeProfile();
     OpTreeModel model;
-    model.setProfile(profile);
+    model.setAnalysis(tpuscope::test::analysisOf(profile));
     for (OpId id = 0; id < profile->ops.size(); ++id) {
         const QModelIndex index = model.indexForOp(id);
         ASSERT_TRUE(index.isValid());
@@ -256,7 +257,7 @@ TEST(OpTreeModel, FindsRowsByOpId)
 TEST(OpTableView, FiltersAndRestoresItsState)
 {
     OpTableView table;
-    table.setProfile(makeProfile());
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     EXPECT_EQ(countOpRows(*table.proxy()), 5);
     table.setFilterText(QStringLiteral("fusion"));
     EXPECT_EQ(countOpRows(*table.proxy()), 3);
@@ -268,7 +269,7 @@ TEST(OpTableView, FiltersAndRestoresItsState)
     const QByteArray state = table.saveState();
 
     OpTableView other;
-    other.setProfile(makeProfile());
+    other.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     EXPECT_FALSE(other.restoreState(QByteArrayLiteral("not a header state")));
     EXPECT_FALSE(other.restoreState({}));
     EXPECT_EQ(other.model()->grouping(), OpTreeModel::Grouping::Category);
@@ -281,7 +282,7 @@ TEST(OpTableView, FiltersAndRestoresItsState)
 TEST(OpTableView, FilterBoxIsDebounced)
 {
     OpTableView table;
-    table.setProfile(makeProfile());
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     table.filterEdit()->setText(QStringLiteral("fusion.low"));
     EXPECT_EQ(countOpRows(*table.proxy()), 5); // not yet: waits for typing to pause
     QElapsedTimer timer;
@@ -330,7 +331,7 @@ TEST(OpTreeModel, GroupsByFrameworkOpAndBySourceLine)
     }
     OpTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-    model.setProfile(b.finish());
+    model.setAnalysis(tpuscope::test::analysisOf(b.finish()));
     model.setGrouping(OpTreeModel::Grouping::FrameworkOp);
     EXPECT_EQ(model.rowCount(), 3);
     const QModelIndex conv = findRow(model, QStringLiteral("net/conv1/Conv2D"));
