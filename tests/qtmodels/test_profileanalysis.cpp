@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The session builds one ProfileAnalysis per load, in its job, and the comparison is a session job.
 #include "analysis/profileanalysis.h"
+#include "qt/diffmodel.h"
 #include "qt/tracesession.h"
 
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
 
@@ -115,6 +117,14 @@ TEST(TraceSession, CompareIsASessionJob)
     EXPECT_GT(diff->added + diff->removed, 0u);
     EXPECT_TRUE(ready.last().at(1).toString().endsWith(QStringLiteral("demo.xplane.pb")));
     EXPECT_TRUE(ready.last().at(2).toString().endsWith(QStringLiteral("tpu_v6e_inference.xplane.pb")));
+    {
+        qt::DiffModel model; // the Compare dock's model over that diff
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        model.setDiff(diff);
+        EXPECT_EQ(model.rowCount(), static_cast<int>(diff->rows.size()));
+        model.setDiff(nullptr);
+        EXPECT_EQ(model.rowCount(), 0);
+    }
 
     // A missing file fails with a message; a newer compare supersedes an older one.
     session.compare(QStringLiteral("/nonexistent/after.xplane.pb"));
@@ -134,4 +144,61 @@ TEST(TraceSession, CompareIsASessionJob)
     session.close();
     QSignalSpy(&session, &TraceSession::comparisonReady).wait(3000);
     EXPECT_EQ(ready.count(), 0);
+}
+
+TEST(TraceSession, LoadSupersedeCancelAndChooseDevice)
+{
+    TraceSession session;
+    QSignalSpy started(&session, &TraceSession::loadStarted);
+    QSignalSpy progress(&session, &TraceSession::progress);
+    QSignalSpy loaded(&session, &TraceSession::loaded);
+    QSignalSpy failed(&session, &TraceSession::loadFailed);
+    QSignalSpy canceled(&session, &TraceSession::loadCanceled);
+    QSignalSpy closed(&session, &TraceSession::closed);
+
+    // open() returns at once; the profile and its analysis arrive through the event loop.
+    session.open(demoPath());
+    EXPECT_EQ(started.count(), 1);
+    EXPECT_TRUE(session.isLoading());
+    EXPECT_FALSE(session.analysis());
+    ASSERT_TRUE(loaded.wait(30000));
+    EXPECT_GE(progress.count(), 1);
+    EXPECT_FALSE(session.isLoading());
+    const model::ProfileAnalysisPtr first = session.analysis();
+    ASSERT_TRUE(first);
+
+    // A newer load supersedes a running one: only the newer result arrives.
+    loaded.clear();
+    session.open(QStringLiteral("/nonexistent/first.xplane.pb"));
+    session.open(demoPath());
+    ASSERT_TRUE(loaded.wait(30000));
+    QSignalSpy(&session, &TraceSession::loaded).wait(300);
+    EXPECT_EQ(loaded.count(), 1);
+    EXPECT_EQ(failed.count(), 0);
+    EXPECT_NE(session.analysis(), first);
+
+    // A cancelled load keeps what is shown.
+    const model::ProfileAnalysisPtr shown = session.analysis();
+    loaded.clear();
+    session.open(demoPath());
+    session.cancel();
+    EXPECT_EQ(canceled.count(), 1);
+    QSignalSpy(&session, &TraceSession::loaded).wait(1000);
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_EQ(session.analysis(), shown);
+
+    // Another device re-analyses the shown profile without reading the file again.
+    started.clear();
+    session.chooseDevice(QStringLiteral("v5e"));
+    ASSERT_TRUE(loaded.wait(30000));
+    EXPECT_EQ(started.count(), 0);
+    EXPECT_EQ(session.chosenDevice(), QStringLiteral("v5e"));
+    ASSERT_TRUE(session.analysis());
+    EXPECT_NE(session.analysis(), shown);
+    EXPECT_NE(session.profile()->device.peakTflopsPerCore, shown->profile->device.peakTflopsPerCore);
+
+    session.close();
+    EXPECT_EQ(closed.count(), 1);
+    EXPECT_FALSE(session.profile());
+    EXPECT_FALSE(session.analysis());
 }
