@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "runpicker.h"
+#include "statusmetrics.h"
 #include "startpage.h"
 
 #include "advicepanel.h"
@@ -189,12 +190,7 @@ void MainWindow::createWidgets()
     m_stack->addWidget(m_profileView);
     setCentralWidget(m_stack);
 
-    m_deviceLabel = new QLabel(this);
-    m_coresLabel = new QLabel(this);
-    m_utilLabel = new QLabel(this);
-    m_loadTimeLabel = new QLabel(this);
-    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
-        statusBar()->addPermanentWidget(label);
+    m_statusMetrics = new StatusMetrics(statusBar(), m_session);
 }
 
 void MainWindow::createDocks()
@@ -752,38 +748,10 @@ bool MainWindow::isShowingProfile() const
 void MainWindow::updateStatusBar()
 {
     const model::ProfilePtr profile = m_session->profile();
-    const bool shown = profile && isShowingProfile();
-    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
-        label->setVisible(shown);
+    m_statusMetrics->update(isShowingProfile());
     m_closeAction->setEnabled(profile != nullptr);
     m_shareMenu->setEnabled(profile != nullptr && profile->hasTpuOps());
     m_compareAction->setEnabled(profile != nullptr && profile->hasTpuOps());
-    if (!profile)
-        return;
-    const model::DeviceInfo& device = profile->device;
-    QString deviceText = device.type.empty() ? tr("Unknown device") : qs(device.type);
-    m_deviceLabel->setText(deviceText);
-    m_deviceLabel->setToolTip(device.peakNote.empty()
-            ? QString()
-            : tr("Peaks: %1 TFLOP/s and %2 GB/s per core (%3). %4")
-                  .arg(device.peakTflopsPerCore)
-                  .arg(device.peakHbmGbpsPerCore)
-                  .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
-    m_coresLabel->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
-    if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
-        m_utilLabel->setText(tr("FLOPS util %1 · %2")
-                                 .arg(qs(model::formatOptionalPercent(breakdown->flops.capped)),
-                                     qs(model::costCoverageText(breakdown->costCoverage))));
-        m_utilLabel->setToolTip(tr("Time-weighted FLOPS utilization of the TPU ops with cost data, each capped at "
-                                   "its peak, over all cores. Ops that record no FLOPs or bytes are unknown and left "
-                                   "out; the cost coverage says how much of the op time the figure describes."));
-    } else {
-        m_utilLabel->setText(tr("FLOPS util – (no TPU generation)"));
-        m_utilLabel->setToolTip(tr("The device peak is unknown: choose a TPU generation in View → TPU Device, or start with --device"));
-    }
-    const double seconds = m_session->loadSeconds();
-    m_loadTimeLabel->setText(seconds < 1 ? tr("Loaded in %1 ms").arg(std::max(1.0, seconds * 1000), 0, 'f', 0)
-                                         : tr("Loaded in %1 s").arg(seconds, 0, 'f', 2));
 }
 
 double MainWindow::lowUtilizationThreshold() const

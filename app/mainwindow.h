@@ -39,6 +39,7 @@ class UtilizationChart;
 namespace tpuscope::app {
 
 class StartPage;
+class StatusMetrics;
 
 /// The main window: docks, menus and the wiring between the session, the shared selection and
 /// the views. It owns no analysis and paints nothing itself.
@@ -185,10 +186,7 @@ private:
     QMenu* m_viewMenu = nullptr;
     QAction* m_closeAction = nullptr;
     QAction* m_resetZoomAction = nullptr;
-    QLabel* m_deviceLabel = nullptr;
-    QLabel* m_coresLabel = nullptr;
-    QLabel* m_utilLabel = nullptr;
-    QLabel* m_loadTimeLabel = nullptr;
+    StatusMetrics* m_statusMetrics = nullptr;
 
     QStringList m_recentFiles;
     QByteArray m_defaultState;
