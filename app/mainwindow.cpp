@@ -2,6 +2,8 @@
 #include "mainwindow.h"
 #include "qt/qstrings.h"
 
+#include "runpicker.h"
+#include "statusmetrics.h"
 #include "startpage.h"
 
 #include "advicepanel.h"
@@ -10,13 +12,13 @@
 #include "detailspanel.h"
 #include "devicechooser.h"
 #include "glossarydialog.h"
-#include "loader/logdir.h"
 #include "memoryview.h"
 #include "optableview.h"
 #include "overviewview.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "rangeselectionview.h"
+#include "qt/viewrange.h"
 #include "report/report.h"
 #include "rooflinechart.h"
 #include "share/sharefile.h"
@@ -64,7 +66,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace tpuscope::app {
 
@@ -87,7 +88,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     , m_options(options)
     , m_session(new qt::TraceSession(this))
     , m_selection(new qt::SelectionState(this))
+    , m_viewRange(new qt::ViewRange(this))
 {
+    m_selection->setSession(m_session);
     setWindowTitle(tr("tpuscope"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
@@ -151,6 +154,9 @@ void MainWindow::createWidgets()
 
     m_timelineArea = new QWidget(m_profileView);
     m_timeline = new widgets::TimelineView(m_timelineArea);
+    m_timeline->setSession(m_session);
+    m_timeline->setSelectionState(m_selection);
+    m_timeline->setViewRange(m_viewRange);
     auto* timelineLayout = new QVBoxLayout(m_timelineArea);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     timelineLayout->setSpacing(0);
@@ -159,6 +165,7 @@ void MainWindow::createWidgets()
     timelineLayout->addWidget(m_timeline, 1);
 
     m_opTable = new widgets::OpTableView(m_profileView);
+    m_opTable->setSession(m_session);
     m_opTable->setSelectionState(m_selection);
 
     m_splitter = new QSplitter(Qt::Vertical, m_profileView);
@@ -182,23 +189,22 @@ void MainWindow::createWidgets()
     m_stack->addWidget(m_profileView);
     setCentralWidget(m_stack);
 
-    m_deviceLabel = new QLabel(this);
-    m_coresLabel = new QLabel(this);
-    m_utilLabel = new QLabel(this);
-    m_loadTimeLabel = new QLabel(this);
-    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
-        statusBar()->addPermanentWidget(label);
+    m_statusMetrics = new StatusMetrics(statusBar(), m_session);
 }
 
 void MainWindow::createDocks()
 {
     m_details = new widgets::DetailsPanel(this);
+    m_details->setSession(m_session);
+    m_details->setSelectionState(m_selection);
     m_detailsDock = new QDockWidget(tr("Details"), this);
     m_detailsDock->setObjectName(QStringLiteral("detailsDock"));
     m_detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
 
     m_advice = new widgets::AdvicePanel(this);
+    m_advice->setSession(m_session);
+    m_advice->setSelectionState(m_selection);
     m_adviceDock = new QDockWidget(tr("Advice"), this);
     m_adviceDock->setObjectName(QStringLiteral("adviceDock"));
     m_adviceDock->setWidget(m_advice);
@@ -209,7 +215,11 @@ void MainWindow::createDocks()
     m_charts = new QTabWidget(this);
     m_charts->setDocumentMode(true);
     m_utilization = new widgets::UtilizationChart(m_charts);
+    m_utilization->setSession(m_session);
+    m_utilization->setViewRange(m_viewRange);
     m_roofline = new widgets::RooflineChart(m_charts);
+    m_roofline->setSession(m_session);
+    m_roofline->setSelectionState(m_selection);
     m_charts->addTab(m_utilization, tr("Utilization over time"));
     m_charts->addTab(m_roofline, tr("Roofline"));
     auto* memory = new widgets::MemoryView(m_charts);
@@ -229,6 +239,7 @@ void MainWindow::createDocks()
     m_compare = new widgets::CompareView(this);
     connect(m_compare, &widgets::CompareView::statusMessage, this,
         [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    m_compare->setSession(m_session);
     m_compareDock = new QDockWidget(tr("Compare"), this);
     m_compareDock->setObjectName(QStringLiteral("compareDock"));
     m_compareDock->setWidget(m_compare);
@@ -383,6 +394,17 @@ void MainWindow::connectSession()
             m_session->cancel();
     });
     connect(m_session, &qt::TraceSession::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_session, &qt::TraceSession::comparisonReady, this,
+        [this](const std::shared_ptr<const model::ProfileDiff>&, const QString&, const QString& after) {
+            m_compareDock->show();
+            m_compareDock->raise();
+            statusBar()->showMessage(tr("Compared with %1").arg(QFileInfo(after).fileName()), 8000);
+            emit comparisonReady(true);
+        });
+    connect(m_session, &qt::TraceSession::comparisonFailed, this, [this](const QString&, const QString& message) {
+        showMessage(tr("Cannot compare: %1").arg(message));
+        emit comparisonReady(false);
+    });
     connect(m_session, &qt::TraceSession::loadCanceled, this, &MainWindow::onLoadCanceled);
 
     connect(m_startPage, &StartPage::openFileRequested, this, &MainWindow::chooseFile);
@@ -394,79 +416,37 @@ void MainWindow::connectSession()
 
 void MainWindow::connectSelection()
 {
+    // The views follow the selection and the visible range themselves; what is left here moves
+    // docks and tabs, or ties two views together.
     using widgets::TimelineView;
-    connect(m_selection, &qt::SelectionState::selectedOpChanged, this, [this](model::OpId op) {
-        m_timeline->setHighlightedOp(op);
-        m_details->showOp(op);
-        m_roofline->setSelectedOp(op);
-    });
     connect(m_opTable, &widgets::OpTableView::opSelected, this, [this] {
         if (m_detailsDock->isVisible())
             m_detailsDock->raise();
     });
     connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
-    connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::selectEvent);
     connect(
         m_selection, &qt::SelectionState::selectedEventChanged, m_details, &widgets::DetailsPanel::setTimelineEvent);
     connect(m_overview, &widgets::OverviewView::stepSelected, this, [this](model::TimePs begin, model::TimePs end) {
         m_mainTabs->setCurrentWidget(m_splitter);
-        m_timeline->setVisibleRange(begin - (end - begin) / 50, end + (end - begin) / 50);
+        m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
     });
     connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
         m_adviceDock->show();
         m_adviceDock->raise();
         m_advice->selectAdvice(index);
     });
-    connect(m_details, &widgets::DetailsPanel::opActivated, m_selection, &qt::SelectionState::setSelectedOp);
-    connect(m_roofline, &widgets::RooflineChart::opSelected, m_selection, &qt::SelectionState::setSelectedOp);
-    // The panel previews its first item when its results arrive; that is not the user's choice and
-    // must not move the table selection under them, so only selections after adviceReady count.
-    connect(m_advice, &widgets::AdvicePanel::adviceReady, this, [this] { m_adviceReady = true; });
-    connect(m_advice, &widgets::AdvicePanel::opsSelected, this, [this](const QList<quint32>& ops) {
-        if (!m_adviceReady)
-            return;
-        if (!ops.isEmpty())
-            m_selection->setSelectedOp(ops.first());
-        m_selection->setHighlightedOps(ops);
-    });
-
     // Same time range and same x pixels: the chart's time axis starts where the timeline's events do.
     m_utilization->alignTimeAxisWith(m_timeline->viewport(), m_timeline->eventAreaLeft());
-    // The chart follows the timeline's visible range and drives it back; the flag stops echoes.
-    connect(m_timeline, &TimelineView::visibleRangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
-        if (m_syncingRange)
-            return;
-        m_syncingRange = true;
-        m_utilization->setVisibleRange(begin, end);
-        m_syncingRange = false;
-    });
-    connect(
-        m_utilization, &widgets::UtilizationChart::rangeChanged, this, [this](model::TimePs begin, model::TimePs end) {
-            if (m_syncingRange)
-                return;
-            m_syncingRange = true;
-            m_timeline->setVisibleRange(begin, end);
-            m_syncingRange = false;
-        });
     connect(m_timeline, &TimelineView::rangeSelected, this, [this](model::TimePs begin, model::TimePs end) {
         if (end > begin)
             statusBar()->showMessage(tr("Selected %1").arg(qs(model::formatDurationPs(double(end - begin)))), 8000);
     });
 }
 
-void MainWindow::selectEvent(model::TrackId track, quint32 index)
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile || track >= profile->tracks.size() || index >= profile->tracks[track].size()) {
-        m_selection->setSelectedEvent(model::kNone, model::kNone, m_selection->selectedOp());
-        return;
-    }
-    m_selection->setSelectedEvent(track, index, profile->tracks[track].op[index]);
-}
-
 void MainWindow::openFile(const QString& path)
 {
-    const QString target = pickRun(path);
+    // A TensorBoard log dir may hold many runs: the user picks one (tests and screenshots take the newest).
+    const QString target = m_options.askForRun ? pickRun(this, path) : path;
     if (target.isEmpty())
         return;
     hideMessage();
@@ -511,58 +491,10 @@ void MainWindow::openShareTextFromClipboard()
 
 void MainWindow::compareWith(const QString& path)
 {
-    const model::ProfilePtr before = m_session->profile();
-    if (!before)
+    if (!m_session->profile())
         return;
     statusBar()->showMessage(tr("Loading %1 to compare…").arg(QFileInfo(path).fileName()));
-    // Loaded off the GUI thread; the window may be gone or show another profile by then.
-    QPointer<MainWindow> self(this);
-    model::LoadOptions options = m_session->loadOptions();
-    std::thread([self, before, path, options] {
-        model::LoadResult result = model::loadProfile(path.toStdString(), options);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, before, result] {
-                if (!self || self->m_session->profile() != before)
-                    return;
-                if (!result.ok()) {
-                    self->showMessage(tr("Cannot compare: %1").arg(QString::fromStdString(result.error)));
-                    emit self->comparisonReady(false);
-                    return;
-                }
-                self->m_compare->setProfiles(before, result.profile);
-                self->m_compareDock->show();
-                self->m_compareDock->raise();
-                self->statusBar()->showMessage(
-                    tr("Compared with %1").arg(QFileInfo(QString::fromStdString(result.profile->load.path)).fileName()),
-                    8000);
-                emit self->comparisonReady(true);
-            },
-            Qt::QueuedConnection);
-    }).detach();
-}
-
-QString MainWindow::pickRun(const QString& path)
-{
-    // A TensorBoard log dir may hold many runs: newest first, and the user picks one.
-    if (!m_options.askForRun || !QFileInfo(path).isDir())
-        return path;
-    const std::vector<model::ProfileRun> runs = model::findRuns(path.toStdString());
-    if (runs.size() < 2)
-        return path;
-    QStringList labels;
-    for (const auto& run : runs) {
-        const int hosts = static_cast<int>(run.hosts.size());
-        labels << (hosts == 1 ? tr("%1  (1 host)") : tr("%1  (%2 hosts)").arg(QStringLiteral("%1")).arg(hosts))
-                      .arg(QString::fromStdString(run.label.empty() ? run.name : run.label));
-    }
-    bool ok = false;
-    const QString chosen = QInputDialog::getItem(this, tr("Open Profile Run"),
-        tr("%1 holds %2 profile runs, newest first:").arg(QFileInfo(path).fileName()).arg(runs.size()), labels, 0,
-        false, &ok);
-    if (!ok)
-        return {};
-    return QString::fromStdString(runs[static_cast<size_t>(labels.indexOf(chosen))].path);
+    m_session->compare(path); // comparisonReady or comparisonFailed follows
 }
 
 bool MainWindow::hasDemo()
@@ -595,17 +527,9 @@ void MainWindow::setDeviceOverride(const QString& generation)
 
 void MainWindow::showSessionProfile()
 {
-    const model::ProfilePtr profile = m_session->profile();
-    m_selection->clear();
-    m_utilization->setProfile(profile); // before the timeline, whose opening range it then follows
-    m_timeline->setProfile(profile);
-    m_opTable->setProfile(profile, profile ? m_session->breakdown() : nullptr);
-    m_details->setProfile(profile);
-    m_roofline->setProfile(profile, profile ? m_session->breakdown() : nullptr);
-    m_adviceReady = false;
-    m_advice->setProfile(profile);
-    if (profile) {
-        m_mainTabs->setCurrentWidget(m_overview); // the answer first
+    // The views follow the session themselves; the window lands on the answer.
+    if (m_session->profile()) {
+        m_mainTabs->setCurrentWidget(m_overview);
         zoomToBusyRegion(false);
     }
 }
@@ -627,7 +551,7 @@ void MainWindow::zoomToBusyRegion(bool always)
     if (end <= begin || (!always && static_cast<double>(end - begin) > 0.8 * span))
         return;
     const model::TimePs margin = (end - begin) / 50;
-    m_timeline->setVisibleRange(begin - margin, end + margin);
+    m_viewRange->setRange(begin - margin, end + margin);
 }
 
 void MainWindow::onPreview(const model::ProfilePtr& partial)
@@ -635,14 +559,7 @@ void MainWindow::onPreview(const model::ProfilePtr& partial)
     // Only the timeline can draw a partial profile honestly: totals, utilizations and advice
     // would be wrong until every event is read, so those views wait (empty) for loaded().
     m_previewShown = true;
-    m_selection->clear();
-    m_timeline->setProfile(partial);
     m_mainTabs->setCurrentWidget(m_splitter); // the overview needs the whole file
-    m_opTable->setProfile(nullptr);
-    m_details->setProfile(nullptr);
-    m_utilization->setProfile(nullptr);
-    m_roofline->setProfile(nullptr);
-    m_advice->setProfile(nullptr);
     showProfileView();
     showMessage(tr("Still reading %1: the timeline shows the %2 events read so far. The op table, charts and "
                    "advice appear when the whole file is read (Esc cancels).")
@@ -709,15 +626,7 @@ void MainWindow::onLoadCanceled()
 
 void MainWindow::closeProfile()
 {
-    m_session->close();
-    m_selection->clear();
-    m_timeline->setProfile(nullptr);
-    m_opTable->setProfile(nullptr);
-    m_details->setProfile(nullptr);
-    m_utilization->setProfile(nullptr);
-    m_roofline->setProfile(nullptr);
-    m_advice->setProfile(nullptr);
-    m_compare->clear();
+    m_session->close(); // the views and the selection follow closed()
     m_compareDock->hide();
     showStartPage();
     m_startPage->showOpen();
@@ -772,39 +681,10 @@ bool MainWindow::isShowingProfile() const
 void MainWindow::updateStatusBar()
 {
     const model::ProfilePtr profile = m_session->profile();
-    const bool shown = profile && isShowingProfile();
-    for (QLabel* label : {m_deviceLabel, m_coresLabel, m_utilLabel, m_loadTimeLabel})
-        label->setVisible(shown);
+    m_statusMetrics->update(isShowingProfile());
     m_closeAction->setEnabled(profile != nullptr);
     m_shareMenu->setEnabled(profile != nullptr && profile->hasTpuOps());
     m_compareAction->setEnabled(profile != nullptr && profile->hasTpuOps());
-    if (!profile)
-        return;
-    const model::DeviceInfo& device = profile->device;
-    QString deviceText = device.type.empty() ? tr("Unknown device") : qs(device.type);
-    m_deviceLabel->setText(deviceText);
-    m_deviceLabel->setToolTip(device.peakNote.empty()
-            ? QString()
-            : tr("Peaks: %1 TFLOP/s and %2 GB/s per core (%3). %4")
-                  .arg(device.peakTflopsPerCore)
-                  .arg(device.peakHbmGbpsPerCore)
-                  .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
-    m_coresLabel->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
-    if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
-        m_utilLabel->setText(tr("FLOPS util %1 · %2")
-                                 .arg(qs(model::formatOptionalPercent(breakdown->flops.capped)),
-                                     qs(model::costCoverageText(breakdown->costCoverage))));
-        m_utilLabel->setToolTip(tr("Time-weighted FLOPS utilization of the TPU ops with cost data, each capped at "
-                                   "its peak, over all cores. Ops that record no FLOPs or bytes are unknown and left "
-                                   "out; the cost coverage says how much of the op time the figure describes."));
-    } else {
-        m_utilLabel->setText(tr("FLOPS util – (no TPU generation)"));
-        m_utilLabel->setToolTip(
-            tr("The device peak is unknown: choose a TPU generation in View → TPU Device, or start with --device"));
-    }
-    const double seconds = m_session->loadSeconds();
-    m_loadTimeLabel->setText(seconds < 1 ? tr("Loaded in %1 ms").arg(std::max(1.0, seconds * 1000), 0, 'f', 0)
-                                         : tr("Loaded in %1 s").arg(seconds, 0, 'f', 2));
 }
 
 double MainWindow::lowUtilizationThreshold() const

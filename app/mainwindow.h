@@ -20,6 +20,7 @@ class QTabWidget;
 namespace tpuscope::qt {
 class SelectionState;
 class TraceSession;
+class ViewRange;
 } // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
@@ -39,6 +40,7 @@ namespace tpuscope::app {
 
 class ShareActions;
 class StartPage;
+class StatusMetrics;
 
 /// The main window: docks, menus and the wiring between the session, the shared selection and
 /// the views. It owns no analysis and paints nothing itself.
@@ -61,8 +63,6 @@ public:
     ~MainWindow() override;
 
     void openFile(const QString& path);
-    /// For a log dir with several runs, the run the user picks (empty when cancelled); else `path`.
-    QString pickRun(const QString& path);
 
     /// Loads `path` off the GUI thread and shows what changed from the open profile (before) to it
     /// (after) in the Compare dock; comparisonReady(ok) tells when it is done.
@@ -126,7 +126,7 @@ private:
 
     void onLoaded();
     void onPreview(const model::ProfilePtr& partial);
-    /// Puts the session's (whole) profile into every view.
+    /// After the session's (whole) profile reached the views: the overview tab, the busy region.
     void showSessionProfile();
     /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
     void zoomToBusyRegion(bool always);
@@ -142,7 +142,6 @@ private:
     void closeProfile();
     void chooseFile();
     void chooseDirectory();
-    void selectEvent(model::TrackId track, quint32 index);
     /// Load options for the next load of `key` (a file path): its remembered TPU generation.
     void useDeviceFor(const QString& key);
     void rememberDevice(const QString& generation);
@@ -150,6 +149,7 @@ private:
     Options m_options;
     qt::TraceSession* m_session = nullptr;
     qt::SelectionState* m_selection = nullptr;
+    qt::ViewRange* m_viewRange = nullptr;
 
     QStackedWidget* m_stack = nullptr;
     StartPage* m_startPage = nullptr;
@@ -185,18 +185,13 @@ private:
     QMenu* m_viewMenu = nullptr;
     QAction* m_closeAction = nullptr;
     QAction* m_resetZoomAction = nullptr;
-    QLabel* m_deviceLabel = nullptr;
-    QLabel* m_coresLabel = nullptr;
-    QLabel* m_utilLabel = nullptr;
-    QLabel* m_loadTimeLabel = nullptr;
+    StatusMetrics* m_statusMetrics = nullptr;
 
     QStringList m_recentFiles;
     QByteArray m_defaultState;
     bool m_layoutRestored = false;
     bool m_defaultLayoutApplied = false;
     QByteArray m_profileLayout; // dock layout while the start page hides the docks
-    bool m_syncingRange = false;
-    bool m_adviceReady = false;
     bool m_previewShown = false;
 };
 

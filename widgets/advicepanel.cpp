@@ -8,29 +8,24 @@
 #include "analysis/attribution.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
+#include "analysis/profileanalysis.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
 #include "report/report.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
-#include <QRunnable>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
-#include <QThreadPool>
 #include <QUrl>
 #include <QVBoxLayout>
 
 namespace tpuscope::widgets {
 
 using namespace tpuscope::model;
-
-struct AdvicePanel::Result
-{
-    OpBreakdown breakdown;
-    AdviceReport report;
-};
 
 namespace {
 
@@ -81,8 +76,6 @@ AdvicePanel::AdvicePanel(QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_pool = new QThreadPool(this);
-    m_pool->setMaxThreadCount(1);
 
     m_header = new QLabel(tr("No profile loaded."), this);
     m_header->setObjectName(QStringLiteral("adviceHeader"));
@@ -141,55 +134,30 @@ AdvicePanel::AdvicePanel(QWidget* parent)
     connect(m_globalBatch, &QSpinBox::valueChanged, this, &AdvicePanel::updateWhatIf);
 }
 
-AdvicePanel::~AdvicePanel()
-{
-    // The worker posts its result to this object: it must not outlive it.
-    m_pool->waitForDone();
-}
+AdvicePanel::~AdvicePanel() = default;
 
 int AdvicePanel::adviceCount() const
 {
     return m_list->count();
 }
 
-void AdvicePanel::setProfile(ProfilePtr profile)
+void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
 {
-    m_profile = std::move(profile);
-    m_result.reset();
+    m_arrived = false;
+    m_result = std::move(analysis);
+    m_profile = m_result ? m_result->profile : nullptr;
     m_list->clear();
     m_details->clear();
     m_whatIf->clear();
     m_perCore->clear();
     m_globalBatch->setEnabled(false);
-    const quint64 generation = ++m_generation;
-    m_pendingRow = -1;
-    if (!m_profile) {
-        m_computing = false;
+    const int pendingRow = std::exchange(m_pendingRow, -1);
+    if (!m_result) {
         m_header->setText(tr("No profile loaded."));
         return;
     }
-    m_computing = true;
-    m_header->setText(tr("Computing advice…"));
-    // The op breakdown walks every event: off the GUI thread. The queued call is dropped if the
-    // panel is gone, and stale results are ignored by generation.
-    ProfilePtr p = m_profile;
-    m_pool->start(QRunnable::create([this, p, generation] {
-        auto result = std::make_shared<Result>();
-        result->breakdown = computeOpBreakdown(*p);
-        result->report = computeAdvice(*p, result->breakdown);
-        std::shared_ptr<const Result> done = result;
-        QMetaObject::invokeMethod(
-            this, [this, done, generation] { showResult(done, generation); }, Qt::QueuedConnection);
-    }));
-}
-
-void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 generation)
-{
-    if (generation != m_generation || !m_profile)
-        return;
-    m_computing = false;
-    m_result = std::move(result);
-    const AdviceReport& report = m_result->report;
+    m_pendingRow = pendingRow;
+    const AdviceReport& report = m_result->advice;
     const Profile& profile = *m_profile;
 
     QString header
@@ -237,6 +205,7 @@ void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 gener
     if (!report.advice.empty())
         m_list->setCurrentRow(0);
     emit adviceReady();
+    m_arrived = true;
     if (m_pendingRow > 0 && m_pendingRow < m_list->count())
         m_list->setCurrentRow(m_pendingRow);
     m_pendingRow = -1;
@@ -244,8 +213,8 @@ void AdvicePanel::showResult(std::shared_ptr<const Result> result, quint64 gener
 
 void AdvicePanel::selectAdvice(int index)
 {
-    if (m_computing) {
-        m_pendingRow = index;
+    if (!m_result) {
+        m_pendingRow = index; // shown when the analysis arrives
         return;
     }
     if (index >= 0 && index < m_list->count())
@@ -259,9 +228,9 @@ int AdvicePanel::currentAdvice() const
 
 void AdvicePanel::showAdvice(int row)
 {
-    if (!m_result || row < 0 || row >= static_cast<int>(m_result->report.advice.size()))
+    if (!m_result || row < 0 || row >= static_cast<int>(m_result->advice.advice.size()))
         return;
-    const Advice& a = m_result->report.advice[static_cast<size_t>(row)];
+    const Advice& a = m_result->advice.advice[static_cast<size_t>(row)];
     QString html;
     html += QStringLiteral("<h3 style='color:%1'>%2</h3>")
                 .arg(qt::colors::severityTextColor(a.severity, m_details->palette()).name(),
@@ -306,9 +275,9 @@ void AdvicePanel::showAdvice(int row)
 
 void AdvicePanel::updateWhatIf()
 {
-    if (!m_result || !m_profile || !m_result->report.batch.known)
+    if (!m_result || !m_profile || !m_result->advice.batch.known)
         return;
-    const int cores = std::max(1, m_result->report.batch.cores);
+    const int cores = std::max(1, m_result->advice.batch.cores);
     const int global = m_globalBatch->value();
     if (global % cores != 0) {
         m_perCore->setText(tr("= %1 per core: not a multiple of %2 cores").arg(double(global) / cores).arg(cores));
@@ -318,7 +287,7 @@ void AdvicePanel::updateWhatIf()
     const int64_t perCore = global / cores;
     m_perCore->setText(tr("= %1 per core × %2 cores").arg(perCore).arg(cores));
     const WhatIfResult w
-        = whatIfBatch(*m_profile, m_result->breakdown, perCore, 8, m_result->report.batch.perCoreBatch);
+        = whatIfBatch(*m_profile, m_result->breakdown, perCore, 8, m_result->advice.batch.perCoreBatch);
     if (!w.valid) {
         m_whatIf->setHtml(QStringLiteral("<p>%1</p>").arg(qs(w.error).toHtmlEscaped()));
         return;
@@ -341,6 +310,23 @@ void AdvicePanel::updateWhatIf()
                 .arg(tr("Same layouts with the batch dimension replaced; XLA may choose another layout for a "
                         "different batch."));
     m_whatIf->setHtml(html);
+}
+
+void AdvicePanel::setSession(qt::TraceSession* session)
+{
+    session->follow(this, [this](const ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+}
+
+void AdvicePanel::setSelectionState(qt::SelectionState* selection)
+{
+    m_selection = selection;
+    connect(this, &AdvicePanel::opsSelected, selection, [this](const QList<quint32>& ops) {
+        if (!m_arrived || !m_selection)
+            return;
+        if (!ops.isEmpty())
+            m_selection->setSelectedOp(ops.first());
+        m_selection->setHighlightedOps(ops);
+    });
 }
 
 } // namespace tpuscope::widgets

@@ -12,12 +12,15 @@ class QLabel;
 class QListWidget;
 class QSpinBox;
 class QTextBrowser;
-class QThreadPool;
 
 namespace tpuscope::model {
-struct AdviceReport;
-struct OpBreakdown;
+struct ProfileAnalysis;
 } // namespace tpuscope::model
+
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+} // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
 
@@ -31,34 +34,38 @@ public:
     explicit AdvicePanel(QWidget* parent = nullptr);
     ~AdvicePanel() override;
 
-    /// Starts computing the advice off the GUI thread; the list fills in when it is done.
-    void setProfile(tpuscope::model::ProfilePtr profile);
+    /// Shows the advice of a profile's analysis (the session's, computed with the load); null clears.
+    void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
+    /// Follows the session's analysis.
+    void setSession(tpuscope::qt::TraceSession* session);
+    /// The evidence of an advice the user picks becomes the selection (the first op) and the
+    /// highlighted ops; the item previewed when an analysis arrives does not.
+    void setSelectionState(tpuscope::qt::SelectionState* selection);
 
-    /// Number of advice items shown (0 while computing).
+    /// Number of advice items shown.
     int adviceCount() const;
-    bool isComputing() const { return m_computing; }
-    /// Shows advice item `index` (of AdviceReport::advice) and selects its evidence; while the
-    /// advice is still computing, it is shown when ready.
+    /// The panel computes nothing: the advice arrives with the analysis (kept for callers that wait).
+    bool isComputing() const { return false; }
+    /// Shows advice item `index` (of AdviceReport::advice) and selects its evidence; before an
+    /// analysis is shown, it is shown when one arrives.
     void selectAdvice(int index);
     int currentAdvice() const;
 
 signals:
     /// The evidence ops of the selected advice, or the op of a clicked evidence link.
     void opsSelected(const QList<quint32>& opIds);
-    /// Emitted when the advice for the current profile is ready.
+    /// Emitted when the advice of a new analysis is shown.
     void adviceReady();
 
 private:
-    struct Result;
-    void showResult(std::shared_ptr<const Result> result, quint64 generation);
     void showAdvice(int row);
     void updateWhatIf();
 
     tpuscope::model::ProfilePtr m_profile;
-    std::shared_ptr<const Result> m_result;
-    quint64 m_generation = 0;
-    bool m_computing = false;
-    int m_pendingRow = -1; // selectAdvice while computing
+    std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_result;
+    tpuscope::qt::SelectionState* m_selection = nullptr;
+    bool m_arrived = false; // setAnalysis has emitted adviceReady: later selections are the user's
+    int m_pendingRow = -1; // selectAdvice before an analysis arrived
 
     QLabel* m_header = nullptr;
     QListWidget* m_list = nullptr;
@@ -66,7 +73,6 @@ private:
     QSpinBox* m_globalBatch = nullptr;
     QLabel* m_perCore = nullptr;
     QTextBrowser* m_whatIf = nullptr;
-    QThreadPool* m_pool = nullptr; // own pool: the destructor waits for a running computation
 };
 
 } // namespace tpuscope::widgets

@@ -6,6 +6,8 @@
 #include "report/diffreport.h"
 #include "tableimage.h"
 
+#include "qt/tracesession.h"
+
 #include "report/report.h"
 #include "sharecard.h"
 
@@ -92,16 +94,16 @@ void CompareView::clear()
     m_summary->setText(tr("File → Compare with… opens a second profile (e.g. after a fix) and shows what changed."));
 }
 
-void CompareView::setProfiles(model::ProfilePtr before, model::ProfilePtr after)
+void CompareView::setDiff(
+    std::shared_ptr<const model::ProfileDiff> diff, const QString& beforePath, const QString& afterPath)
 {
-    if (!before || !after) {
+    if (!diff) {
         clear();
         return;
     }
-    m_beforeName = QFileInfo(qs(before->load.path)).fileName();
-    m_afterName = QFileInfo(qs(after->load.path)).fileName();
-    auto diff = std::make_shared<const model::ProfileDiff>(model::computeDiff(*before, *after));
-    m_model->setDiff(diff);
+    m_beforeName = QFileInfo(beforePath).fileName();
+    m_afterName = QFileInfo(afterPath).fileName();
+    m_model->setDiff(std::move(diff));
     m_summary->setText(summaryText());
     m_view->resizeColumnsToContents();
 }
@@ -133,6 +135,12 @@ QImage CompareView::renderCard() const
 {
     const auto diff = m_model->diff();
     return diff ? renderComparisonCard(*diff, m_beforeName, m_afterName) : QImage();
+}
+
+void CompareView::setSession(qt::TraceSession* session)
+{
+    connect(session, &qt::TraceSession::comparisonReady, this, &CompareView::setDiff);
+    connect(session, &qt::TraceSession::closed, this, &CompareView::clear);
 }
 
 } // namespace tpuscope::widgets

@@ -11,6 +11,10 @@ class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
 
+namespace tpuscope::qt {
+class TraceSession;
+}
+
 namespace tpuscope::widgets {
 
 /// Before/after comparison of two profiles: a summary line (step time, op time and
@@ -21,8 +25,11 @@ class CompareView : public QWidget
 public:
     explicit CompareView(QWidget* parent = nullptr);
 
-    void setProfiles(model::ProfilePtr before, model::ProfilePtr after);
+    /// Shows a comparison (TraceSession::comparisonReady hands it over); null clears.
+    void setDiff(std::shared_ptr<const model::ProfileDiff> diff, const QString& beforePath, const QString& afterPath);
     void clear();
+    /// Shows the session's comparisons; a closed profile clears.
+    void setSession(qt::TraceSession* session);
     bool hasComparison() const { return m_model->diff() != nullptr; }
     /// The comparison as Markdown (summary and table), for a forum post.
     QString markdown() const;

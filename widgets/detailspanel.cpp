@@ -6,6 +6,9 @@
 
 #include "timelineeventinfo.h"
 
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+
 #include "analysis/layout.h"
 #include "analysis/utilization.h"
 #include "report/report.h"
@@ -189,14 +192,14 @@ DetailsPanel::DetailsPanel(QWidget* parent)
 
 DetailsPanel::~DetailsPanel() = default;
 
-void DetailsPanel::setProfile(ProfilePtr profile)
+void DetailsPanel::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analysis)
 {
-    m_profile = std::move(profile);
+    m_analysis = std::move(analysis);
+    m_profile = m_analysis ? m_analysis->profile : nullptr;
     m_op = kNone;
     m_eventTrack = kNone;
     m_eventIndex = 0;
     m_indexed = false;
-    m_breakdown = {};
     m_rowOfOp.clear();
     m_opByProgramName.clear();
     m_opsByName.clear();
@@ -208,10 +211,10 @@ void DetailsPanel::ensureIndex()
     if (m_indexed || !m_profile)
         return;
     m_indexed = true;
-    m_breakdown = computeOpBreakdown(*m_profile);
+    const OpBreakdown& breakdown = m_analysis->breakdown;
     std::unordered_map<std::string, int> rowByKey;
-    for (size_t r = 0; r < m_breakdown.rows.size(); ++r)
-        rowByKey.emplace(m_breakdown.rows[r].program + '\x1f' + m_breakdown.rows[r].name, static_cast<int>(r));
+    for (size_t r = 0; r < breakdown.rows.size(); ++r)
+        rowByKey.emplace(breakdown.rows[r].program + '\x1f' + breakdown.rows[r].name, static_cast<int>(r));
     m_rowOfOp.assign(m_profile->ops.size(), -1);
     for (OpId id = 0; id < m_profile->ops.size(); ++id) {
         const OpInfo& op = m_profile->ops[id];
@@ -254,7 +257,7 @@ bool DetailsPanel::showOpByName(const QString& name)
     double bestTime = -1;
     for (OpId id : it->second) {
         const int row = m_rowOfOp[id];
-        const double t = row >= 0 ? m_breakdown.rows[row].totalTimePs : 0;
+        const double t = row >= 0 ? m_analysis->breakdown.rows[row].totalTimePs : 0;
         if (t > bestTime) {
             bestTime = t;
             best = id;
@@ -305,7 +308,7 @@ void DetailsPanel::render()
     const OpInfo& op = p.ops[m_op];
     const hlo::Module* module = p.hloFor(op);
     const hlo::Instruction* in = p.instructionFor(op);
-    const OpRow* row = m_rowOfOp[m_op] >= 0 ? &m_breakdown.rows[m_rowOfOp[m_op]] : nullptr;
+    const OpRow* row = m_rowOfOp[m_op] >= 0 ? &m_analysis->breakdown.rows[m_rowOfOp[m_op]] : nullptr;
     const QString name = qs(p.str(op.name));
     const QString category = qs(p.str(op.category));
     QString program;
@@ -808,6 +811,17 @@ void DetailsPanel::changeEvent(QEvent* event)
             selectFusedInstruction(current.section(QStringLiteral("  ["), 0, 0));
     }
     QWidget::changeEvent(event);
+}
+
+void DetailsPanel::setSession(qt::TraceSession* session)
+{
+    session->follow(this, [this](const model::ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+}
+
+void DetailsPanel::setSelectionState(qt::SelectionState* selection)
+{
+    connect(selection, &qt::SelectionState::selectedOpChanged, this, &DetailsPanel::showOp);
+    connect(this, &DetailsPanel::opActivated, selection, &qt::SelectionState::setSelectedOp);
 }
 
 } // namespace tpuscope::widgets

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "core/profile.h"
 
 #include <QString>
@@ -20,6 +21,11 @@ class QTreeWidget;
 class QTreeWidgetItem;
 class QUrl;
 
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+} // namespace tpuscope::qt
+
 namespace tpuscope::widgets {
 
 /// Fusion drill-down: everything known about one op (metrics from the op breakdown, provenance,
@@ -33,7 +39,12 @@ public:
     explicit DetailsPanel(QWidget* parent = nullptr);
     ~DetailsPanel() override;
 
-    void setProfile(tpuscope::model::ProfilePtr profile);
+    /// Shows ops of a profile with the numbers of its analysis (the session's); null clears.
+    void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
+    /// Follows the session's analysis.
+    void setSession(tpuscope::qt::TraceSession* session);
+    /// Shows the selected op; an operand link selects its op.
+    void setSelectionState(tpuscope::qt::SelectionState* selection);
     void showOp(tpuscope::model::OpId op); // kNone clears
     /// The timeline event selected (kNone: none); a step, module or host event of the shown op
     /// is described by its own facts instead of the op's.
@@ -76,7 +87,7 @@ private:
     quint32 m_eventIndex = 0;
     // Computed on first use per profile: the breakdown rows indexed by op.
     bool m_indexed = false;
-    tpuscope::model::OpBreakdown m_breakdown;
+    std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;
     std::vector<int> m_rowOfOp; // OpId → row (-1 none)
     std::unordered_map<std::string, tpuscope::model::OpId> m_opByProgramName; // program '\x1f' name
     std::unordered_map<std::string, std::vector<tpuscope::model::OpId>> m_opsByName;

@@ -5,6 +5,7 @@
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
 #include "tableimage.h"
+#include "qt/tracesession.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -222,10 +223,10 @@ void OpTableView::setSelectionState(qt::SelectionState* selection)
     connect(m_selection, &qt::SelectionState::highlightedOpsChanged, this, &OpTableView::selectOps);
 }
 
-void OpTableView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
+void OpTableView::setAnalysis(model::ProfileAnalysisPtr analysis)
 {
     const bool first = m_model->opRowCount() == 0;
-    m_model->setProfile(std::move(profile), std::move(breakdown));
+    m_model->setAnalysis(std::move(analysis));
     if (first && !m_headerRestored)
         resizeColumnsToData();
 }
@@ -490,6 +491,11 @@ QImage OpTableView::renderImage(const QStringList& header) const
 void OpTableView::copyAs(model::TableFormat format) const
 {
     QApplication::clipboard()->setText(exportText(format));
+}
+
+void OpTableView::setSession(qt::TraceSession* session)
+{
+    session->follow(this, [this](const model::ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
 }
 
 } // namespace tpuscope::widgets

@@ -21,7 +21,8 @@ class QTreeView;
 
 namespace tpuscope::qt {
 class SelectionState;
-}
+class TraceSession;
+} // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
 
@@ -57,7 +58,9 @@ public:
     ~OpTableView() override;
 
     void setSelectionState(qt::SelectionState* selection);
-    void setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown = {});
+    void setAnalysis(model::ProfileAnalysisPtr analysis);
+    /// Follows the session's analysis.
+    void setSession(qt::TraceSession* session);
     void setLowUtilizationThreshold(double fraction);
     void setGrouping(qt::OpTreeModel::Grouping grouping);
     void setTopTimeOnly(bool enabled);

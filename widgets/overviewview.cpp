@@ -219,25 +219,21 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
 
     connect(m_coreCombo, &QComboBox::activated, this, [this](int index) { setCore(index - 1); });
     if (m_session) {
-        connect(m_session, &qt::TraceSession::loaded, this, [this] {
-            setAnalysis(m_session->profile(), m_session->breakdown(), m_session->steps(), m_session->advice());
-        });
+        connect(m_session, &qt::TraceSession::loaded, this, [this] { setAnalysis(m_session->analysis()); });
     }
     applyPalette();
-    setAnalysis(nullptr, nullptr, nullptr, nullptr);
+    setAnalysis(nullptr);
 }
 
 OverviewView::~OverviewView() = default;
 
-void OverviewView::setAnalysis(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown,
-    std::shared_ptr<const StepAnalysis> steps, std::shared_ptr<const model::AdviceReport> advice)
+void OverviewView::setAnalysis(model::ProfileAnalysisPtr analysis)
 {
-    m_profile = std::move(profile);
-    m_breakdown = std::move(breakdown);
-    m_defaultSteps = std::move(steps);
-    if (m_profile && !m_defaultSteps)
-        m_defaultSteps = std::make_shared<const StepAnalysis>(model::computeSteps(*m_profile));
-    m_advice = std::move(advice);
+    // The parts share the analysis' lifetime (aliasing pointers).
+    m_profile = analysis ? analysis->profile : nullptr;
+    m_breakdown = analysis ? std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown) : nullptr;
+    m_defaultSteps = analysis ? std::shared_ptr<const StepAnalysis>(analysis, &analysis->steps) : nullptr;
+    m_advice = analysis ? std::shared_ptr<const model::AdviceReport>(analysis, &analysis->advice) : nullptr;
     m_core = -1;
     m_program.clear();
     m_shown = m_defaultSteps;

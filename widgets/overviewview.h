@@ -18,6 +18,7 @@ class QVBoxLayout;
 namespace tpuscope::model {
 struct AdviceReport;
 struct OpBreakdown;
+struct ProfileAnalysis;
 } // namespace tpuscope::model
 
 namespace tpuscope::qt {
@@ -38,9 +39,7 @@ public:
     ~OverviewView() override;
 
     /// Shows a profile with its analysis (what the session hands over after a load); null clears.
-    void setAnalysis(tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown,
-        std::shared_ptr<const tpuscope::model::StepAnalysis> steps,
-        std::shared_ptr<const tpuscope::model::AdviceReport> advice);
+    void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
 
     /// The cost-coverage sentence of the headline (how much op time has FLOPs/bytes recorded);
     /// issue 12's cost-coverage figure goes here. Hidden while empty.

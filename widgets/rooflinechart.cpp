@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rooflinechart.h"
 
+#include "analysis/profileanalysis.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+
 #include "analysis/opbreakdown.h"
 #include "analysis/utilization.h"
 #include "report/report.h"
@@ -99,11 +103,10 @@ RooflineChart::RooflineChart(QWidget* parent)
 
 RooflineChart::~RooflineChart() = default;
 
-void RooflineChart::setProfile(ProfilePtr profile, std::shared_ptr<const OpBreakdown> breakdown)
+void RooflineChart::setAnalysis(ProfileAnalysisPtr analysis)
 {
-    m_profile = std::move(profile);
-    m_breakdown = m_profile && !breakdown ? std::make_shared<const OpBreakdown>(computeOpBreakdown(*m_profile))
-                                          : std::move(breakdown);
+    m_analysis = std::move(analysis);
+    m_profile = m_analysis ? m_analysis->profile : nullptr;
     m_selected = kNone;
     rebuild();
 }
@@ -122,7 +125,7 @@ void RooflineChart::rebuild()
     m_plot->clearItems();
     m_rooflineGraph = nullptr;
     m_selectionGraph = nullptr;
-    *m_roofline = m_profile ? computeRoofline(*m_profile, *m_breakdown) : Roofline {};
+    *m_roofline = m_profile ? computeRoofline(*m_profile, m_analysis->breakdown) : Roofline {};
     const Roofline& r = *m_roofline;
 
     QStringList notes;
@@ -363,6 +366,17 @@ void RooflineChart::applyPalette()
         m_selectionGraph->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(pal.color(QPalette::Highlight), 2.5), Qt::NoBrush, 16));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RooflineChart::setSession(qt::TraceSession* session)
+{
+    session->follow(this, [this](const ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+}
+
+void RooflineChart::setSelectionState(qt::SelectionState* selection)
+{
+    connect(selection, &qt::SelectionState::selectedOpChanged, this, &RooflineChart::setSelectedOp);
+    connect(this, &RooflineChart::opSelected, selection, &qt::SelectionState::setSelectedOp);
 }
 
 } // namespace tpuscope::widgets

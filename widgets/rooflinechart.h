@@ -15,8 +15,14 @@ class QCPGraph;
 class QLabel;
 
 namespace tpuscope::model {
+struct ProfileAnalysis;
 struct Roofline;
-}
+} // namespace tpuscope::model
+
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+} // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
 
@@ -30,10 +36,12 @@ public:
     explicit RooflineChart(QWidget* parent = nullptr);
     ~RooflineChart() override;
 
-    /// `breakdown` is the profile's op breakdown when the caller has it already (computing it
-    /// again here costs ~0.1 s on the GUI thread at 1e7 events); null = computed here.
-    void setProfile(
-        tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr);
+    /// Plots the ops of a profile's analysis (its op breakdown, computed with the load); null clears.
+    void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
+    /// Follows the session's analysis.
+    void setSession(tpuscope::qt::TraceSession* session);
+    /// Marks the selected op; a clicked point selects its op.
+    void setSelectionState(tpuscope::qt::SelectionState* selection);
     void setSelectedOp(tpuscope::model::OpId op);
 
     // Hit testing (also used by tests instead of pixel-exact mouse events).
@@ -60,7 +68,7 @@ private:
     void showTooltip(const QPoint& pos);
 
     tpuscope::model::ProfilePtr m_profile;
-    std::shared_ptr<const tpuscope::model::OpBreakdown> m_breakdown;
+    std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;
     std::unique_ptr<tpuscope::model::Roofline> m_roofline;
     QCustomPlot* m_plot = nullptr;
     QLabel* m_status = nullptr;

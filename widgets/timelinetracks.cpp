@@ -50,9 +50,11 @@ int trackKindRank(TrackKind kind)
 
 } // namespace
 
-void TimelineTracks::setProfile(model::ProfilePtr profile, double lowUtilizationThreshold)
+void TimelineTracks::setProfile(
+    model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown, double lowUtilizationThreshold)
 {
     m_profile = std::move(profile);
+    m_breakdown = std::move(breakdown);
     m_lowUtilThreshold = lowUtilizationThreshold;
     m_opNames.clear();
     m_opNameReady.clear();
@@ -94,7 +96,7 @@ void TimelineTracks::computeOpNumbers()
     m_opFlopsUtil.assign(nOps, std::nan(""));
     m_opHbmUtil.assign(nOps, std::nan(""));
     m_opTimeFraction.assign(nOps, 0);
-    const model::OpBreakdown breakdown = model::computeOpBreakdown(*m_profile);
+    const model::OpBreakdown& breakdown = *m_breakdown;
     std::map<std::string, double> categoryTime;
     m_lowUtilOps.assign(nOps, false);
     m_opRooflineEfficiency.assign(nOps, std::nan(""));

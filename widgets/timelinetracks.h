@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "analysis/opbreakdown.h"
 #include "core/profile.h"
 
 #include <QCoreApplication>
@@ -8,6 +9,7 @@
 #include <QStaticText>
 #include <QString>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,9 @@ public:
 
     /// Groups one per TPU core (Steps, XLA Modules, XLA Ops, other lines), the other planes in
     /// one group (collapsed when there are cores), and every op's numbers from the op breakdown.
-    void setProfile(model::ProfilePtr profile, double lowUtilizationThreshold);
+    /// `breakdown` is the profile's op breakdown (computeOpBreakdown, no filter): the session's.
+    void setProfile(
+        model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown, double lowUtilizationThreshold);
     const model::ProfilePtr& profile() const { return m_profile; }
     void setLowUtilizationThreshold(double fraction);
     double lowUtilizationThreshold() const { return m_lowUtilThreshold; }
@@ -96,6 +100,7 @@ private:
     /// What each op's events are drawn as (the legend lists exactly the kinds present).
     enum class OpKind : uint8_t { NotDrawn, Category, Module, Step, Other };
 
+    std::shared_ptr<const model::OpBreakdown> m_breakdown;
     model::ProfilePtr m_profile;
     double m_lowUtilThreshold = 0.25;
     std::vector<Group> m_groups;

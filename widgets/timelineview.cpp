@@ -6,6 +6,9 @@
 #include "analysis/opbreakdown.h"
 #include "qt/colors.h"
 #include "qt/qstrings.h"
+#include "qt/selectionstate.h"
+#include "qt/tracesession.h"
+#include "qt/viewrange.h"
 #include "report/report.h"
 
 #include <QAbstractSpinBox>
@@ -86,9 +89,12 @@ TimelineView::~TimelineView()
         delete m_legend.data();
 }
 
-void TimelineView::setProfile(model::ProfilePtr profile)
+void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
 {
     m_profile = std::move(profile);
+    m_breakdown = std::move(breakdown);
+    if (m_profile && !m_breakdown) // a preview (part of a file) has no analysis yet
+        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
     // The levels of detail are built after the first frame (paintEvent starts them): on two cores
     // they would slow loading and that frame, which draws without them.
     m_builder.setProfile(m_profile, false);
@@ -113,7 +119,7 @@ void TimelineView::setProfile(model::ProfilePtr profile)
         m_fullBegin = 0;
         m_fullEnd = 1'000'000;
     }
-    m_tracks.setProfile(m_profile, m_lowUtilThreshold);
+    m_tracks.setProfile(m_profile, m_breakdown, m_lowUtilThreshold);
     recomputeColors();
     relayout();
     clearTextCaches();
@@ -145,6 +151,27 @@ std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
             entries.emplace_back(e.text, e.colors.front());
     }
     return entries;
+}
+
+void TimelineView::setSession(qt::TraceSession* session)
+{
+    auto showSession = [this, session] { setProfile(session->profile(), session->breakdown()); };
+    connect(session, &qt::TraceSession::loaded, this, showSession);
+    connect(session, &qt::TraceSession::previewDropped, this, showSession);
+    connect(session, &qt::TraceSession::previewReady, this, [this](const model::ProfilePtr& p) { setProfile(p); });
+    connect(session, &qt::TraceSession::closed, this, [this] { setProfile(nullptr); });
+}
+
+void TimelineView::setSelectionState(qt::SelectionState* selection)
+{
+    connect(selection, &qt::SelectionState::selectedOpChanged, this, &TimelineView::setHighlightedOp);
+    connect(this, &TimelineView::eventSelected, selection, &qt::SelectionState::selectEvent);
+}
+
+void TimelineView::setViewRange(qt::ViewRange* range)
+{
+    connect(range, &qt::ViewRange::rangeChanged, this, &TimelineView::setVisibleRange);
+    connect(this, &TimelineView::visibleRangeChanged, range, &qt::ViewRange::setRange);
 }
 
 bool TimelineView::isLowUtilizationOp(OpId op) const

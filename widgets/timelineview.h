@@ -15,8 +15,19 @@
 #include <QStaticText>
 #include <QStringList>
 
+#include <memory>
 #include <utility>
 #include <vector>
+
+namespace tpuscope::model {
+struct OpBreakdown;
+}
+
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+class ViewRange;
+} // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
 
@@ -35,8 +46,16 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
 
-    void setProfile(tpuscope::model::ProfilePtr profile);
+    /// `breakdown` is the profile's op breakdown (the session's analysis); null = computed here.
+    void setProfile(
+        tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr);
     tpuscope::model::ProfilePtr profile() const { return m_profile; }
+    /// Shows the session's profile (and a load's preview); closed() clears.
+    void setSession(tpuscope::qt::TraceSession* session);
+    /// Highlights the selected op; a clicked event becomes the selection (SelectionState::selectEvent).
+    void setSelectionState(tpuscope::qt::SelectionState* selection);
+    /// Follows the shared visible range and writes its own to it.
+    void setViewRange(tpuscope::qt::ViewRange* range);
 
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return m_colorMode; }
@@ -203,6 +222,7 @@ private:
     void updateLegend();
 
     model::ProfilePtr m_profile;
+    std::shared_ptr<const model::OpBreakdown> m_breakdown;
     TimelineGeometryBuilder m_builder;
     TimelineTracks m_tracks; // groups, rows, op colours and numbers, tooltips
     quint64 m_layoutGeneration = 1;

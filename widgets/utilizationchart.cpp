@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "utilizationchart.h"
 
+#include "analysis/profileanalysis.h"
 #include "analysis/utilization.h"
 #include "chartheader.h"
 #include "qt/colors.h"
+#include "qt/tracesession.h"
+#include "qt/viewrange.h"
 #include "timeaxisticker.h"
 
 #include <QCheckBox>
@@ -11,7 +14,6 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QThreadPool>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -27,7 +29,8 @@ using namespace tpuscope::model;
 
 namespace {
 
-constexpr int kBuckets = 1000; // over twice the visible width: ~500 points on screen
+// Over twice the visible width (~500 points on screen); the analysis' whole-span series has as many.
+constexpr int kBuckets = kAnalysisUtilizationBuckets;
 constexpr int kRecomputeDelayMs = 40;
 constexpr int kEmitDelayMs = 15;
 constexpr int kFollowDelayMs = 80;
@@ -96,9 +99,6 @@ UtilizationChart::UtilizationChart(QWidget* parent)
     // The legend lives in the header row (see applyPalette) so it never hides data.
     m_plot->legend->setVisible(false);
 
-    m_pool = new QThreadPool(this);
-    m_pool->setMaxThreadCount(1);
-
     m_recomputeTimer = new QTimer(this);
     m_recomputeTimer->setSingleShot(true);
     m_recomputeTimer->setInterval(kRecomputeDelayMs);
@@ -132,17 +132,28 @@ UtilizationChart::UtilizationChart(QWidget* parent)
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { updateHover(e->pos()); });
 
     applyPalette();
-    setProfile({});
+    setAnalysis({});
 }
 
-UtilizationChart::~UtilizationChart()
+UtilizationChart::~UtilizationChart() = default;
+
+void UtilizationChart::setSession(qt::TraceSession* session)
 {
-    m_pool->waitForDone();
+    m_session = session;
+    session->follow(this, [this](const ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
 }
 
-void UtilizationChart::setProfile(ProfilePtr profile)
+void UtilizationChart::setViewRange(qt::ViewRange* range)
 {
-    m_profile = std::move(profile);
+    m_viewRange = range;
+    connect(range, &qt::ViewRange::rangeChanged, this, &UtilizationChart::setVisibleRange);
+    connect(this, &UtilizationChart::rangeChanged, range, &qt::ViewRange::setRange);
+}
+
+void UtilizationChart::setAnalysis(ProfileAnalysisPtr analysis)
+{
+    m_analysis = std::move(analysis);
+    m_profile = m_analysis ? m_analysis->profile : nullptr;
     m_core = -1;
     rebuildCoreCombo();
     m_percent = !m_profile || (m_profile->device.peakTflopsPerCore > 0 && m_profile->device.peakHbmGbpsPerCore > 0);
@@ -170,8 +181,20 @@ void UtilizationChart::setProfile(ProfilePtr profile)
                                       .arg(d.peakHbmGbpsPerCore, 0, 'g', 5)
                                 : tr("— device peaks unknown: absolute rates"));
     m_plot->xAxis->ticker()->setTickOrigin(static_cast<double>(m_profile->spanBegin));
+    // Views follow a load in the order they subscribed: when the timeline has already written its
+    // opening range for this profile (it lies around this span), show that range, not the span.
+    double begin = static_cast<double>(m_profile->spanBegin), end = static_cast<double>(m_profile->spanEnd);
+    if (m_viewRange && m_viewRange->end() > m_viewRange->begin()) {
+        const double span = std::max(1.0, end - begin);
+        const double shownBegin = static_cast<double>(m_viewRange->begin());
+        const double shownEnd = static_cast<double>(m_viewRange->end());
+        if (shownBegin >= begin - span && shownEnd <= end + span && shownEnd > begin && shownBegin < end) {
+            begin = shownBegin;
+            end = shownEnd;
+        }
+    }
     m_settingRange = true;
-    m_plot->xAxis->setRange(static_cast<double>(m_profile->spanBegin), static_cast<double>(m_profile->spanEnd));
+    m_plot->xAxis->setRange(begin, end);
     m_settingRange = false;
     recompute();
 }
@@ -327,24 +350,23 @@ void UtilizationChart::recompute(bool synchronous)
     if (options.end <= options.begin)
         options.end = options.begin + 1;
     options.buckets = kBuckets;
-    options.implausibleRateFactor = 1.05;
+    options.implausibleRateFactor = kAnalysisImplausibleRateFactor;
     const int generation = ++m_generation;
-    if (synchronous || m_profile->eventCount() < kBackgroundEventThreshold) {
+    const UtilizationOptions whole = analysisUtilizationOptions(*m_profile);
+    if (options.core == whole.core && options.begin == whole.begin && options.end == whole.end) {
+        applySeries(m_analysis->utilization); // computed with the load
+        return;
+    }
+    const bool sessionShowsThis = m_session && m_session->profile() == m_profile;
+    if (synchronous || !sessionShowsThis || m_profile->eventCount() < kBackgroundEventThreshold) {
         applySeries(computeUtilization(*m_profile, options));
         return;
     }
-    // Large profiles: compute off the GUI thread (the profile is immutable); a newer request
-    // supersedes an older one through the generation counter. The destructor waits for the pool,
-    // so `this` outlives the job.
-    m_pool->start([this, profile = m_profile, options, generation] {
-        auto series = std::make_shared<UtilizationSeries>(computeUtilization(*profile, options));
-        QMetaObject::invokeMethod(
-            this,
-            [this, series, generation] {
-                if (generation == m_generation)
-                    applySeries(*series);
-            },
-            Qt::QueuedConnection);
+    // Large profiles: a session job computes it (the profile is immutable); a newer request
+    // supersedes an older one, there and through our generation counter.
+    m_session->requestUtilization(options, this, [this, generation](const UtilizationSeries& series) {
+        if (generation == m_generation)
+            applySeries(series);
     });
 }
 

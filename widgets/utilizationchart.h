@@ -6,17 +6,24 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <memory>
+
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QCPGraph;
 class QLabel;
-class QThreadPool;
 class QTimer;
 
 namespace tpuscope::model {
+struct ProfileAnalysis;
 struct UtilizationSeries;
-}
+} // namespace tpuscope::model
+
+namespace tpuscope::qt {
+class TraceSession;
+class ViewRange;
+} // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
 
@@ -30,7 +37,13 @@ public:
     explicit UtilizationChart(QWidget* parent = nullptr);
     ~UtilizationChart() override;
 
-    void setProfile(tpuscope::model::ProfilePtr profile);
+    /// Shows a profile's analysis (its whole-span series first); null clears.
+    void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
+    /// Follows the session's analysis; series for other ranges and cores of large profiles are
+    /// computed as jobs of this session (when it shows the same profile), else here.
+    void setSession(tpuscope::qt::TraceSession* session);
+    /// Follows the shared visible range and writes the range dragged or zoomed here to it.
+    void setViewRange(tpuscope::qt::ViewRange* range);
     /// Syncs the x range with the timeline; does not emit rangeChanged.
     void setVisibleRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     void setCore(int core); // ordinal of Profile::tpuCorePlanes(); -1 = all
@@ -68,7 +81,10 @@ private:
     void rebuildCoreCombo();
     void updateHover(const QPoint& pos);
 
+    std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;
     tpuscope::model::ProfilePtr m_profile;
+    tpuscope::qt::TraceSession* m_session = nullptr;
+    tpuscope::qt::ViewRange* m_viewRange = nullptr; // the shared visible range (setViewRange)
     QCustomPlot* m_plot = nullptr;
     QPointer<QWidget> m_alignTimeline;
     int m_alignEventLeft = 0;
@@ -83,7 +99,6 @@ private:
     QCPGraph* m_hbmPeak = nullptr;
     QTimer* m_followTimer = nullptr;
     QTimer* m_recomputeTimer = nullptr;
-    QThreadPool* m_pool = nullptr;
     int m_generation = 0;
     QTimer* m_emitTimer = nullptr;
     int m_core = -1;

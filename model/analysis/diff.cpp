@@ -30,7 +30,7 @@ namespace {
 
 struct Side
 {
-    OpBreakdown breakdown;
+    const OpBreakdown& breakdown;
     StepStats steps;
     double divisor = 1; // steps when comparing per step
 };
@@ -66,8 +66,14 @@ DiffProfileSide profileSide(const Profile& p, const Side& s)
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b)
 {
-    Side sa {computeOpBreakdown(a), computeStepStats(a)};
-    Side sb {computeOpBreakdown(b), computeStepStats(b)};
+    return computeDiff(a, computeOpBreakdown(a), computeStepStats(a), b, computeOpBreakdown(b), computeStepStats(b));
+}
+
+ProfileDiff computeDiff(const Profile& a, const OpBreakdown& breakdownA, const StepStats& stepsA, const Profile& b,
+    const OpBreakdown& breakdownB, const StepStats& stepsB)
+{
+    Side sa {breakdownA, stepsA};
+    Side sb {breakdownB, stepsB};
     ProfileDiff diff;
     diff.perStep = sa.steps.count > 0 && sb.steps.count > 0;
     if (diff.perStep) {

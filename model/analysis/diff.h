@@ -5,6 +5,7 @@
 // alone because program ids change between compilations of the same model.
 
 #include "../core/profile.h"
+#include "opbreakdown.h"
 #include "summary.h"
 
 #include <optional>
@@ -60,5 +61,8 @@ struct ProfileDiff
 };
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b);
+/// The same from each side's op breakdown (computeOpBreakdown, no filter) and step figures.
+ProfileDiff computeDiff(const Profile& a, const OpBreakdown& breakdownA, const StepStats& stepsA, const Profile& b,
+    const OpBreakdown& breakdownB, const StepStats& stepsB);
 
 } // namespace tpuscope::model

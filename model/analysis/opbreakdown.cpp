@@ -5,6 +5,7 @@
 #include "opcost.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <unordered_map>
 
@@ -373,8 +374,42 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
     return row;
 }
 
+namespace {
+std::atomic<uint64_t> g_opBreakdownComputations {0};
+
+void sortRowsByTime(std::vector<OpRow>& rows)
+{
+    std::stable_sort(rows.begin(), rows.end(), [](const OpRow& a, const OpRow& b) {
+        if (a.totalTimePs != b.totalTimePs)
+            return a.totalTimePs > b.totalTimePs;
+        return a.name < b.name;
+    });
+}
+} // namespace
+
+uint64_t opBreakdownComputations()
+{
+    return g_opBreakdownComputations.load(std::memory_order_relaxed);
+}
+
+OpBreakdown regroupOpBreakdown(const OpBreakdown& opLevel, GroupBy groupBy)
+{
+    OpBreakdown result = opLevel;
+    result.groupBy = groupBy;
+    if (groupBy == GroupBy::Op || opLevel.groupBy != GroupBy::Op)
+        return result;
+    // Op rows are made in op-id order and then sorted by time; grouping them in the order they
+    // were made sums each group in the same order as computeOpBreakdown, to the last bit.
+    std::vector<OpRow> madeOrder = opLevel.rows;
+    std::stable_sort(madeOrder.begin(), madeOrder.end(), [](const OpRow& x, const OpRow& y) { return x.op < y.op; });
+    result.rows = groupRows(madeOrder, groupBy, opLevel.totalTimePs);
+    sortRowsByTime(result.rows);
+    return result;
+}
+
 OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, GroupBy groupBy)
 {
+    g_opBreakdownComputations.fetch_add(1, std::memory_order_relaxed);
     OpBreakdown result;
     result.groupBy = groupBy;
     result.core = filter.core;
@@ -515,11 +550,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         h->coveredFraction = result.totalTimePs > 0 ? std::min(1.0, h->coveredTimePs / result.totalTimePs) : 0;
 
     result.rows = groupBy == GroupBy::Op ? std::move(rows) : groupRows(rows, groupBy, result.totalTimePs);
-    std::stable_sort(result.rows.begin(), result.rows.end(), [](const OpRow& a, const OpRow& b) {
-        if (a.totalTimePs != b.totalTimePs)
-            return a.totalTimePs > b.totalTimePs;
-        return a.name < b.name;
-    });
+    sortRowsByTime(result.rows);
     return result;
 }
 

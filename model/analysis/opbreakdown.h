@@ -69,7 +69,7 @@ struct OpRow
     std::optional<double> hbmUtilizationUncapped;
     bool capped = false; // an uncapped utilization is above 1 (over peak)
     std::optional<double> hostGbps; // attained host-link rate of a host transfer
-    std::optional<double> attainedTflops;  // per core, over the rate time; known with cost data
+    std::optional<double> attainedTflops; // per core, over the rate time; known with cost data
     std::optional<double> attainedHbmGbps; // per core; empty for host transfers
     double largestArrayBytes = 0; // largest operand or result array: a lower bound of the footprint
     std::optional<double> arithmeticIntensity; // FLOPs per HBM byte
@@ -118,6 +118,15 @@ constexpr double kLowCostCoverage = 0.8;
 
 /// Aggregates the `XLA Ops` lines of the TPU core planes (one row per (program, op)).
 OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter = {}, GroupBy groupBy = GroupBy::Op);
+
+/// The same breakdown grouped otherwise (Category, Program, ...) from its op rows, without another
+/// pass over the events: equal to computeOpBreakdown(profile, filter, groupBy). `opLevel` must be
+/// a GroupBy::Op breakdown; any other is returned as it is.
+OpBreakdown regroupOpBreakdown(const OpBreakdown& opLevel, GroupBy groupBy);
+
+/// How many times computeOpBreakdown has run in this process (a debug counter for tests that
+/// check a load computes the breakdown once; it changes no behaviour).
+uint64_t opBreakdownComputations();
 
 /// Uncapped FLOPS utilization = flops / time / peak; empty when the peak or the time is unknown.
 std::optional<double> flopsUtilization(double flops, double timePs, double peakTflops);

@@ -47,6 +47,13 @@ std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreak
 
 ProfileSummary computeSummary(const Profile& profile)
 {
+    if (!profile.hasTpuOps())
+        return computeSummary(profile, OpBreakdown {}, StepAnalysis {});
+    return computeSummary(profile, computeOpBreakdown(profile), computeSteps(profile));
+}
+
+ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps)
+{
     ProfileSummary summary;
     summary.spanPs = profile.spanEnd - profile.spanBegin;
     summary.events = profile.eventCount();
@@ -67,7 +74,7 @@ ProfileSummary computeSummary(const Profile& profile)
         summary.message += ". The timeline still shows every plane and line.";
         return summary;
     }
-    const OpBreakdown categories = computeOpBreakdown(profile, {}, GroupBy::Category);
+    const OpBreakdown categories = regroupOpBreakdown(opBreakdown, GroupBy::Category);
     summary.totalOpTimePs = categories.totalTimePs;
     summary.flops = categories.flops;
     summary.hbm = categories.hbm;
@@ -76,7 +83,7 @@ ProfileSummary computeSummary(const Profile& profile)
     const double capacity = static_cast<double>(summary.spanPs) * std::max(1, categories.coresCounted);
     summary.busyFraction = capacity > 0 ? std::min(1.0, categories.totalTimePs / capacity) : 0;
     summary.topCategories = categories.rows;
-    summary.stepBreakdown = computeSteps(profile);
+    summary.stepBreakdown = steps;
     summary.steps = stepStats(summary.stepBreakdown);
     return summary;
 }

@@ -46,6 +46,9 @@ ProfileSummary computeSummary(const Profile& profile);
 
 /// Warnings a breakdown's headline needs: low cost coverage, over-peak ops, unknown device.
 std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& breakdown);
+/// The same from an op-level breakdown (computeOpBreakdown, no filter) and computeSteps(profile)
+/// already at hand, without another pass over the events.
+ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps);
 /// The steps of computeSteps (the same step definition everywhere) in short.
 StepStats computeStepStats(const Profile& profile);
 StepStats stepStats(const StepAnalysis& steps);

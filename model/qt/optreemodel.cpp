@@ -67,13 +67,11 @@ OpTreeModel::OpTreeModel(QObject* parent)
 
 OpTreeModel::~OpTreeModel() = default;
 
-void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
+void OpTreeModel::setAnalysis(model::ProfileAnalysisPtr analysis)
 {
     beginResetModel();
-    m_profile = std::move(profile);
-    m_breakdown = std::move(breakdown);
-    if (m_profile && !m_breakdown)
-        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
+    m_profile = analysis ? analysis->profile : nullptr;
+    m_breakdown = analysis ? std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown) : nullptr;
     m_ops.clear();
     m_opRow.clear();
     if (m_profile) {
@@ -119,7 +117,7 @@ void OpTreeModel::setProfile(model::ProfilePtr profile, std::shared_ptr<const mo
 
 void OpTreeModel::clear()
 {
-    setProfile(nullptr);
+    setAnalysis(nullptr);
 }
 
 void OpTreeModel::setGrouping(Grouping grouping)

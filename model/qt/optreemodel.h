@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "core/profile.h"
 
 #include <QAbstractItemModel>
@@ -59,9 +60,9 @@ public:
     explicit OpTreeModel(QObject* parent = nullptr);
     ~OpTreeModel() override;
 
-    /// Shows a profile. `breakdown` must be computeOpBreakdown(*profile) with GroupBy::Op; it is
-    /// computed here when null (the session computes it off the GUI thread).
-    void setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown = {});
+    /// Shows a profile with its op breakdown, both from its analysis (the session builds it off
+    /// the GUI thread); null clears.
+    void setAnalysis(model::ProfileAnalysisPtr analysis);
     void clear();
     model::ProfilePtr profile() const { return m_profile; }
 

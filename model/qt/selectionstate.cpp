@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "selectionstate.h"
 
+#include "tracesession.h"
+
 namespace tpuscope::qt {
 
 SelectionState::SelectionState(QObject* parent)
@@ -34,6 +36,28 @@ void SelectionState::setSelectedEvent(model::TrackId track, quint32 index, model
         m_op = op;
         emit selectedOpChanged(m_op);
     }
+}
+
+void SelectionState::setSession(TraceSession* session)
+{
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    m_session = session;
+    if (!session)
+        return;
+    connect(session, &TraceSession::loaded, this, &SelectionState::clear);
+    connect(session, &TraceSession::previewReady, this, &SelectionState::clear);
+    connect(session, &TraceSession::closed, this, &SelectionState::clear);
+}
+
+void SelectionState::selectEvent(model::TrackId track, quint32 index)
+{
+    const model::ProfilePtr profile = m_session ? m_session->profile() : nullptr;
+    if (!profile || track >= profile->tracks.size() || index >= profile->tracks[track].size()) {
+        setSelectedEvent(model::kNone, model::kNone, m_op);
+        return;
+    }
+    setSelectedEvent(track, index, profile->tracks[track].op[index]);
 }
 
 void SelectionState::setHighlightedOps(const QList<quint32>& ops)

@@ -2,18 +2,18 @@
 #include "tracesession.h"
 
 #include <QMetaObject>
+#include <QPointer>
 
 #include <atomic>
 #include <chrono>
+#include <utility>
 
 namespace tpuscope::qt {
 
 struct TraceSession::Result
 {
     model::LoadResult load;
-    std::shared_ptr<const model::OpBreakdown> breakdown;
-    std::shared_ptr<const model::StepAnalysis> steps;
-    std::shared_ptr<const model::AdviceReport> advice;
+    model::ProfileAnalysisPtr analysis;
     double seconds = 0;
     bool canceled = false;
     bool reanalysis = false; // the shown profile with a new device, not a load
@@ -68,6 +68,114 @@ void TraceSession::chooseDevice(const QString& generation)
         true);
 }
 
+std::shared_ptr<const model::OpBreakdown> TraceSession::breakdown() const
+{
+    return m_analysis ? std::shared_ptr<const model::OpBreakdown>(m_analysis, &m_analysis->breakdown) : nullptr;
+}
+
+std::shared_ptr<const model::StepAnalysis> TraceSession::steps() const
+{
+    return m_analysis ? std::shared_ptr<const model::StepAnalysis>(m_analysis, &m_analysis->steps) : nullptr;
+}
+
+std::shared_ptr<const model::AdviceReport> TraceSession::advice() const
+{
+    return m_analysis ? std::shared_ptr<const model::AdviceReport>(m_analysis, &m_analysis->advice) : nullptr;
+}
+
+void TraceSession::follow(QObject* context, std::function<void(const model::ProfileAnalysisPtr&)> show)
+{
+    connect(this, &TraceSession::loaded, context, [this, show] { show(m_analysis); });
+    connect(this, &TraceSession::previewDropped, context, [this, show] { show(m_analysis); });
+    connect(this, &TraceSession::previewReady, context, [show] { show(nullptr); });
+    connect(this, &TraceSession::closed, context, [show] { show(nullptr); });
+}
+
+void TraceSession::compare(const QString& path)
+{
+    reapFinished();
+    const model::ProfileAnalysisPtr before = m_analysis;
+    if (!before)
+        return;
+    m_compareStop.request_stop();
+    m_compareStop = std::stop_source();
+    const quint64 generation = ++m_compareGeneration;
+    const model::LoadOptions options = [this] {
+        model::LoadOptions o = m_options;
+        o.preview = {};
+        return o;
+    }();
+    const std::string file = path.toStdString();
+    launch(m_compareStop.get_token(), [this, generation, before, options, file, path](std::stop_token stop) {
+        model::LoadResult load = model::loadProfile(file, options, {}, stop);
+        std::shared_ptr<const model::ProfileDiff> diff;
+        QString afterName;
+        if (load.ok() && !stop.stop_requested()) {
+            if (const model::ProfileAnalysisPtr after = model::buildProfileAnalysis(load.profile, {}, stop)) {
+                diff = std::make_shared<const model::ProfileDiff>(before->diffAgainst(*after));
+                afterName = QString::fromStdString(load.profile->load.path);
+            }
+        }
+        const bool stopped = stop.stop_requested();
+        const QString error = QString::fromStdString(load.error);
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, before, diff, afterName, error, path, stopped] {
+                if (generation != m_compareGeneration || m_analysis != before || stopped)
+                    return; // superseded, or another profile is shown now
+                if (!diff) {
+                    emit comparisonFailed(path, error.isEmpty() ? tr("The file could not be read.") : error);
+                    return;
+                }
+                emit comparisonReady(diff, QString::fromStdString(before->profile->load.path), afterName);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void TraceSession::requestUtilization(const model::UtilizationOptions& options, QObject* context,
+    std::function<void(const model::UtilizationSeries&)> done)
+{
+    reapFinished();
+    const model::ProfilePtr profile = m_profile;
+    if (!profile || !context)
+        return;
+    m_utilizationStop.request_stop();
+    m_utilizationStop = std::stop_source();
+    const quint64 generation = ++m_utilizationGeneration;
+    QPointer<QObject> receiver(context);
+    launch(m_utilizationStop.get_token(),
+        [this, generation, profile, options, receiver, done = std::move(done)](std::stop_token stop) {
+            if (stop.stop_requested())
+                return;
+            auto series
+                = std::make_shared<const model::UtilizationSeries>(model::computeUtilization(*profile, options));
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, profile, series, receiver, done] {
+                    if (generation != m_utilizationGeneration || m_profile != profile || !receiver)
+                        return;
+                    done(*series);
+                },
+                Qt::QueuedConnection);
+        });
+}
+
+void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
+{
+    auto finished = std::make_shared<std::atomic_bool>(false);
+    Job job;
+    job.finished = finished;
+    job.thread = std::jthread([stop, work = std::move(work), finished](std::stop_token own) {
+        std::stop_source combined;
+        std::stop_callback forwardStop(stop, [&combined] { combined.request_stop(); });
+        std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
+        work(combined.get_token());
+        finished->store(true);
+    });
+    m_jobs.push_back(std::move(job));
+}
+
 void TraceSession::cancel()
 {
     if (!m_loading)
@@ -76,17 +184,22 @@ void TraceSession::cancel()
     ++m_generation;
     m_loading = false;
     emit loadCanceled();
+    if (std::exchange(m_previewShown, false))
+        emit previewDropped();
 }
 
 void TraceSession::close()
 {
     cancel();
+    m_compareStop.request_stop();
+    m_utilizationStop.request_stop();
+    const bool hadProfile = m_profile != nullptr;
     m_profile.reset();
-    m_breakdown.reset();
-    m_steps.reset();
-    m_advice.reset();
+    m_analysis.reset();
     m_path.clear();
     m_loadSeconds = 0;
+    if (hadProfile)
+        emit closed();
 }
 
 void TraceSession::start(const QString& name,
@@ -99,71 +212,59 @@ void TraceSession::start(const QString& name,
     const quint64 generation = ++m_generation;
     m_stop = std::stop_source();
     m_loading = true;
+    // A superseded load's preview stays on screen until this load's preview or result replaces it.
     m_loadingPath = name;
     if (!reanalysis) // the shown profile stays on screen while its numbers are recomputed
         emit loadStarted(name);
 
-    auto finished = std::make_shared<std::atomic_bool>(false);
-    // The thread gets the session's stop token rather than its own, so cancel() reaches it;
-    // the destructor stops it through the jthread's token, which we forward too.
-    std::stop_token stop = m_stop.get_token();
+    // The job gets the session's stop token rather than its own, so cancel() reaches it; the
+    // destructor stops it through the jthread's token, which launch() forwards too.
     model::LoadOptions options = m_options;
     options.preview = [this, generation](model::ProfilePtr partial) {
         QMetaObject::invokeMethod(
             this,
             [this, generation, partial = std::move(partial)] {
-                if (generation == m_generation && m_loading)
+                if (generation == m_generation && m_loading) {
+                    m_previewShown = true;
                     emit previewReady(partial);
+                }
             },
             Qt::QueuedConnection);
     };
-    Job job;
-    job.finished = finished;
-    job.thread = std::jthread(
-        [this, generation, stop, options, load = std::move(load), finished, reanalysis](std::stop_token own) {
-            std::stop_source combined;
-            std::stop_callback forwardSession(stop, [&combined] { combined.request_stop(); });
-            std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
-
-            // Throttle once more on our side: a queued call per 0.5 % or per phase change is plenty.
-            std::string lastPhase;
-            int lastPermille = -10;
-            model::ProgressFn report = [&](std::string_view phase, double fraction) {
-                const int permille = static_cast<int>(fraction * 1000);
-                if (phase == lastPhase && permille - lastPermille < 5)
-                    return;
-                lastPhase = phase;
-                lastPermille = permille;
-                const QString phaseText = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, generation, phaseText, fraction] {
-                        if (generation == m_generation)
-                            emit progress(phaseText, fraction);
-                    },
-                    Qt::QueuedConnection);
-            };
-
-            const auto begin = std::chrono::steady_clock::now();
-            auto result = std::make_shared<Result>();
-            result->reanalysis = reanalysis;
-            result->load = load(options, report, combined.get_token());
-            if (result->load.ok() && !combined.stop_requested()) {
-                report("Analysing ops", 0.99);
-                result->breakdown
-                    = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*result->load.profile));
-                result->steps
-                    = std::make_shared<const model::StepAnalysis>(model::computeSteps(*result->load.profile));
-                result->advice = std::make_shared<const model::AdviceReport>(
-                    model::computeAdvice(*result->load.profile, *result->breakdown, *result->steps));
-            }
-            result->canceled = combined.stop_requested();
-            result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    launch(m_stop.get_token(), [this, generation, options, load = std::move(load), reanalysis](std::stop_token stop) {
+        // Throttle once more on our side: a queued call per 0.5 % or per phase change is plenty.
+        std::string lastPhase;
+        int lastPermille = -10;
+        model::ProgressFn report = [&](std::string_view phase, double fraction) {
+            const int permille = static_cast<int>(fraction * 1000);
+            if (phase == lastPhase && permille - lastPermille < 5)
+                return;
+            lastPhase = phase;
+            lastPermille = permille;
+            const QString phaseText = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
             QMetaObject::invokeMethod(
-                this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
-            finished->store(true);
-        });
-    m_jobs.push_back(std::move(job));
+                this,
+                [this, generation, phaseText, fraction] {
+                    if (generation == m_generation)
+                        emit progress(phaseText, fraction);
+                },
+                Qt::QueuedConnection);
+        };
+
+        const auto begin = std::chrono::steady_clock::now();
+        auto result = std::make_shared<Result>();
+        result->reanalysis = reanalysis;
+        result->load = load(options, report, stop);
+        if (result->load.ok() && !stop.stop_requested())
+            result->analysis = model::buildProfileAnalysis(
+                result->load.profile,
+                [&](std::string_view phase, double) { report(phase, 0.99); }, // reading was the 99 %
+                stop);
+        result->canceled = stop.stop_requested();
+        result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        QMetaObject::invokeMethod(
+            this, [this, generation, result] { deliver(generation, result); }, Qt::QueuedConnection);
+    });
 }
 
 void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
@@ -172,8 +273,11 @@ void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
     if (generation != m_generation)
         return; // superseded or cancelled
     m_loading = false;
+    const bool previewShown = std::exchange(m_previewShown, false);
     if (result->canceled) {
         emit loadCanceled();
+        if (previewShown)
+            emit previewDropped();
         return;
     }
     if (!result->load.ok()) {
@@ -181,12 +285,12 @@ void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
         if (message.isEmpty())
             message = tr("The file could not be read.");
         emit loadFailed(m_loadingPath, message);
+        if (previewShown)
+            emit previewDropped();
         return;
     }
     m_profile = std::move(result->load.profile);
-    m_breakdown = std::move(result->breakdown);
-    m_steps = std::move(result->steps);
-    m_advice = std::move(result->advice);
+    m_analysis = std::move(result->analysis);
     m_path = m_loadingPath;
     if (!result->reanalysis)
         m_loadSeconds = result->seconds;

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "analysis/advice.h"
+#include "analysis/diff.h"
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "analysis/steps.h"
 #include "core/profile.h"
 #include "loader/loader.h"
@@ -24,8 +26,10 @@ namespace tpuscope::qt {
 /// Each open() starts a job with a new generation number; progress and results travel back to
 /// the GUI thread as queued calls and are dropped when their generation is no longer current
 /// (hotspot's jobtracker idea), so a superseded or cancelled load can never overwrite a newer one.
-/// The loader is stopped cooperatively through a std::stop_source. The op breakdown, the steps and
-/// the advice are computed in the same job, so the GUI thread only swaps pointers.
+/// The loader is stopped cooperatively through a std::stop_source. The whole analysis
+/// (model::ProfileAnalysis: breakdown, steps, summary, advice, utilization) is built in the same
+/// job, so the GUI thread only swaps pointers. Comparisons and the charts' range requests run as
+/// jobs of the same kind; this is the one place analyses run off the GUI thread.
 class TraceSession : public QObject
 {
     Q_OBJECT
@@ -47,6 +51,15 @@ public:
     void chooseDevice(const QString& generation);
     /// The generation chosen by the user, empty when the file's own device is used.
     QString chosenDevice() const { return QString::fromStdString(m_options.deviceOverride); }
+    /// Loads `path` (with the session's load options) and compares the shown profile (before) with
+    /// it (after), off the GUI thread; comparisonReady or comparisonFailed follows. A newer
+    /// compare() supersedes a running one; a result is dropped when another profile is shown by then.
+    void compare(const QString& path);
+    /// Computes a utilization series of the shown profile off the GUI thread and calls `done` with
+    /// it on `context`'s thread. A newer request supersedes an older one (of any context), and a
+    /// result for a profile no longer shown is dropped; so is one whose context is gone.
+    void requestUtilization(const model::UtilizationOptions& options, QObject* context,
+        std::function<void(const model::UtilizationSeries&)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -55,16 +68,24 @@ public:
     bool isLoading() const { return m_loading; }
     /// The profile shown now (stays valid while a new one loads); null before the first load.
     model::ProfilePtr profile() const { return m_profile; }
-    std::shared_ptr<const model::OpBreakdown> breakdown() const { return m_breakdown; }
+    /// Everything computed about the shown profile; null before the first load.
+    model::ProfileAnalysisPtr analysis() const { return m_analysis; }
+    // Parts of analysis(), sharing its lifetime (null when there is none).
+    std::shared_ptr<const model::OpBreakdown> breakdown() const;
     /// The steps and where their time goes (computeSteps, all cores), from the same pass.
-    std::shared_ptr<const model::StepAnalysis> steps() const { return m_steps; }
+    std::shared_ptr<const model::StepAnalysis> steps() const;
     /// The advice over that breakdown and those steps.
-    std::shared_ptr<const model::AdviceReport> advice() const { return m_advice; }
+    std::shared_ptr<const model::AdviceReport> advice() const;
     /// Path (or name) of the shown profile.
     QString path() const { return m_path; }
     /// Wall time of the last successful load, including the breakdown, in seconds.
     double loadSeconds() const { return m_loadSeconds; }
     quint64 generation() const { return m_generation; }
+
+    /// Calls `show` with what a view should show from now on: the analysis after loaded() and
+    /// previewDropped(), null on previewReady() (a partial profile has none) and closed(). The
+    /// connections live as long as `context`. A view's setSession is this one line.
+    void follow(QObject* context, std::function<void(const model::ProfileAnalysisPtr&)> show);
 
 signals:
     void loadStarted(const QString& path);
@@ -74,8 +95,17 @@ signals:
     /// timeline can draw something at once; `loaded()` follows with the whole profile.
     void previewReady(const tpuscope::model::ProfilePtr& partial);
     void loaded();
+    /// close() dropped the shown profile.
+    void closed();
+    /// The comparison compare() asked for: the shown profile (before) against the file (after).
+    void comparisonReady(const std::shared_ptr<const tpuscope::model::ProfileDiff>& diff, const QString& beforeName,
+        const QString& afterName);
+    void comparisonFailed(const QString& path, const QString& message);
     void loadFailed(const QString& path, const QString& message);
     void loadCanceled();
+    /// A load that had shown a preview failed or was cancelled: the views show the session's
+    /// profile again (as after loaded()).
+    void previewDropped();
 
 private:
     struct Result;
@@ -85,6 +115,8 @@ private:
         bool reanalysis = false);
     void deliver(quint64 generation, std::shared_ptr<Result> result);
     void reapFinished();
+    /// Runs `work` on a new job thread; `work` gets a token that stops with `stop` or the session.
+    void launch(std::stop_token stop, std::function<void(std::stop_token)> work);
 
     struct Job
     {
@@ -94,15 +126,18 @@ private:
 
     model::LoadOptions m_options;
     model::ProfilePtr m_profile;
-    std::shared_ptr<const model::OpBreakdown> m_breakdown;
-    std::shared_ptr<const model::StepAnalysis> m_steps;
-    std::shared_ptr<const model::AdviceReport> m_advice;
+    model::ProfileAnalysisPtr m_analysis;
     QString m_path;
     QString m_loadingPath;
     double m_loadSeconds = 0;
     quint64 m_generation = 0;
     bool m_loading = false;
+    bool m_previewShown = false; // of the running load
     std::stop_source m_stop;
+    quint64 m_compareGeneration = 0;
+    std::stop_source m_compareStop;
+    quint64 m_utilizationGeneration = 0;
+    std::stop_source m_utilizationStop;
     std::vector<Job> m_jobs;
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "../testanalysis.h"
 #include "advicepanel.h"
 
 #include "loader/loader.h"
@@ -56,7 +57,7 @@ TEST(AdvicePanel, ShowsTheDemoDiagnosisAndSelectsEvidence)
     panel.resize(520, 820);
     panel.show();
     QSignalSpy selected(&panel, &widgets::AdvicePanel::opsSelected);
-    panel.setProfile(profile);
+    panel.setAnalysis(tpuscope::test::analysisOf(profile));
     ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
     ASSERT_GE(panel.adviceCount(), 3);
 
@@ -96,7 +97,7 @@ TEST(AdvicePanel, ShowsTheDemoDiagnosisAndSelectsEvidence)
 TEST(AdvicePanel, WhatIfShowsTheEfficiencyAtAnotherBatch)
 {
     widgets::AdvicePanel panel;
-    panel.setProfile(demo());
+    panel.setAnalysis(tpuscope::test::analysisOf(demo()));
     ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
     auto* spin = panel.findChild<QSpinBox*>(QStringLiteral("whatIfGlobalBatch"));
     auto* perCore = panel.findChild<QLabel*>(QStringLiteral("whatIfPerCore"));
@@ -117,16 +118,16 @@ TEST(AdvicePanel, WhatIfShowsTheEfficiencyAtAnotherBatch)
 TEST(AdvicePanel, NullAndReplacedProfilesAreSafe)
 {
     auto panel = std::make_unique<widgets::AdvicePanel>();
-    panel->setProfile(nullptr);
+    panel->setAnalysis(nullptr);
     EXPECT_EQ(panel->adviceCount(), 0);
     EXPECT_FALSE(panel->isComputing());
-    panel->setProfile(demo());
-    panel->setProfile(demo()); // the first result is stale and ignored
+    panel->setAnalysis(tpuscope::test::analysisOf(demo()));
+    panel->setAnalysis(tpuscope::test::analysisOf(demo())); // replaces the first one
     ASSERT_TRUE(waitFor([&] { return !panel->isComputing(); }));
     const int count = panel->adviceCount();
     EXPECT_GE(count, 3);
-    // Destroying the panel while a computation runs must not crash.
-    panel->setProfile(demo());
+    // Destroying the panel right after an analysis arrived must not crash.
+    panel->setAnalysis(tpuscope::test::analysisOf(demo()));
     panel.reset();
     QApplication::processEvents();
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "../testanalysis.h"
 #include "rooflinechart.h"
 #include "timeaxisticker.h"
 #include "utilizationchart.h"
@@ -81,7 +82,7 @@ TEST(UtilizationChart, FollowsProfileCoreAndRange)
     auto profile = makeFusionProfile();
     UtilizationChart chart;
     chart.resize(800, 300);
-    chart.setProfile(profile);
+    chart.setAnalysis(tpuscope::test::analysisOf(profile));
     chart.flush();
     EXPECT_EQ(chart.pointCount(), 1000);
     // The conv op runs 4096 FLOP in 400 ps on both cores = 10.24 TFLOP/s of 100 → 10.24 % peak
@@ -115,7 +116,7 @@ TEST(UtilizationChart, FollowsProfileCoreAndRange)
     chart.setCore(-1);
     EXPECT_EQ(chart.core(), -1);
 
-    chart.setProfile(nullptr);
+    chart.setAnalysis(nullptr);
     EXPECT_EQ(chart.pointCount(), 0);
 }
 
@@ -124,7 +125,7 @@ TEST(RooflineChart, PointsAndClickSelects)
     auto profile = makeFusionProfile();
     RooflineChart chart;
     chart.resize(700, 450);
-    chart.setProfile(profile);
+    chart.setAnalysis(tpuscope::test::analysisOf(profile));
     chart.show();
     chart.plot()->replot(); // lays out the axes so pixel positions are valid
     const auto& r = chart.roofline();
@@ -148,7 +149,7 @@ TEST(RooflineChart, PointsAndClickSelects)
 
     chart.setSelectedOp(opNamed(*profile, "fusion.1"));
     EXPECT_EQ(chart.selectedOp(), opNamed(*profile, "fusion.1"));
-    chart.setProfile(nullptr);
+    chart.setAnalysis(nullptr);
     EXPECT_TRUE(chart.roofline().points.empty());
 }
 
@@ -159,12 +160,12 @@ TEST(Charts, RealSample)
         GTEST_SKIP() << "sample not found";
     UtilizationChart util;
     util.resize(1000, 300);
-    util.setProfile(profile);
+    util.setAnalysis(tpuscope::test::analysisOf(profile));
     util.flush();
     EXPECT_EQ(util.pointCount(), 1000);
     RooflineChart roof;
     roof.resize(800, 500);
-    roof.setProfile(profile);
+    roof.setAnalysis(tpuscope::test::analysisOf(profile));
     EXPECT_FALSE(roof.roofline().points.empty());
     saveShot(util, "details_util_sample.png");
     saveShot(roof, "details_roofline_sample.png");
@@ -178,19 +179,20 @@ TEST(Charts, RealSample)
     auto fusion = makeFusionProfile();
     UtilizationChart util2;
     util2.resize(1000, 300);
-    util2.setProfile(fusion);
+    util2.setAnalysis(tpuscope::test::analysisOf(fusion));
     util2.flush();
     saveShot(util2, "details_util_fusion.png");
     RooflineChart roof2;
     roof2.resize(800, 500);
-    roof2.setProfile(fusion);
+    roof2.setAnalysis(tpuscope::test::analysisOf(fusion));
     roof2.setSelectedOp(opNamed(*fusion, "fusion.3"));
     saveShot(roof2, "details_roofline_fusion.png");
 }
 
 TEST(UtilizationChart, LargeProfileComputesInBackground)
 {
-    // Above the inline threshold (200k events) the buckets come from a worker thread.
+    // Above the inline threshold (200k events) the chart computes nothing for the whole span: the
+    // buckets come with the analysis; without a session, other ranges are computed inline.
     ProfileBuilder b;
     OpInfo info;
     info.name = b.intern("fusion.0");
@@ -207,8 +209,8 @@ TEST(UtilizationChart, LargeProfileComputesInBackground)
 
     auto chart = std::make_unique<UtilizationChart>();
     chart->resize(800, 300);
-    chart->setProfile(profile);
-    // Not there yet when setProfile returns, but arrives through the event loop.
+    chart->setAnalysis(tpuscope::test::analysisOf(profile));
+    // The whole-span series comes with the analysis (computed off the GUI thread by the session).
     EXPECT_TRUE(QTest::qWaitFor([&] { return chart->pointCount() == 1000; }, 5000));
     // Busy half of the time at 50 % of peak → 25 % average in every bucket.
     EXPECT_NEAR(chart->flopsValueAt(500), 25, 0.5);

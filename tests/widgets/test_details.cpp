@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "../testanalysis.h"
 #include "detailspanel.h"
 
 #include "core/profile.h"
@@ -154,7 +155,7 @@ TEST(DetailsPanel, FusionShowsPaddingOfTheOutput)
     auto profile = makeFusionProfile();
     DetailsPanel panel;
     panel.resize(700, 900);
-    panel.setProfile(profile);
+    panel.setAnalysis(tpuscope::test::analysisOf(profile));
     ASSERT_TRUE(panel.showOpByName(QStringLiteral("fusion.3")));
     EXPECT_EQ(panel.currentOp(), opNamed(*profile, "fusion.3"));
 
@@ -216,7 +217,7 @@ TEST(DetailsPanel, OpWithoutHloUsesTheLongNameShape)
 {
     auto profile = makeFusionProfile();
     DetailsPanel panel;
-    panel.setProfile(profile);
+    panel.setAnalysis(tpuscope::test::analysisOf(profile));
     ASSERT_TRUE(panel.showOpByName(QStringLiteral("add.9")));
     const QString text = panel.browser()->toPlainText();
     // f32[3,5] in T(8,128): 5·3 of 128·8 = 15/1024.
@@ -230,7 +231,7 @@ TEST(DetailsPanel, ClearsAndRejectsUnknownNames)
     auto profile = makeFusionProfile();
     DetailsPanel panel;
     EXPECT_FALSE(panel.showOpByName(QStringLiteral("fusion.3"))); // no profile yet
-    panel.setProfile(profile);
+    panel.setAnalysis(tpuscope::test::analysisOf(profile));
     EXPECT_FALSE(panel.showOpByName(QStringLiteral("no.such.op")));
     panel.showOp(opNamed(*profile, "fusion.1"));
     EXPECT_FALSE(panel.markdown().isEmpty());
@@ -239,7 +240,7 @@ TEST(DetailsPanel, ClearsAndRejectsUnknownNames)
     EXPECT_TRUE(panel.markdown().isEmpty());
     panel.showOp(123456); // out of range is treated as none, never a crash
     EXPECT_EQ(panel.currentOp(), kNone);
-    panel.setProfile(nullptr);
+    panel.setAnalysis(nullptr);
     EXPECT_TRUE(panel.browser()->toPlainText().isEmpty());
 }
 
@@ -252,7 +253,7 @@ TEST(DetailsPanel, RealSample)
     ASSERT_TRUE(result.ok()) << result.error;
     DetailsPanel panel;
     panel.resize(720, 1000);
-    panel.setProfile(result.profile);
+    panel.setAnalysis(tpuscope::test::analysisOf(result.profile));
     ASSERT_TRUE(panel.showOpByName(QStringLiteral("broadcast_add_fusion")));
     const QString text = panel.browser()->toPlainText();
     EXPECT_TRUE(text.contains(QStringLiteral("loop fusion")));
@@ -266,7 +267,7 @@ TEST(DetailsPanel, RealSample)
             md.write(panel.markdown().toUtf8());
         DetailsPanel handBuilt;
         handBuilt.resize(720, 1000);
-        handBuilt.setProfile(makeFusionProfile());
+        handBuilt.setAnalysis(tpuscope::test::analysisOf(makeFusionProfile()));
         handBuilt.showOpByName(QStringLiteral("fusion.3"));
         handBuilt.show();
         handBuilt.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/details_fusion.png"));

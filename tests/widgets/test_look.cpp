@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 17 point 4 ("one look"): colours, sizes, wrapping, labels, sort arrows and contrast.
-#include "mainwindow.h"
-
 #include "advicepanel.h"
 #include "detailsdocument.h"
 #include "detailspanel.h"
@@ -37,6 +35,8 @@
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
+
+#include "../testanalysis.h"
 
 #include <gtest/gtest.h>
 
@@ -81,36 +81,6 @@ std::vector<std::pair<OpId, std::string>> opsOfEachCategory(const model::Profile
     }
     return out;
 }
-
-/// A MainWindow test with its own settings file (the user's layout is never read or written).
-class LookWindowTest : public ::testing::Test
-{
-protected:
-    void SetUp() override
-    {
-        if (!QFile::exists(QString::fromStdString(samplePath())))
-            GTEST_SKIP() << "sample missing: " << samplePath();
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets_look"));
-    }
-
-    bool openAt(app::MainWindow& window, QSize size)
-    {
-        window.resize(size);
-        window.show();
-        QSignalSpy loaded(window.session(), &qt::TraceSession::loaded);
-        window.openFile(QString::fromStdString(samplePath()));
-        if (!loaded.wait(60000))
-            return false;
-        QTest::qWait(300); // layouts, queued replots
-        return true;
-    }
-
-    QTemporaryDir m_dir;
-};
 
 /// Horizontal runs of arrow pixels in a header section: for a down arrow the top row is the widest.
 bool arrowPointsDown(const QImage& image, const QRect& area, const QColor& background)
@@ -160,7 +130,7 @@ TEST(Look, SameCategoryColourInTimelineRooflineAndTable)
     ASSERT_EQ(timeline.colorMode(), widgets::TimelineView::ColorMode::Category);
 
     widgets::RooflineChart roofline;
-    roofline.setProfile(profile);
+    roofline.setAnalysis(test::analysisOf(profile));
     std::map<QString, QColor> rooflineColour;
     for (int i = 0; i < roofline.plot()->graphCount(); ++i) {
         QCPGraph* g = roofline.plot()->graph(i);
@@ -169,7 +139,7 @@ TEST(Look, SameCategoryColourInTimelineRooflineAndTable)
     }
 
     qt::OpTreeModel table;
-    table.setProfile(profile, std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*profile)));
+    table.setAnalysis(test::analysisOf(profile));
     std::map<QString, QColor> tableColour; // category group rows
     for (int r = 0; r < table.rowCount(); ++r) {
         const QModelIndex group = table.index(r, qt::OpTreeModel::NameColumn);
@@ -204,34 +174,6 @@ TEST(Look, SameCategoryColourInTimelineRooflineAndTable)
     EXPECT_NE(colors::categoryColor("convolution fusion"), colors::categoryColor("output fusion"));
 }
 
-// --- Roofline size and legend ----------------------------------------------------------------
-
-TEST_F(LookWindowTest, RooflineOpensUsableWithTheLegendOutsideThePlot)
-{
-    app::MainWindow window(app::MainWindow::Options {false, false});
-    ASSERT_TRUE(openAt(window, QSize(1600, 1000)));
-    auto* roofline = qobject_cast<widgets::RooflineChart*>(window.viewWidget(QStringLiteral("roofline")));
-    ASSERT_TRUE(roofline);
-    auto* charts = qobject_cast<QTabWidget*>(window.viewWidget(QStringLiteral("charts")));
-    ASSERT_TRUE(charts);
-    charts->setCurrentWidget(roofline);
-    QTest::qWait(200);
-    QCustomPlot* plot = roofline->plot();
-    EXPECT_GE(plot->height(), widgets::RooflineChart::kMinimumPlotSize.height());
-    EXPECT_GE(plot->height(), 300) << "the Charts dock opens at ~2/5 of 1000 px";
-    plot->replot();
-    const QRect legend = plot->legend->outerRect();
-    const QRect axes = plot->axisRect()->rect();
-    EXPECT_TRUE(plot->legend->visible());
-    EXPECT_GT(plot->legend->itemCount(), 1);
-    EXPECT_FALSE(legend.intersects(axes))
-        << "legend " << legend.x() << "," << legend.y() << " axes " << axes.x() << "+" << axes.width();
-    EXPECT_GE(legend.left(), axes.right());
-    EXPECT_TRUE(plot->rect().contains(legend));
-}
-
-// --- Shapes wrap ---------------------------------------------------------------------------
-
 TEST(Look, ShapesWrapInsteadOfEliding)
 {
     const QString shape = QStringLiteral("f32[1,128,1024,4096]{3,2,1,0:T(8,128)(2,1)}");
@@ -245,7 +187,7 @@ TEST(Look, ShapesWrapInsteadOfEliding)
     widgets::DetailsPanel panel;
     panel.resize(280, 800); // a narrow dock
     panel.show();
-    panel.setProfile(profile);
+    panel.setAnalysis(test::analysisOf(profile));
     ASSERT_TRUE(panel.showOpByName(QStringLiteral("fusion.3")));
     QTest::qWait(50);
     QTreeWidget* tree = panel.fusedTree();
@@ -265,8 +207,6 @@ TEST(Look, ShapesWrapInsteadOfEliding)
     EXPECT_TRUE(sawWrappedRow) << "no shape needed two lines at 280 px; the test lost its point";
 }
 
-// --- Advice numbers ------------------------------------------------------------------------
-
 TEST(Look, AdviceNumbersHaveHumanLabelsAndUnits)
 {
     const model::ProfilePtr profile = loadSample();
@@ -275,7 +215,7 @@ TEST(Look, AdviceNumbersHaveHumanLabelsAndUnits)
     widgets::AdvicePanel panel;
     panel.resize(520, 820);
     panel.show();
-    panel.setProfile(profile);
+    panel.setAnalysis(test::analysisOf(profile));
     ASSERT_TRUE(QTest::qWaitFor([&] { return !panel.isComputing(); }, 60000));
     ASSERT_GE(panel.adviceCount(), 1);
     auto* details = panel.findChild<QTextBrowser*>(QStringLiteral("adviceDetails"));
@@ -301,8 +241,6 @@ TEST(Look, AdviceNumbersHaveHumanLabelsAndUnits)
     EXPECT_FALSE(rawFraction.match(text).hasMatch()) << rawFraction.match(text).captured(0).toStdString();
 }
 
-// --- Sort indicator ------------------------------------------------------------------------
-
 TEST(Look, SortArrowPointsDownForLargestFirst)
 {
     EXPECT_EQ(widgets::sortArrowFor(Qt::DescendingOrder), QStyleOptionHeader::SortDown);
@@ -314,7 +252,7 @@ TEST(Look, SortArrowPointsDownForLargestFirst)
     widgets::OpTableView table;
     table.resize(1000, 400);
     table.show();
-    table.setProfile(profile);
+    table.setAnalysis(test::analysisOf(profile));
     QTest::qWait(50);
     QHeaderView* header = table.view()->header();
     ASSERT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder); // largest share first
@@ -344,8 +282,6 @@ TEST(Look, SortArrowPointsDownForLargestFirst)
     EXPECT_TRUE(arrowPointsDown(descending, diff, background)) << "largest first must point down";
     EXPECT_FALSE(arrowPointsDown(ascending, diff, background));
 }
-
-// --- Contrast ------------------------------------------------------------------------------
 
 TEST(Look, ContrastRatioMatchesWcag)
 {
@@ -378,8 +314,7 @@ TEST(Look, HeadlineAndLinksReachAaInLightAndDarkPalettes)
         widgets::OverviewView overview(nullptr);
         overview.setPalette(palette);
         overview.resize(1000, 700);
-        overview.setAnalysis(
-            profile, nullptr, nullptr, std::make_shared<model::AdviceReport>(model::computeAdvice(*profile)));
+        overview.setAnalysis(test::analysisOf(profile));
         auto* first = overview.findChild<QLabel*>(QStringLiteral("overviewAdvice0"));
         ASSERT_TRUE(first);
         const QString html = first->text();
@@ -398,88 +333,4 @@ TEST(Look, HeadlineAndLinksReachAaInLightAndDarkPalettes)
     EXPECT_LT(colors::contrastRatio(
                   colors::darkPalette().color(QPalette::Link), colors::darkPalette().color(QPalette::Window)),
         4.5);
-}
-
-// --- 1280x720 ------------------------------------------------------------------------------
-
-TEST_F(LookWindowTest, At1280x720TheWindowFitsAndChartHeadersDoNotOverlap)
-{
-    app::MainWindow window(app::MainWindow::Options {false, false});
-    ASSERT_TRUE(openAt(window, QSize(1280, 720)));
-    EXPECT_LE(window.height(), 720) << "a minimum size forced the window taller than the screen";
-    EXPECT_LE(window.width(), 1280);
-    auto* charts = qobject_cast<QTabWidget*>(window.viewWidget(QStringLiteral("charts")));
-    ASSERT_TRUE(charts);
-    std::vector<QWidget*> views = {window.viewWidget(QStringLiteral("overview"))};
-    for (int i = 0; i < charts->count(); ++i)
-        views.push_back(charts->widget(i));
-    for (QWidget* view : views) {
-        if (auto* tabs
-            = qobject_cast<QTabWidget*>(view->parentWidget() ? view->parentWidget()->parentWidget() : nullptr))
-            tabs->setCurrentWidget(view);
-        QTest::qWait(100);
-        // The header row is every ElidedLabel's sibling in its layout.
-        for (auto* status : view->findChildren<QLabel*>(QStringLiteral("chartStatus"))) {
-            if (!status->isVisible())
-                continue;
-            EXPECT_TRUE(dynamic_cast<widgets::ElidedLabel*>(status));
-            QWidget* row = status->parentWidget();
-            std::vector<QWidget*> siblings;
-            for (QWidget* w : row->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
-                if (w->isVisible() && std::abs(w->geometry().center().y() - status->geometry().center().y()) < 12
-                    && w->height() < 60)
-                    siblings.push_back(w);
-            ASSERT_GE(siblings.size(), 2u) << view->metaObject()->className() << " status " << status->x() << ","
-                                           << status->y() << " " << status->width() << "x" << status->height();
-            for (size_t a = 0; a < siblings.size(); ++a) {
-                EXPECT_TRUE(row->rect().contains(siblings[a]->geometry()))
-                    << view->metaObject()->className() << " " << siblings[a]->metaObject()->className();
-                for (size_t b = a + 1; b < siblings.size(); ++b)
-                    EXPECT_FALSE(siblings[a]->geometry().intersects(siblings[b]->geometry()))
-                        << view->metaObject()->className() << ": " << siblings[a]->metaObject()->className()
-                        << " overlaps " << siblings[b]->metaObject()->className();
-            }
-        }
-    }
-    // The what-if question is shown whole (it wraps rather than being clipped).
-    auto* whatIf = window.findChild<QLabel*>(QStringLiteral("whatIfLabel"));
-    ASSERT_TRUE(whatIf);
-    if (whatIf->isVisible()) {
-        EXPECT_TRUE(whatIf->wordWrap());
-        EXPECT_LE(whatIf->heightForWidth(whatIf->width()), whatIf->height());
-    }
-}
-
-// --- Time axes -----------------------------------------------------------------------------
-
-TEST_F(LookWindowTest, UtilizationTimeAxisLinesUpWithTheTimeline)
-{
-    app::MainWindow window(app::MainWindow::Options {false, false});
-    ASSERT_TRUE(openAt(window, QSize(1600, 1000)));
-    auto* chart = qobject_cast<widgets::UtilizationChart*>(window.viewWidget(QStringLiteral("utilization")));
-    ASSERT_TRUE(chart);
-    widgets::TimelineView* timeline = window.timeline();
-    // Side by side means the timeline tab is up (the overview is the landing tab).
-    for (QTabWidget* tabs : window.findChildren<QTabWidget*>())
-        for (int i = 0; i < tabs->count(); ++i)
-            if (tabs->widget(i)->isAncestorOf(timeline))
-                tabs->setCurrentIndex(i);
-    QTest::qWait(300);
-    ASSERT_TRUE(timeline->isVisible());
-    const auto [axisLeft, axisRight] = chart->timeAxisGlobalSpan();
-    const int eventsLeft = timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x();
-    const int eventsRight = timeline->viewport()->mapToGlobal(QPoint(timeline->viewport()->width(), 0)).x();
-    EXPECT_NEAR(axisLeft, eventsLeft, 1);
-    EXPECT_NEAR(axisRight, eventsRight, 2);
-    // And the same range: the chart shows what the timeline shows.
-    const auto [begin, end] = timeline->visibleRange();
-    const QCPRange range = chart->findChild<QCustomPlot*>()->xAxis->range();
-    EXPECT_NEAR(range.lower, double(begin), double(end - begin) * 1e-6);
-    EXPECT_NEAR(range.upper, double(end), double(end - begin) * 1e-6);
-    // It follows a resize of the window.
-    window.resize(1280, 720);
-    QTest::qWait(300);
-    const auto [left2, right2] = chart->timeAxisGlobalSpan();
-    EXPECT_NEAR(left2, timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x(), 1);
-    EXPECT_NEAR(right2, timeline->viewport()->mapToGlobal(QPoint(timeline->viewport()->width(), 0)).x(), 2);
 }

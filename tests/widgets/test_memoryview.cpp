@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Memory tab: chart of the heap over program order, the sortable table of buffers at the
 // peak, and a selection that reaches the details panel.
-#include "mainwindow.h"
 #include "memoryview.h"
 
 #include "detailspanel.h"
@@ -120,26 +119,4 @@ TEST(MemoryView, SampleModulesAreChosenInTheCombo)
     EXPECT_EQ(view.table()->rowCount(), 2);
     EXPECT_TRUE(view.detailsBrowser()->toPlainText().contains(QStringLiteral("No heap-simulator trace")));
     EXPECT_FALSE(view.showModule(QStringLiteral("nope")));
-}
-
-TEST(MemoryView, MainWindowTabFollowsTheSessionAndReachesTheDetailsPanel)
-{
-    const QString sample = QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_v6e_inference.xplane.pb");
-    if (!QFile::exists(sample))
-        GTEST_SKIP() << "sample missing";
-    QTemporaryDir dir;
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
-    tpuscope::app::MainWindow window(tpuscope::app::MainWindow::Options {false, false});
-    auto* view = qobject_cast<MemoryView*>(window.viewWidget(QStringLiteral("memory")));
-    ASSERT_NE(view, nullptr);
-    QSignalSpy loaded(window.session(), &tpuscope::qt::TraceSession::loaded);
-    window.openFile(sample);
-    ASSERT_TRUE(loaded.wait(60000));
-    ASSERT_EQ(view->report().modules.size(), 4u);
-    const int row = rowOf(view->table(), QStringLiteral("broadcast_add_fusion.2"));
-    ASSERT_GE(row, 0);
-    view->table()->selectRow(row);
-    ASSERT_NE(window.selection()->selectedOp(), model::kNone);
-    EXPECT_EQ(window.detailsPanel()->currentOp(), window.selection()->selectedOp());
 }

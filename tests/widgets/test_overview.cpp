@@ -3,6 +3,7 @@
 
 #include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "loader/loader.h"
 
 #include <qcustomplot.h>
@@ -32,10 +33,7 @@ std::string demoPath()
 /// The overview as the session hands it over after a load.
 void show(widgets::OverviewView& view, const model::ProfilePtr& p)
 {
-    auto breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*p));
-    auto steps = std::make_shared<const model::StepAnalysis>(model::computeSteps(*p));
-    auto advice = std::make_shared<const model::AdviceReport>(model::computeAdvice(*p, *breakdown, *steps));
-    view.setAnalysis(p, breakdown, steps, advice);
+    view.setAnalysis(model::buildProfileAnalysis(p));
 }
 
 int barCount(const widgets::OverviewView& view)

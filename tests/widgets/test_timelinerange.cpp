@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 17 point 3 on the demo profile: the Selection table, Esc, search order and dimming,
 // non-op event details, the legend, keys with the pointer over the timeline, group toggles.
+#include "../testanalysis.h"
 #include "detailspanel.h"
 #include "rangeselectionview.h"
-#include "screenshot.h"
 #include "timelineeventinfo.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
@@ -189,25 +189,6 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     EXPECT_EQ(model->rowCount(), 0);
 }
 
-TEST(RangeSelection, ModelPassesTheItemModelTester)
-{
-    const model::ProfilePtr profile = demoProfile();
-    qt::RangeSelectionModel model;
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-    const TimePs span = profile->spanEnd - profile->spanBegin;
-    model.setSummary(model::summarizeRange(*profile, profile->spanBegin, profile->spanBegin + span / 2));
-    EXPECT_GT(model.rowCount(), 0);
-    EXPECT_EQ(model.columnCount(), qt::RangeSelectionModel::ColumnCount);
-    for (int c = 0; c < model.columnCount(); ++c) {
-        EXPECT_FALSE(model.headerData(c, Qt::Horizontal).toString().isEmpty());
-        EXPECT_TRUE(model.index(0, c).data(qt::RangeSelectionModel::SortRole).isValid());
-    }
-    model.clear();
-    EXPECT_EQ(model.rowCount(), 0);
-    model.setSummary(model::summarizeRange(*profile, profile->spanBegin, profile->spanEnd));
-    EXPECT_GT(model.rowCount(), 0);
-}
-
 TEST(TimelineSearch, StartsAtTheEarliestMatchAndDimsTheRest)
 {
     const model::ProfilePtr profile = demoProfile();
@@ -267,7 +248,7 @@ TEST(TimelineEventInfo, StepAndModuleEventsShowTheirOwnDetails)
     ASSERT_NE(steps, kNone);
     ASSERT_NE(modules, kNone);
     widgets::DetailsPanel details;
-    details.setProfile(profile);
+    details.setAnalysis(tpuscope::test::analysisOf(profile));
     // As SelectionState orders them: the event, then its op.
     const model::Track& s = profile->tracks[steps];
     details.setTimelineEvent(steps, 2);
@@ -421,13 +402,3 @@ TEST(TimelineKeys, OnlyTheHeaderToggleCollapsesAGroup)
     EXPECT_FALSE(w.timeline->isGroupCollapsed(0));
 }
 
-TEST(ScreenshotRange, ParsesMicrosecondPairs)
-{
-    std::optional<std::pair<double, double>> range;
-    EXPECT_TRUE(app::parseScreenshotRange(QStringLiteral("1000,2500.5"), &range));
-    ASSERT_TRUE(range);
-    EXPECT_DOUBLE_EQ(range->first, 1000);
-    EXPECT_DOUBLE_EQ(range->second, 2500.5);
-    for (const char* bad : {"", "1000", "2500,1000", "a,b", "1,2,3", "-5,10", "7,7"})
-        EXPECT_FALSE(app::parseScreenshotRange(QString::fromLatin1(bad), &range)) << bad;
-}

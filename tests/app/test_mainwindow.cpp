@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+
+#include "analysis/opbreakdown.h"
 #include "screenshot.h"
 #include "shareactions.h"
 #include "startpage.h"
@@ -100,6 +102,23 @@ TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
     EXPECT_GT(window.opTable()->model()->opRowCount(), 5);
     EXPECT_EQ(window.timeline()->profile(), window.session()->profile());
     EXPECT_TRUE(window.messageText().isEmpty());
+}
+
+// Every view reads the session's one analysis: a load (with each view shown and painted, the
+// advice, charts, details and op table filled) runs the op breakdown exactly once.
+TEST_F(MainWindowTest, ALoadComputesTheBreakdownOnce)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    window.resize(1400, 900);
+    window.show();
+    const uint64_t before = model::opBreakdownComputations();
+    ASSERT_TRUE(waitForLoaded(window, samplePath()));
+    window.showTimelineTab();
+    for (int i = 0; i < 20; ++i)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    window.selection()->setSelectedOp(window.session()->breakdown()->rows.front().op); // details index
+    QCoreApplication::processEvents();
+    EXPECT_EQ(model::opBreakdownComputations() - before, 1u);
 }
 
 // The overview is the landing tab; a step picked there opens the timeline on that step, and the

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "profileanalysis.h"
+
+namespace tpuscope::model {
+
+UtilizationOptions analysisUtilizationOptions(const Profile& profile)
+{
+    UtilizationOptions options;
+    options.begin = profile.spanBegin;
+    options.end = std::max(profile.spanEnd, profile.spanBegin + 1);
+    options.buckets = kAnalysisUtilizationBuckets;
+    options.implausibleRateFactor = kAnalysisImplausibleRateFactor;
+    return options;
+}
+
+OpBreakdown ProfileAnalysis::breakdownFor(const OpFilter& filter, GroupBy groupBy) const
+{
+    const bool whole = filter.core < 0 && filter.rangeEnd <= filter.rangeBegin;
+    if (whole)
+        return regroupOpBreakdown(breakdown, groupBy);
+    return computeOpBreakdown(*profile, filter, groupBy);
+}
+
+ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
+{
+    return computeDiff(*profile, breakdown, stepStats(steps), *after.profile, after.breakdown, stepStats(after.steps));
+}
+
+const MemoryReport& ProfileAnalysis::memory() const
+{
+    std::call_once(m_memoryOnce, [this] { m_memory = analyzeMemory(*profile); });
+    return m_memory;
+}
+
+ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress, std::stop_token stop)
+{
+    auto report = [&](std::string_view phase, double fraction) {
+        if (progress)
+            progress(phase, fraction);
+    };
+    auto analysis = std::make_shared<ProfileAnalysis>();
+    analysis->profile = std::move(profile);
+    const Profile& p = *analysis->profile;
+    report("Analysing ops", 0.0);
+    analysis->breakdown = computeOpBreakdown(p);
+    if (stop.stop_requested())
+        return nullptr;
+    report("Finding steps", 0.4);
+    analysis->steps = computeSteps(p);
+    if (stop.stop_requested())
+        return nullptr;
+    report("Checking the advice rules", 0.6);
+    analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
+    analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps);
+    if (stop.stop_requested())
+        return nullptr;
+    report("Sampling utilization", 0.8);
+    if (p.hasTpuOps())
+        analysis->utilization = computeUtilization(p, analysisUtilizationOptions(p));
+    return analysis;
+}
+
+} // namespace tpuscope::model

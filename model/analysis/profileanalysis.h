@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Everything the views show about one loaded profile, computed once off the GUI thread (in
+// TraceSession's job) and shared read-only: the views, the share card and the CLI read it instead
+// of computing their own breakdown, steps or advice.
+
+#include "../core/profile.h"
+#include "advice.h"
+#include "diff.h"
+#include "memory.h"
+#include "opbreakdown.h"
+#include "steps.h"
+#include "summary.h"
+#include "utilization.h"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string_view>
+
+namespace tpuscope::model {
+
+/// The utilization series a ProfileAnalysis holds: the whole span, all cores, with the chart's
+/// bucket budget and its implausible-rate cut (UtilizationOptions::implausibleRateFactor).
+constexpr int kAnalysisUtilizationBuckets = 1000;
+constexpr double kAnalysisImplausibleRateFactor = 1.05;
+/// The options of that series for `profile`; a chart asks with other ranges or cores the same way.
+UtilizationOptions analysisUtilizationOptions(const Profile& profile);
+
+/// One immutable result per loaded profile. Build it with buildProfileAnalysis; share it as
+/// std::shared_ptr<const ProfileAnalysis>.
+struct ProfileAnalysis
+{
+    ProfilePtr profile;
+    OpBreakdown breakdown; // GroupBy::Op, no filter
+    StepAnalysis steps; // computeSteps, all cores
+    ProfileSummary summary; // from that breakdown and those steps
+    AdviceReport advice; // over that breakdown and those steps
+    UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
+
+    /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
+    /// whole-profile op breakdown is returned without computing anything.
+    OpBreakdown breakdownFor(const OpFilter& filter, GroupBy groupBy = GroupBy::Op) const;
+    /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
+    ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
+    /// The HBM memory view (analyzeMemory), computed on the first call (from any thread) and kept.
+    const MemoryReport& memory() const;
+
+private:
+    mutable std::once_flag m_memoryOnce;
+    mutable MemoryReport m_memory;
+};
+
+using ProfileAnalysisPtr = std::shared_ptr<const ProfileAnalysis>;
+using AnalysisProgressFn = std::function<void(std::string_view phase, double fraction)>;
+
+/// Computes the analysis of `profile` (not null), reporting each phase with the fraction of this
+/// work done (0..1). Returns
+/// null when `stop` was requested before it finished.
+ProfileAnalysisPtr buildProfileAnalysis(
+    ProfilePtr profile, const AnalysisProgressFn& progress = {}, std::stop_token stop = {});
+
+} // namespace tpuscope::model

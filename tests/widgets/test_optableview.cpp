@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The op table view over the op tree model (the model alone: tests/qtmodels/test_optreemodel.cpp).
+#include "../qtmodels/optreetestdata.h"
+#include "../testanalysis.h"
+#include "costbardelegate.h"
+#include "optableview.h"
+#include "qt/optreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test::optree;
+using tpuscope::qt::OpTreeModel;
+using tpuscope::widgets::CostBarDelegate;
+using tpuscope::widgets::OpFilterProxyModel;
+using tpuscope::widgets::OpTableView;
+
+TEST(OpTreeModel, SortsByNumbersNotText)
+{
+    OpTreeModel model;
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    OpFilterProxyModel proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+
+    // fusion.low takes "1 ms", fusion.tiny "500 µs": as text "1 ms" sorts first, as time it must not.
+    proxy.sort(OpTreeModel::TotalTimeColumn, Qt::AscendingOrder);
+    const QModelIndex loop = findRow(proxy, QStringLiteral("loop fusion"));
+    EXPECT_EQ(childNames(proxy, loop), (QStringList {QStringLiteral("fusion.tiny"), QStringLiteral("fusion.low")}));
+
+    proxy.sort(OpTreeModel::TimeFractionColumn, Qt::DescendingOrder);
+    EXPECT_EQ(childNames(proxy, {}),
+        (QStringList {QStringLiteral("convolution"), QStringLiteral("output fusion"), QStringLiteral("data formatting"),
+            QStringLiteral("loop fusion")}));
+
+    proxy.sort(OpTreeModel::OccurrencesColumn, Qt::DescendingOrder);
+    EXPECT_EQ(childNames(proxy, {}).first(), QStringLiteral("output fusion")); // 5 occurrences
+
+    proxy.sort(OpTreeModel::FlopsUtilizationColumn, Qt::AscendingOrder);
+    EXPECT_EQ(childNames(proxy, {}).first(), QStringLiteral("data formatting")); // 0 %
+}
+
+TEST(OpTreeModel, FilterAndTopTimeThroughProxy)
+{
+    OpTreeModel model;
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    OpFilterProxyModel proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.sort(OpTreeModel::TimeFractionColumn, Qt::DescendingOrder);
+
+    proxy.setFilterFixedString(QStringLiteral("fusion.l"));
+    EXPECT_EQ(countOpRows(proxy), 1);
+    EXPECT_EQ(childNames(proxy, {}), QStringList {QStringLiteral("loop fusion")});
+
+    // The category is part of an op's filter text, so a group's name brings up all of it.
+    proxy.setFilterFixedString(QStringLiteral("LOOP"));
+    EXPECT_EQ(countOpRows(proxy), 2);
+
+    proxy.setFilterFixedString(QStringLiteral("jit_b"));
+    EXPECT_EQ(countOpRows(proxy), 2);
+
+    proxy.setFilterFixedString(QStringLiteral("no such op"));
+    EXPECT_EQ(proxy.rowCount(), 0);
+
+    // Top 90 %: dot.main (89 %) and fusion.high, which crosses the line.
+    proxy.setFilterFixedString({});
+    proxy.setTopTimeOnly(true);
+    EXPECT_EQ(countOpRows(proxy), 2);
+    EXPECT_TRUE(findRow(proxy, QStringLiteral("dot.main")).isValid());
+    EXPECT_TRUE(findRow(proxy, QStringLiteral("fusion.high")).isValid());
+    EXPECT_FALSE(findRow(proxy, QStringLiteral("copy.1")).isValid());
+
+    model.setGrouping(OpTreeModel::Grouping::Program);
+    EXPECT_EQ(countOpRows(proxy), 2);
+    proxy.setTopTimeOnly(false);
+    EXPECT_EQ(countOpRows(proxy), 5);
+}
+
+TEST(OpTableView, FiltersAndRestoresItsState)
+{
+    OpTableView table;
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    EXPECT_EQ(countOpRows(*table.proxy()), 5);
+    table.setFilterText(QStringLiteral("fusion"));
+    EXPECT_EQ(countOpRows(*table.proxy()), 3);
+    table.setFilterText({});
+
+    table.setGrouping(OpTreeModel::Grouping::Program);
+    table.setTopTimeOnly(true);
+    table.view()->header()->resizeSection(OpTreeModel::BytesColumn, 155);
+    const QByteArray state = table.saveState();
+
+    OpTableView other;
+    other.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    EXPECT_FALSE(other.restoreState(QByteArrayLiteral("not a header state")));
+    EXPECT_FALSE(other.restoreState({}));
+    EXPECT_EQ(other.model()->grouping(), OpTreeModel::Grouping::Category);
+    ASSERT_TRUE(other.restoreState(state));
+    EXPECT_EQ(other.model()->grouping(), OpTreeModel::Grouping::Program);
+    EXPECT_TRUE(other.proxy()->topTimeOnly());
+    EXPECT_EQ(other.view()->header()->sectionSize(OpTreeModel::BytesColumn), 155);
+}
+
+TEST(OpTableView, FilterBoxIsDebounced)
+{
+    OpTableView table;
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    table.filterEdit()->setText(QStringLiteral("fusion.low"));
+    EXPECT_EQ(countOpRows(*table.proxy()), 5); // not yet: waits for typing to pause
+    QElapsedTimer timer;
+    timer.start();
+    while (countOpRows(*table.proxy()) != 1 && timer.elapsed() < 3000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    EXPECT_EQ(countOpRows(*table.proxy()), 1);
+    EXPECT_GE(timer.elapsed(), 250);
+}
+
+TEST(CostBarDelegate, UtilizationRunsRedToGreen)
+{
+    const QPalette palette;
+    EXPECT_EQ(CostBarDelegate::barColor(0, CostBarDelegate::Scheme::Utilization, palette).hue(), 0);
+    EXPECT_EQ(CostBarDelegate::barColor(0.5, CostBarDelegate::Scheme::Utilization, palette).hue(), 60);
+    EXPECT_EQ(CostBarDelegate::barColor(1, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
+    EXPECT_EQ(CostBarDelegate::barColor(7, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
+}
