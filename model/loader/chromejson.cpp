@@ -479,6 +479,8 @@ private:
         return m_cursor.skipValue(3);
     }
 
+    static constexpr size_t kMaxOtherArgBytes = 4096;
+
     bool readArgs(RawEvent& ev)
     {
         if (m_cursor.peek() != '{')
@@ -496,10 +498,20 @@ private:
                     return false;
                 continue;
             }
-            ArgValue value;
-            if (!readScalarOrString(value))
-                return false;
             const ArgSlot slot = key.escaped ? kArgOther : argSlot(key.raw);
+            ArgValue value;
+            if (slot == kArgOther && c == '"') {
+                // Only counter events read other args, and only as numbers: a long string is
+                // streamed past, never held.
+                bool kept = false;
+                if (!m_cursor.stringIfShort(value.value, kMaxOtherArgBytes, kept))
+                    return false;
+                if (!kept)
+                    continue;
+                value.present = value.isString = true;
+            } else if (!readScalarOrString(value)) {
+                return false;
+            }
             if (slot != kArgOther)
                 ev.slots[slot] = value;
             ev.args.push_back({key, value});

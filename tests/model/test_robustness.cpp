@@ -254,6 +254,46 @@ TEST(Robustness, LogDirHostsUseTheSameInflatePath)
     }
 }
 
+TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    const std::string dir = tempDir("skipped_values");
+    const std::string first = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
+    const std::string last = R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}]})";
+    const std::string mib(1 << 20, 'x');
+    // A 300 MiB string in an arg nobody reads, one inside a nested arg value, and one under an
+    // event key the loader skips: each used to stay resident until its value ended (a 300 MB
+    // peak per string).
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"junk":")", R"("}},)"},
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"nested":{"a":[1,")", R"("]}}},)"},
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"blob":")", R"("},)"},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string path = dir + "/skipped" + std::to_string(i) + ".json.gz";
+        writeFile(
+            path, gzipBytes(first + cases[i].first) + repeatedMembers(mib, 300) + gzipBytes(cases[i].second + last));
+        const Measured m = runCli("summary '" + path + "' --max-compression-ratio 100000");
+        EXPECT_EQ(m.exitCode, 0) << m.output;
+        EXPECT_NE(m.output.find("3 events"), std::string::npos) << m.output;
+        if (!kSanitized) {
+            EXPECT_LT(m.peakKb, 150 * 1024) << "case " << i << ": the skipped string stayed resident";
+        }
+    }
+    // 1 GiB of whitespace between two events, from a file of about 1 MB.
+    const std::string spaces = dir + "/spaces.json.gz";
+    writeFile(spaces,
+        gzipBytes(R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)")
+            + repeatedMembers(std::string(1 << 20, ' '), 1024) + gzipBytes(last));
+    const Measured m = runCli("summary '" + spaces + "' --max-compression-ratio 100000");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    EXPECT_NE(m.output.find("2 events"), std::string::npos) << m.output;
+    if (!kSanitized) {
+        EXPECT_LT(m.peakKb, 150 * 1024) << "whitespace stayed resident";
+    }
+}
+
 TEST(Robustness, ABigNameIsStoredOnce)
 {
     if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
