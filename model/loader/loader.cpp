@@ -285,7 +285,8 @@ DecodeOutcome decodeBytesInto(std::string_view bytes, ByteSource* file, const Lo
                     return fail(stream->error());
                 format = detectFormat(bytes);
                 // The XSpace decoder hands inflated lines back once their events are read.
-                source = format == FileFormat::XSpace ? stream.get() : nullptr;
+                // So does op_profile once its document is parsed.
+                source = format == FileFormat::XSpace || format == FileFormat::OpProfileJson ? stream.get() : nullptr;
             }
         } else {
             stream.reset();
@@ -324,7 +325,7 @@ DecodeOutcome decodeBytesInto(std::string_view bytes, ByteSource* file, const Lo
             if (opProfile->attachToPlane != kNone)
                 o.trackName = "XLA Ops (op_profile totals)";
         }
-        error = decodeOpProfile(bytes, builder, o, progress, stop);
+        error = decodeOpProfile(bytes, builder, o, progress, stop, source);
         break;
     }
     case FileFormat::ShareFile:
