@@ -294,6 +294,9 @@ public:
     /// device peaks (plane stats first, then the generation table, then the user's choice).
     /// `deviceOverride` is a generation key ("v5e") or empty.
     std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {});
+    /// When the load began: finish() then sets Profile::load.seconds to the time up to its end,
+    /// so no one has to write into the profile once it is shared.
+    void setLoadStart(std::chrono::steady_clock::time_point started) { m_loadStart = started; }
 
     void setLimits(LoadLimits limits) { m_limits = std::move(limits); }
     const LoadLimits& limits() const { return m_limits; }
@@ -338,6 +341,7 @@ private:
     LoadLimits m_limits;
     PreviewFn m_preview;
     std::chrono::steady_clock::time_point m_previewDue;
+    std::optional<std::chrono::steady_clock::time_point> m_loadStart;
     std::string m_previewDevice;
     std::unique_ptr<Profile> m_profile;
     std::unordered_map<std::string, OpId> m_opIndex;

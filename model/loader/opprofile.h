@@ -2,7 +2,7 @@
 // op_profile.json (TF1 `tensorflow.tpu.op_profile` and xprof `op_profile.Profile`, FORMATS.md §4.2).
 #pragma once
 
-#include "loader.h"
+#include "decoder.h"
 
 namespace tpuscope::model {
 

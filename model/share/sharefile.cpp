@@ -65,7 +65,7 @@
 #include "../analysis/opbreakdown.h"
 #include "../analysis/steps.h"
 #include "../core/jsondom.h"
-#include "../loader/formats.h"
+#include "../loader/decoder.h"
 #include "../loader/gzip.h"
 #include "../report/jsonwriter.h"
 

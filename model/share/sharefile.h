@@ -9,6 +9,8 @@
 
 #include "../core/profile.h"
 
+#include <functional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -58,6 +60,13 @@ struct ShareResult
 
 /// Builds a share file from a loaded profile. Fails only when there is nothing to share.
 ShareResult buildShareFile(const Profile& profile, const ShareOptions& options = {});
+
+/// The share-file reader, which decodeInto (loader/decoder.h) dispatches to.
+class ProfileBuilder;
+bool looksLikeShareFile(std::string_view bytes);
+/// Decodes a share file into `builder`; an error message, empty on success.
+std::string decodeShareFile(std::string_view bytes, ProfileBuilder& builder,
+    const std::function<void(std::string_view, double)>& progress, std::stop_token stop);
 
 /// Header check + gunzip: the JSON document inside a share file, with a clear error otherwise.
 bool shareFileJson(std::string_view bytes, std::string& json, std::string& error);
