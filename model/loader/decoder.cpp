@@ -7,7 +7,7 @@
 #include "opprofile.h"
 #include "xspaceloader.h"
 
-#include "../share/sharefile.h"
+#include "sharereader.h"
 
 #include <cstdlib>
 #include <filesystem>
