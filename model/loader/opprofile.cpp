@@ -100,6 +100,19 @@ bool splitProgramName(std::string_view name, std::string& base, uint64_t& id)
     return true;
 }
 
+/// A JSON number as int64: casting one out of range (2.7e21, found by fuzz_opprofile) or NaN
+/// is undefined behaviour, so it is clamped first.
+int64_t clampedInt(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v <= -9.2e18)
+        return INT64_MIN;
+    if (v >= 9.2e18)
+        return INT64_MAX;
+    return static_cast<int64_t>(v);
+}
+
 std::string formatNumber(double v, int precision = 4)
 {
     char buffer[64];
@@ -426,8 +439,8 @@ private:
                 if (dims.size() > 0) {
                     std::vector<LayoutDimensionHint> hints;
                     for (const Value& d : dims.array())
-                        hints.push_back({static_cast<int64_t>(d["size"].number()),
-                            static_cast<int64_t>(d["alignment"].number()), d["semantics"].string()});
+                        hints.push_back({clampedInt(d["size"].number()), clampedInt(d["alignment"].number()),
+                            d["semantics"].string()});
                     profile.layoutHints[id] = std::move(hints);
                 }
             }
