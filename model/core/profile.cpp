@@ -418,6 +418,9 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
 
     p.fileDevice = deviceFromFile(p);
     p.device = chooseDevice(p.fileDevice, deviceOverride);
+    // The last thing before the profile becomes immutable: the load's own time, finish included.
+    if (m_loadStart)
+        p.load.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_loadStart).count();
     return std::shared_ptr<const Profile>(m_profile.release());
 }
 

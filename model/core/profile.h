@@ -186,7 +186,7 @@ public:
     std::vector<Program> programs;
     /// Layout hints a producer recorded per op (op_profile.json `xla.layout`); empty for most formats.
     std::unordered_map<OpId, std::vector<LayoutDimensionHint>> layoutHints;
-    DeviceInfo device;     // what every analysis uses
+    DeviceInfo device; // what every analysis uses
     DeviceInfo fileDevice; // as the file gives it, before any user choice
     /// Host step markers, by start; empty when the producer recorded none.
     std::vector<StepMarker> stepMarkers;
@@ -236,6 +236,11 @@ struct LoadLimits
     static constexpr uint64_t kPeakBytesPerPlane = 1024;
     static constexpr uint64_t kPeakBytesPerMetadataEntry = 256;
     static constexpr uint64_t kPeakBytesPerMetadataByte = 4; // decoded names and HLO modules
+    /// An op kind: its OpInfo, its entry in the builder's dedup index and their growth.
+    static constexpr uint64_t kPeakBytesPerOp = 512;
+    /// A program, a host step marker or a layout hint (their own text is counted apart).
+    static constexpr uint64_t kPeakBytesPerProgram = 512;
+    static constexpr uint64_t kPeakBytesPerStepMarker = 96;
 
     uint64_t maxEvents = UINT64_MAX;
     uint64_t memoryBudgetBytes = UINT64_MAX;
@@ -289,9 +294,31 @@ public:
     /// device peaks (plane stats first, then the generation table, then the user's choice).
     /// `deviceOverride` is a generation key ("v5e") or empty.
     std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {});
+    /// When the load began: finish() then sets Profile::load.seconds to the time up to its end,
+    /// so no one has to write into the profile once it is shared.
+    void setLoadStart(std::chrono::steady_clock::time_point started) { m_loadStart = started; }
 
     void setLimits(LoadLimits limits) { m_limits = std::move(limits); }
     const LoadLimits& limits() const { return m_limits; }
+    /// What the containers built so far cost at their peak (planes, tracks, counter series, ops,
+    /// programs, step markers; not their events or strings), from their counts: cheap enough to
+    /// ask after every event.
+    uint64_t structureBytes() const
+    {
+        const Profile& p = *m_profile;
+        return p.planes.size() * LoadLimits::kPeakBytesPerPlane
+            + (p.tracks.size() + p.counters.size()) * LoadLimits::kPeakBytesPerLine
+            + p.ops.size() * LoadLimits::kPeakBytesPerOp
+            + (p.programs.size() + p.layoutHints.size()) * LoadLimits::kPeakBytesPerProgram
+            + p.stepMarkers.size() * LoadLimits::kPeakBytesPerStepMarker;
+    }
+    /// The budget check of a decoder: `events` events (those added plus ones it still holds),
+    /// the interned strings, the containers above and `pendingBytes` the decoder holds itself.
+    /// Empty while they fit; otherwise the message LoadLimits::check gives.
+    std::string checkBudget(uint64_t events, uint64_t pendingBytes = 0) const
+    {
+        return m_limits.check(events, m_profile->strings.bytes(), structureBytes() + pendingBytes);
+    }
 
     /// A finished copy of what has been built so far (the builder is left as it is).
     std::shared_ptr<const Profile> snapshot(std::string_view deviceOverride = {}) const;
@@ -314,6 +341,7 @@ private:
     LoadLimits m_limits;
     PreviewFn m_preview;
     std::chrono::steady_clock::time_point m_previewDue;
+    std::optional<std::chrono::steady_clock::time_point> m_loadStart;
     std::string m_previewDevice;
     std::unique_ptr<Profile> m_profile;
     std::unordered_map<std::string, OpId> m_opIndex;

@@ -26,6 +26,7 @@ public:
     /// into the storage, which a memberwise copy would leave pointing at the original).
     StringPool(const StringPool& other)
         : m_strings(other.m_strings)
+        , m_bytes(other.m_bytes)
     {
         reindex();
     }
@@ -33,6 +34,7 @@ public:
     {
         if (this != &other) {
             m_strings = other.m_strings;
+            m_bytes = other.m_bytes;
             reindex();
         }
         return *this;
@@ -49,6 +51,7 @@ public:
             return intern(toValidUtf8(text));
         const auto id = static_cast<StringId>(m_strings.size());
         m_strings.emplace_back(text);
+        m_bytes += footprint(m_strings.back());
         m_index.emplace(std::string_view(m_strings.back()), id);
         return id;
     }
@@ -64,15 +67,12 @@ public:
 
     const std::string& str(StringId id) const { return m_strings[id]; }
     size_t size() const { return m_strings.size(); }
-    size_t bytes() const
-    {
-        size_t total = 0;
-        for (const auto& s : m_strings)
-            total += s.capacity() + sizeof(std::string) + 2 * sizeof(void*);
-        return total;
-    }
+    /// Memory the strings take (kept as a running total: loaders check it after every event).
+    size_t bytes() const { return m_bytes; }
 
 private:
+    static size_t footprint(const std::string& s) { return s.capacity() + sizeof(std::string) + 2 * sizeof(void*); }
+
     void reindex()
     {
         m_index.clear();
@@ -83,6 +83,7 @@ private:
 
     std::deque<std::string> m_strings;
     std::unordered_map<std::string_view, StringId> m_index;
+    size_t m_bytes = 0;
 };
 
 } // namespace tpuscope::model

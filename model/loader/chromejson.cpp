@@ -303,7 +303,7 @@ struct Thread
 {
     uint32_t process = 0;
     TrackId track = kNone;
-    std::string name; // from thread_name; empty = placeholder
+    StringId name = 0; // from thread_name (interned: stored once); 0 = placeholder
     bool xla = false;
     uint8_t opFlavours = 0; // bit 0: ops registered as non-XLA, bit 1: as XLA
     bool hasDeviceBase = false;
@@ -420,6 +420,11 @@ private:
                 return;
             m_lastGoodOffset = m_cursor.offset();
             ++m_eventsRead;
+            // Names, ops, tracks and counter series grow between the periodic checks, too (few
+            // events with big or many unique names): a growth of 1 MiB brings the check forward.
+            if (m_profile.strings.bytes() + m_builder.structureBytes() + m_counterSamples * 16 >= m_nextFootprintCheck
+                && !checkLimits(0))
+                return;
             if (m_eventsRead >= m_nextCheck) {
                 if (m_stop.stop_requested()) {
                     m_cancelled = true;
@@ -451,7 +456,12 @@ private:
     /// memory budget; the events before stay, with a warning that says where reading stopped.
     bool checkLimits(uint64_t following)
     {
-        const std::string over = m_builder.limits().check(m_eventsRead + following, m_profile.strings.bytes());
+        // Counter samples (one per numeric arg of a 'C' event) cost what an event costs; they
+        // are not counted against the event limit.
+        const std::string over
+            = m_builder.checkBudget(m_eventsRead + following, m_counterSamples * LoadLimits::kPeakBytesPerEvent);
+        m_nextFootprintCheck
+            = m_profile.strings.bytes() + m_builder.structureBytes() + m_counterSamples * 16 + (1u << 20);
         if (over.empty())
             return true;
         m_limitHit = "stopped reading at byte " + std::to_string(m_lastGoodOffset) + " of the JSON: " + over
@@ -479,6 +489,8 @@ private:
         return m_cursor.skipValue(3);
     }
 
+    static constexpr size_t kMaxOtherArgBytes = 4096;
+
     bool readArgs(RawEvent& ev)
     {
         if (m_cursor.peek() != '{')
@@ -496,10 +508,20 @@ private:
                     return false;
                 continue;
             }
-            ArgValue value;
-            if (!readScalarOrString(value))
-                return false;
             const ArgSlot slot = key.escaped ? kArgOther : argSlot(key.raw);
+            ArgValue value;
+            if (slot == kArgOther && c == '"') {
+                // Only counter events read other args, and only as numbers: a long string is
+                // streamed past, never held.
+                bool kept = false;
+                if (!m_cursor.stringIfShort(value.value, kMaxOtherArgBytes, kept))
+                    return false;
+                if (!kept)
+                    continue;
+                value.present = value.isString = true;
+            } else if (!readScalarOrString(value)) {
+                return false;
+            }
             if (slot != kArgOther)
                 ev.slots[slot] = value;
             ev.args.push_back({key, value});
@@ -700,7 +722,7 @@ private:
     {
         Track& track = m_profile.tracks[thread.track];
         const PlaneKind planeKind = m_profile.planes[track.plane].kind;
-        TrackKind kind = thread.name.empty() ? TrackKind::Other : trackKindFromLineName(thread.name);
+        TrackKind kind = thread.name == 0 ? TrackKind::Other : trackKindFromLineName(m_profile.str(thread.name));
         if (kind == TrackKind::Other && planeKind == PlaneKind::Host)
             kind = TrackKind::HostThread;
         track.kind = kind;
@@ -879,6 +901,7 @@ private:
             CounterTrack& counter = m_profile.counters[it->second];
             counter.time.push_back(time);
             counter.value.push_back(value);
+            ++m_counterSamples;
         }
     }
 
@@ -892,12 +915,12 @@ private:
         sortIndex = std::clamp(sortIndex, double(INT32_MIN), double(INT32_MAX));
         if (what == "process_name") {
             if (nameArg.present && nameArg.isString)
-                renameProcess(processFor(ev), std::string(decoded(nameArg.value)));
+                renameProcess(processFor(ev), decoded(nameArg.value));
         } else if (what == "thread_name") {
             if (nameArg.present && nameArg.isString) {
                 Thread& thread = threadFor(ev);
-                thread.name = std::string(decoded(nameArg.value));
-                m_profile.tracks[thread.track].name = m_builder.intern(thread.name);
+                thread.name = m_builder.intern(decoded(nameArg.value));
+                m_profile.tracks[thread.track].name = thread.name;
                 classify(thread);
             }
         } else if (what == "process_sort_index") {
@@ -977,6 +1000,8 @@ private:
     bool m_cancelled = false;
     uint64_t m_eventsRead = 0;
     uint64_t m_nextCheck = 0x10000;
+    uint64_t m_counterSamples = 0;
+    uint64_t m_nextFootprintCheck = 1u << 20; // strings + structures + samples, in bytes
     size_t m_lastGoodOffset = 0;
     bool m_originChosen = false;
     __int128 m_originPs = 0;

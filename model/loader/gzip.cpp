@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gzip.h"
 
+// zlib declares next_in const (z_const) under ZLIB_CONST: no cast away from the input's constness.
+#define ZLIB_CONST
 #include <zlib.h>
 
 #include <algorithm>
@@ -49,7 +51,7 @@ bool gzipCompress(std::string_view in, std::string& out, std::string& error, int
         return false;
     }
     out.resize(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.next_in = reinterpret_cast<const Bytef*>(in.data());
     z.avail_in = static_cast<uInt>(in.size());
     z.next_out = reinterpret_cast<Bytef*>(out.data());
     z.avail_out = static_cast<uInt>(out.size());
@@ -71,7 +73,7 @@ GzipReader::GzipReader(std::string_view compressed)
     auto* zs = static_cast<z_stream*>(m_stream);
     if (inflateInit2(zs, 16 + MAX_WBITS) != Z_OK)
         m_error = "zlib could not be initialised";
-    zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    zs->next_in = reinterpret_cast<const Bytef*>(compressed.data());
 }
 
 GzipReader::~GzipReader()
@@ -105,7 +107,7 @@ GzipReader::Status GzipReader::inflateInto(char* out, size_t capacity, size_t& w
         const size_t restSize = total - m_consumedBefore;
         if (restSize >= 2 && isGzip(std::string_view(rest, restSize))) {
             inflateReset(zs);
-            zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(rest));
+            zs->next_in = reinterpret_cast<const Bytef*>(rest);
             return Status::More;
         }
         return Status::Done;

@@ -153,7 +153,7 @@ MappedFile::~MappedFile()
         g_guarded[m_guardSlot].begin.store(0, std::memory_order_release);
     }
     if (m_mapped)
-        munmap(const_cast<char*>(m_data), m_size);
+        munmap(m_mapping, m_size);
 }
 
 bool MappedFile::shrank() const
@@ -190,6 +190,7 @@ bool MappedFile::open(const std::string& path, std::string& error)
     }
     void* mapping = mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (mapping != MAP_FAILED) {
+        m_mapping = mapping;
         m_data = static_cast<const char*>(mapping);
         m_mapped = true;
         m_guardSlot = guardMapping(m_data, m_size);

@@ -59,6 +59,7 @@ public:
 
 private:
     const char* m_data = nullptr;
+    void* m_mapping = nullptr; // what mmap returned, for munmap
     size_t m_size = 0;
     bool m_mapped = false;
     std::string m_copy; // when mapping is not possible

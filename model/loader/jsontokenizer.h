@@ -131,58 +131,16 @@ public:
     }
 
     /// Reads a string token (the cursor must be at its opening quote after whitespace).
-    bool string(RawString& out)
+    bool string(RawString& out) { return scanString(out, SIZE_MAX); }
+
+    /// Reads a string token the caller only needs when it is short: one longer than `keepAtMost`
+    /// bytes is skipped like an unread value (its pages go back to the system as the scan passes
+    /// them) and comes back with `kept` false and an empty view.
+    bool stringIfShort(RawString& out, size_t keepAtMost, bool& kept)
     {
-        skipWhitespace();
-        if (m_p >= m_end || *m_p != '"') {
-            fail(m_p >= m_end ? "unexpected end of data" : "expected a string");
-            return false;
-        }
-        const char* start = ++m_p;
-        const char* p = start;
-        bool escaped = false;
-        for (;;) {
-#if defined(__SSE2__)
-            const __m128i quote = _mm_set1_epi8('"');
-            const __m128i backslash = _mm_set1_epi8('\\');
-            while (p + 16 <= m_end) {
-                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-                const int mask
-                    = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-                if (mask) {
-                    p += __builtin_ctz(static_cast<unsigned>(mask));
-                    goto found;
-                }
-                p += 16;
-            }
-#endif
-            while (p < m_end && *p != '"' && *p != '\\')
-                ++p;
-            if (p >= m_end && refill())
-                continue;
-            if (p >= m_end) {
-                m_p = m_end;
-                fail("unexpected end of data inside a string");
-                return false;
-            }
-#if defined(__SSE2__)
-        found:
-#endif
-            if (*p == '"')
-                break;
-            escaped = true;
-            while (p + 2 > m_end && refill()) { }
-            if (p + 2 > m_end) {
-                m_p = m_end;
-                fail("unexpected end of data inside a string");
-                return false;
-            }
-            p += 2;
-        }
-        out.raw = std::string_view(start, static_cast<size_t>(p - start));
-        out.escaped = escaped;
-        m_p = p + 1;
-        return true;
+        const bool ok = scanString(out, keepAtMost);
+        kept = ok && out.raw.data() != nullptr;
+        return ok;
     }
 
     /// Reads a number token's text (validated later by the converters).
@@ -210,7 +168,7 @@ public:
         const char c = peek();
         if (c == '"') {
             RawString ignored;
-            return string(ignored);
+            return scanString(ignored, 0);
         }
         if (c == '{' || c == '[')
             return skipContainer(depth);
@@ -260,6 +218,85 @@ private:
     bool refill();
     void releaseRange(const char* from, const char* to);
 
+    /// The string token at the cursor. Once it is longer than `keepAtMost` bytes nobody reads it:
+    /// its pages are handed back in 1 MiB runs while the scan goes on, so a huge string inside a
+    /// skipped value never stays resident, and `out.raw` comes back empty with a null data().
+    bool scanString(RawString& out, size_t keepAtMost)
+    {
+        constexpr size_t kReleaseRun = 1 << 20;
+        skipWhitespace();
+        if (m_p >= m_end || *m_p != '"') {
+            fail(m_p >= m_end ? "unexpected end of data" : "expected a string");
+            return false;
+        }
+        const char* start = ++m_p;
+        const char* p = start;
+        const char* unreleased = start; // bytes of a dropped string not yet handed back
+        bool dropped = keepAtMost == 0;
+        bool escaped = false;
+        for (;;) {
+            if (!dropped && static_cast<size_t>(p - start) > keepAtMost)
+                dropped = true;
+            if (dropped && m_source && static_cast<size_t>(p - unreleased) >= kReleaseRun) {
+                releaseRange(unreleased, p);
+                unreleased = p;
+            }
+            // A dropped string is scanned in runs so that its pages can be handed back as it goes.
+            const char* runEnd = m_end;
+            if (dropped && m_source && static_cast<size_t>(m_end - p) > kReleaseRun)
+                runEnd = p + kReleaseRun;
+#if defined(__SSE2__)
+            const __m128i quote = _mm_set1_epi8('"');
+            const __m128i backslash = _mm_set1_epi8('\\');
+            while (p + 16 <= runEnd) {
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+                const int mask
+                    = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+                if (mask) {
+                    p += __builtin_ctz(static_cast<unsigned>(mask));
+                    goto found;
+                }
+                p += 16;
+            }
+#endif
+            while (p < runEnd && *p != '"' && *p != '\\')
+                ++p;
+            if (p >= runEnd && runEnd < m_end)
+                continue; // the end of a run, not of the input
+            if (p >= m_end && refill())
+                continue;
+            if (p >= m_end) {
+                m_p = m_end;
+                fail("unexpected end of data inside a string");
+                return false;
+            }
+#if defined(__SSE2__)
+        found:
+#endif
+            if (*p == '"')
+                break;
+            escaped = true;
+            while (p + 2 > m_end && refill()) { }
+            if (p + 2 > m_end) {
+                m_p = m_end;
+                fail("unexpected end of data inside a string");
+                return false;
+            }
+            p += 2;
+        }
+        if (dropped) {
+            if (m_source && static_cast<size_t>(p - start) > kReleaseRun)
+                releaseRange(unreleased, p);
+            out.raw = std::string_view();
+            out.escaped = false;
+        } else {
+            out.raw = std::string_view(start, static_cast<size_t>(p - start));
+            out.escaped = escaped;
+        }
+        m_p = p + 1;
+        return true;
+    }
+
     /// Skipped bytes (whitespace, values nobody reads) are never looked at again: once a run of
     /// them is long, its pages go back to the system, so padding does not stay resident.
     void releaseSkipped(const char*& from)
@@ -290,7 +327,7 @@ private:
             switch (c) {
             case '"': {
                 RawString ignored;
-                if (!string(ignored))
+                if (!scanString(ignored, 0))
                     return false;
                 continue;
             }

@@ -279,6 +279,22 @@ std::string decodeLegacyTrace(
     if (devices.empty() && events.empty())
         return "the TF1 trace holds no devices and no events";
 
+    // Every event is counted before one is decoded, and the devices and resources are rows
+    // already: a file of few events but many rows is refused here, not after building them.
+    uint64_t resources = 0;
+    for (const auto& [id, device] : devices)
+        resources += device.resources.size();
+    const uint64_t heldBytes = events.size() * 2 * sizeof(std::string_view)
+        + devices.size() * LoadLimits::kPeakBytesPerPlane + resources * LoadLimits::kPeakBytesPerLine;
+    if (std::string over = builder.checkBudget(builder.profile().eventCount() + events.size(), heldBytes);
+        !over.empty())
+        return "the TF1 trace holds " + std::to_string(events.size()) + " events on " + std::to_string(devices.size())
+            + " devices with " + std::to_string(resources) + " resources: " + over;
+    const uint64_t allEvents = builder.profile().eventCount() + events.size();
+    const uint64_t viewBytes = events.size() * 2 * sizeof(std::string_view);
+    // Names and ops grow while events are decoded: a growth of 1 MiB brings the check on.
+    uint64_t nextCheck = profile.strings.bytes() + builder.structureBytes() + (1u << 20);
+
     // Planes: device order; legacy "/job:…/device:TPU:n" names are shown as "/device:TPU:n"
     // like XSpace files when that is unambiguous (several tasks' TPU:0 keep their full names).
     std::unordered_map<std::string, int> canonicalCount;
@@ -293,9 +309,13 @@ std::string decodeLegacyTrace(
     };
     std::map<uint64_t, PlaneTracks> planes;
     auto makePlane = [&](uint64_t id, const DeviceInfoLegacy* device) -> PlaneTracks& {
-        std::string name = device && !device->name.empty() ? std::string(device->name) : "device " + std::to_string(id);
-        if (auto c = canonicalTpuName(name); !c.empty() && canonicalCount[c] == 1)
-            name = c;
+        // Views, not copies: a device name is stored once, by the builder.
+        std::string placeholder, canonical;
+        std::string_view name = device && !device->name.empty()
+            ? device->name
+            : std::string_view(placeholder = "device " + std::to_string(id));
+        if (canonical = canonicalTpuName(name); !canonical.empty() && canonicalCount[canonical] == 1)
+            name = canonical;
         PlaneTracks& pt = planes[id];
         pt.plane = builder.addPlane(name, host);
         profile.planes[pt.plane].sortIndex = static_cast<int32_t>(id);
@@ -311,13 +331,14 @@ std::string decodeLegacyTrace(
         auto tit = pt.tracks.find(resourceId);
         if (tit != pt.tracks.end())
             return tit->second;
-        std::string name = "resource " + std::to_string(resourceId);
+        std::string placeholder = "resource " + std::to_string(resourceId);
+        std::string_view name = placeholder;
         int32_t sortIndex = static_cast<int32_t>(resourceId);
         if (pt.device) {
             auto rit = pt.device->resources.find(resourceId);
             if (rit != pt.device->resources.end()) {
                 if (!rit->second.name.empty())
-                    name = std::string(rit->second.name);
+                    name = rit->second.name;
                 if (rit->second.sortIndex)
                     sortIndex = static_cast<int32_t>(rit->second.sortIndex);
             }
@@ -433,6 +454,11 @@ std::string decodeLegacyTrace(
             op = builder.addOp(info);
         }
         builder.addEvent(track, static_cast<TimePs>(timestamp), static_cast<TimePs>(duration), op);
+        if (profile.strings.bytes() + builder.structureBytes() >= nextCheck) {
+            if (std::string over = builder.checkBudget(allEvents, viewBytes); !over.empty())
+                return "stopped at event " + std::to_string(i) + " of the TF1 trace: " + over;
+            nextCheck = profile.strings.bytes() + builder.structureBytes() + (1u << 20);
+        }
         if ((i & 0xffff) == 0xffff) {
             if (stop.stop_requested())
                 return "cancelled";

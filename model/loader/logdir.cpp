@@ -7,12 +7,7 @@
 
 #include "logdir.h"
 
-#include "inputsource.h"
-
-#include "formats.h"
-#include "gzip.h"
-#include "opprofile.h"
-#include "xspaceloader.h"
+#include "decoder.h"
 
 #include <algorithm>
 #include <atomic>
@@ -191,28 +186,22 @@ struct HostJob
 };
 
 /// Reads, inflates and decodes one file into the job's builder; returns an error or "". The
-/// same path as a file opened on its own: streaming inflate, limits, first-MiB format check.
+/// same path as a file opened on its own (decodeFileInto): streaming inflate, limits, first-MiB
+/// format check.
 std::string decodeFile(const std::string& path, HostJob& job, const LoadOptions& options, std::stop_token stop,
     bool opProfileOnly, PlaneId attachTo)
 {
-    MappedFile file;
-    std::string error;
-    if (!file.open(path, error))
-        return error;
-    job.fileBytes += file.bytes().size();
-    ProgressFn progress = [&job](std::string_view, double f) { job.fraction.store(f, std::memory_order_relaxed); };
+    ProgressFn progress = [&job](std::string_view phase, double f) {
+        if (phase != "reading") // the file is open: decoding has not begun
+            job.fraction.store(f, std::memory_order_relaxed);
+    };
     const OpProfileTarget target {attachTo};
-    const DecodeOutcome decoded = decodeBytesInto(
-        file.bytes(), &file, options, job.builder, progress, stop, path, opProfileOnly ? &target : nullptr);
+    const DecodeOutcome decoded = decodeFileInto(path, job.builder, options, progress, stop,
+        opProfileOnly ? &target : nullptr, fs::path(path).filename().string() + ": ");
+    job.fileBytes += decoded.fileBytes;
     job.decodedBytes += decoded.decodedBytes;
-    if (file.shrank()) {
-        const std::string shrank = shrankMessage(path, file.bytes().size());
-        if (!decoded.error.empty())
-            return shrank + " (" + decoded.error + ")";
-        job.builder.profile().load.warnings.push_back(fs::path(path).filename().string() + ": " + shrank);
-    }
     if (decoded.error.empty())
-        job.formats.push_back(std::string(fileFormatName(decoded.format)) + (decoded.compressed ? ".gz" : ""));
+        job.formats.push_back(decoded.formatLabel());
     return decoded.error;
 }
 
@@ -495,6 +484,7 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
     }
 
     ProfileBuilder builder;
+    builder.setLoadStart(started);
     std::vector<std::string> formats;
     uint64_t fileBytes = 0, decodedBytes = 0;
     size_t loaded = 0;
@@ -531,10 +521,7 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
     profile.load.decodedBytes = decodedBytes;
     if (progress)
         progress("indexing", 1.0);
-    auto result = builder.finish(options.deviceOverride);
-    const_cast<Profile&>(*result).load.seconds
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return LoadResult {std::move(result), {}};
+    return LoadResult {builder.finish(options.deviceOverride), {}};
 }
 
 LoadResult loadNewestRun(

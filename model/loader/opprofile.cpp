@@ -19,6 +19,7 @@
 #include "../core/devicepeaks.h"
 #include "../core/jsondom.h"
 #include "formats.h"
+#include "inputsource.h"
 
 #include <charconv>
 #include <cmath>
@@ -99,6 +100,19 @@ bool splitProgramName(std::string_view name, std::string& base, uint64_t& id)
     return true;
 }
 
+/// A JSON number as int64: casting one out of range (2.7e21, found by fuzz_opprofile) or NaN
+/// is undefined behaviour, so it is clamped first.
+int64_t clampedInt(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v <= -9.2e18)
+        return INT64_MIN;
+    if (v >= 9.2e18)
+        return INT64_MAX;
+    return static_cast<int64_t>(v);
+}
+
 std::string formatNumber(double v, int precision = 4)
 {
     char buffer[64];
@@ -110,7 +124,7 @@ struct Leaf
 {
     const Value* node = nullptr; // null for a "(not broken down)" row
     std::string gapName;
-    std::string fallbackCategory;
+    std::string_view fallbackCategory; // a node name in the document, which outlives the leaves
     uint64_t programId = 0;
     bool hasProgramId = false;
     Metrics metrics;
@@ -120,9 +134,10 @@ struct Leaf
 class OpProfileDecoder
 {
 public:
-    OpProfileDecoder(ProfileBuilder& builder, const OpProfileDecodeOptions& options)
+    OpProfileDecoder(ProfileBuilder& builder, const OpProfileDecodeOptions& options, uint64_t documentBytes)
         : m_builder(builder)
         , m_options(options)
+        , m_documentBytes(documentBytes)
     {
     }
 
@@ -156,8 +171,7 @@ public:
         if (m_leaves.empty())
             return "op_profile holds no XLA ops with time";
         choosePeaks(rootMetrics);
-        emit();
-        return {};
+        return emit();
     }
 
 private:
@@ -179,7 +193,7 @@ private:
         return any && std::fabs(sum - ownTime) <= 1e-6 * std::max(ownTime, 1.0);
     }
 
-    void walk(const Value& node, uint64_t programId, bool hasProgramId, const std::string& category, int depth)
+    void walk(const Value& node, uint64_t programId, bool hasProgramId, std::string_view category, int depth)
     {
         const Metrics metrics = readMetrics(node);
         const double time = nodeTime(metrics);
@@ -203,14 +217,17 @@ private:
             return;
         }
         // Structural node: the root, a program or a category.
-        std::string nextCategory = category;
-        std::string displayName = depth == 0 ? std::string("profile") : name;
+        // Views into the document: a category name is not copied into every leaf below it.
+        std::string_view nextCategory = category;
+        std::string_view displayName = depth == 0 ? std::string_view("profile") : std::string_view(name);
+        std::string programName;
         if (depth > 0) {
             std::string base;
             uint64_t id = 0;
             if (splitProgramName(name, base, id)) {
-                m_builder.addProgram(id, base, nullptr);
-                displayName = base;
+                programName = std::move(base);
+                m_builder.addProgram(id, programName, nullptr);
+                displayName = programName;
                 programId = id;
                 hasProgramId = true;
             } else {
@@ -225,7 +242,7 @@ private:
         const double gap = time - childSum;
         if (gap > 1e-9 * m_rootTime && gap > 0) {
             Leaf leaf;
-            leaf.gapName = "(not broken down) " + displayName;
+            leaf.gapName = "(not broken down) " + std::string(displayName);
             leaf.programId = programId;
             leaf.hasProgramId = hasProgramId;
             leaf.timePs = gap;
@@ -330,7 +347,8 @@ private:
         }
     }
 
-    void emit()
+    /// Empty, or the budget message when the ops, their names and hints do not fit.
+    std::string emit()
     {
         Profile& profile = m_builder.profile();
         PlaneId plane = m_options.attachToPlane;
@@ -350,7 +368,18 @@ private:
         }
         const TrackId track = m_builder.addTrack(plane, m_options.trackName, TrackKind::XlaOps);
 
-        for (const Leaf& leaf : m_leaves) {
+        // The document and the leaves stay in memory while ops are added; ops, names and layout
+        // hints grow: a growth of 1 MiB brings the budget check on.
+        const uint64_t heldBytes = m_documentBytes + m_leaves.size() * sizeof(Leaf);
+        uint64_t nextCheck = 0;
+        for (size_t index = 0; index < m_leaves.size(); ++index) {
+            const Leaf& leaf = m_leaves[index];
+            if (const uint64_t grown = profile.strings.bytes() + m_builder.structureBytes(); grown >= nextCheck) {
+                if (std::string over = m_builder.checkBudget(profile.eventCount(), heldBytes); !over.empty())
+                    return "op_profile with " + std::to_string(m_leaves.size()) + " ops (stopped at op "
+                        + std::to_string(index) + "): " + over;
+                nextCheck = grown + (1u << 20);
+            }
             OpInfo op;
             op.isXlaOp = true;
             op.programId = leaf.programId;
@@ -369,7 +398,7 @@ private:
                 op.name = m_builder.intern(name);
                 op.longName = m_builder.intern(xla["expression"].string());
                 const std::string& category = xla["category"].string();
-                op.category = m_builder.intern(category.empty() ? leaf.fallbackCategory : category);
+                op.category = m_builder.intern(category.empty() ? leaf.fallbackCategory : std::string_view(category));
                 op.tfOp = m_builder.intern(xla["provenance"].string());
                 const Value& source = member(xla, "sourceInfo", "source_info");
                 if (const std::string& file = member(source, "fileName", "file_name").string(); !file.empty()) {
@@ -410,8 +439,8 @@ private:
                 if (dims.size() > 0) {
                     std::vector<LayoutDimensionHint> hints;
                     for (const Value& d : dims.array())
-                        hints.push_back({static_cast<int64_t>(d["size"].number()),
-                            static_cast<int64_t>(d["alignment"].number()), d["semantics"].string()});
+                        hints.push_back({clampedInt(d["size"].number()), clampedInt(d["alignment"].number()),
+                            d["semantics"].string()});
                     profile.layoutHints[id] = std::move(hints);
                 }
             }
@@ -430,10 +459,12 @@ private:
                   "'(not broken down) …' rows so fractions add up to the file's root time");
         if (m_setDevicePeak)
             limitations.push_back("peak used for utilizations: " + m_peakNote);
+        return {};
     }
 
     ProfileBuilder& m_builder;
     const OpProfileDecodeOptions& m_options;
+    uint64_t m_documentBytes; // what the parsed document takes, charged while ops are built from it
     std::string m_rootKey;
     std::string m_deviceType;
     bool m_rawMode = false;
@@ -459,28 +490,37 @@ bool looksLikeOpProfileJson(std::string_view text)
 }
 
 std::string decodeOpProfile(std::string_view bytes, ProfileBuilder& builder, const OpProfileDecodeOptions& options,
-    const ProgressFn& progress, std::stop_token stop)
+    const ProgressFn& progress, std::stop_token stop, ByteSource* source)
 {
     if (progress)
         progress("parsing op_profile", 0.0);
+    // The document tree costs several times its text; charged before it is built.
+    const uint64_t documentBytes = bytes.size() * kPeakBytesPerOpProfileByte;
+    if (std::string over = builder.checkBudget(builder.profile().eventCount(), documentBytes + bytes.size());
+        !over.empty())
+        return "op_profile JSON of " + std::to_string(bytes.size() >> 20) + " MiB: " + over;
     json::Value document;
     json::ParseError error;
     json::ParseOptions parseOptions;
     parseOptions.maxBytes = 128u << 20; // the DOM takes ~10× the text; real files are tens of MB
     if (!json::parse(bytes, document, error, parseOptions))
         return "not valid op_profile JSON: " + error.describe();
+    // Only the tree is read from here on: the text's pages go back (a mapped file rereads them
+    // if touched), so a big name costs the tree's copy and the stored one, not the text's too.
+    if (source)
+        source->release(bytes.data(), bytes.data() + bytes.size());
     if (stop.stop_requested())
         return "cancelled";
     if (progress)
         progress("parsing op_profile", 1.0);
-    OpProfileDecoder decoder(builder, options);
+    OpProfileDecoder decoder(builder, options, documentBytes);
     return decoder.run(document);
 }
 
 std::string decodeOpProfileJson(
     std::string_view bytes, ProfileBuilder& builder, const ProgressFn& progress, std::stop_token stop)
 {
-    return decodeOpProfile(bytes, builder, OpProfileDecodeOptions {}, progress, stop);
+    return decodeOpProfile(bytes, builder, OpProfileDecodeOptions {}, progress, stop, nullptr);
 }
 
 } // namespace tpuscope::model

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "loader.h"
+#include "decoder.h"
 
 namespace tpuscope::model {
 

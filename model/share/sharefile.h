@@ -8,14 +8,12 @@
 // timeline.
 
 #include "../core/profile.h"
+#include "../loader/sharereader.h" // the reader: kShareMagic, shareFileJson, shareFileFromText, ...
 
 #include <string>
 #include <string_view>
 
 namespace tpuscope::model {
-
-constexpr std::string_view kShareMagic = "TPUSCOPE-SHARE";
-constexpr int kShareVersion = 1;
 
 struct ShareRedaction
 {
@@ -59,21 +57,8 @@ struct ShareResult
 /// Builds a share file from a loaded profile. Fails only when there is nothing to share.
 ShareResult buildShareFile(const Profile& profile, const ShareOptions& options = {});
 
-/// Header check + gunzip: the JSON document inside a share file, with a clear error otherwise.
-bool shareFileJson(std::string_view bytes, std::string& json, std::string& error);
-
 /// The text form: "```tpuscope\n" + base64 of the file in 76-column lines + "\n```\n".
 std::string shareFileToText(std::string_view shareBytes);
-/// The JSON inside a share file is at most this big (real ones are a few hundred KB), and the
-/// text form read from a file or standard input at most kMaxShareTextBytes: bigger input is
-/// refused, never read on without bound (/dev/zero, an endless pipe).
-constexpr uint64_t kMaxShareJsonBytes = 64ull << 20;
-constexpr uint64_t kMaxShareTextBytes = 128ull << 20;
-
-/// Reads the text form back (the fenced block may be surrounded by other text, quoted with
-/// "> ", or be bare base64). Fails with a clear message for damaged or truncated text.
-bool shareFileFromText(std::string_view text, std::string& shareBytes, std::string& error);
-
 /// saveFileAtomically (core/atomicfile.h) without inputs to protect: kept for the GUI's share export.
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error);
 

@@ -130,6 +130,15 @@ constexpr uint64_t kOneGiB = 1ull << 30;
 
 // ---- 1. no allocation sized from untrusted data; bad_alloc is a message -----------------------
 
+namespace {
+
+std::string varintField(int number, uint64_t value)
+{
+    return varint(static_cast<uint64_t>(number) << 3) + varint(value);
+}
+
+} // namespace
+
 TEST(Robustness, LyingTrailerLoadsUnderAnAddressSpaceLimit)
 {
     REQUIRE_MEMORY_TOOLS();
@@ -190,6 +199,48 @@ TEST(Robustness, TheBudgetChargesLinesAndPlanesNotOnlyEvents)
     }
 }
 
+TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH))
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tempDir("special_files");
+    const std::string fifo = dir + "/pipe.xplane.pb";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    struct Case
+    {
+        std::string args;
+        std::string expected;
+    };
+    const std::vector<Case> cases = {
+        {"summary '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
+        {"open-text '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
+        {"open-text '" + dir + "'", "is a directory"},
+        {"open-text /dev/zero", "is a device, not a regular file"},
+        {"summary /dev/zero", "is a device, not a regular file"},
+        {"open-text - < /dev/zero", "standard input: more than 128 MiB"},
+    };
+    for (const Case& c : cases) {
+        const auto started = std::chrono::steady_clock::now();
+        const CommandResult r = runCommand("timeout 20 " + cli() + " " + c.args, true);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        EXPECT_EQ(r.exitCode, 1) << c.args << ": " << r.output; // timeout gives 124
+        EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << ": " << r.output;
+        EXPECT_LT(seconds, kSanitized ? 10.0 : 2.0) << c.args;
+    }
+}
+
+TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH))
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tempDir("control_byte");
+    writeFile(dir + "/paste.txt", "```tpuscope\nVFBV\x1fU0NPUEU=\n```\n");
+    const CommandResult r = runCommand(cli() + " open-text '" + dir + "/paste.txt'", true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_EQ(r.output.find('\x1f'), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("byte 0x1F"), std::string::npos) << r.output;
+}
+
 TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
 {
     if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
@@ -241,6 +292,46 @@ TEST(Robustness, LogDirHostsUseTheSameInflatePath)
     }
 }
 
+TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
+{
+    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+        GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
+    const std::string dir = tempDir("skipped_values");
+    const std::string first = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
+    const std::string last = R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}]})";
+    const std::string mib(1 << 20, 'x');
+    // A 300 MiB string in an arg nobody reads, one inside a nested arg value, and one under an
+    // event key the loader skips: each used to stay resident until its value ended (a 300 MB
+    // peak per string).
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"junk":")", R"("}},)"},
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"nested":{"a":[1,")", R"("]}}},)"},
+        {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"blob":")", R"("},)"},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string path = dir + "/skipped" + std::to_string(i) + ".json.gz";
+        writeFile(
+            path, gzipBytes(first + cases[i].first) + repeatedMembers(mib, 300) + gzipBytes(cases[i].second + last));
+        const Measured m = runCli("summary '" + path + "' --max-compression-ratio 100000");
+        EXPECT_EQ(m.exitCode, 0) << m.output;
+        EXPECT_NE(m.output.find("3 events"), std::string::npos) << m.output;
+        if (!kSanitized) {
+            EXPECT_LT(m.peakKb, 150 * 1024) << "case " << i << ": the skipped string stayed resident";
+        }
+    }
+    // 1 GiB of whitespace between two events, from a file of about 1 MB.
+    const std::string spaces = dir + "/spaces.json.gz";
+    writeFile(spaces,
+        gzipBytes(R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)")
+            + repeatedMembers(std::string(1 << 20, ' '), 1024) + gzipBytes(last));
+    const Measured m = runCli("summary '" + spaces + "' --max-compression-ratio 100000");
+    EXPECT_EQ(m.exitCode, 0) << m.output;
+    EXPECT_NE(m.output.find("2 events"), std::string::npos) << m.output;
+    if (!kSanitized) {
+        EXPECT_LT(m.peakKb, 150 * 1024) << "whitespace stayed resident";
+    }
+}
+
 TEST(Robustness, ABigNameIsStoredOnce)
 {
     if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
@@ -260,44 +351,57 @@ TEST(Robustness, ABigNameIsStoredOnce)
     fs::remove_all(dir); // 256 MB
 }
 
-TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
+TEST(Robustness, TheBudgetChargesNamesAndOpsOfEveryFormat)
 {
     if (!fs::exists(TPUSCOPE_CLI_PATH))
-        GTEST_SKIP() << "tpuscope-cli not built";
-    const std::string dir = tempDir("special_files");
-    const std::string fifo = dir + "/pipe.xplane.pb";
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    struct Case
-    {
-        std::string args;
-        std::string expected;
+        GTEST_SKIP() << "needs tpuscope-cli";
+    const std::string dir = tempDir("budget_formats");
+    // Each file is far within the event limits (20,000 events, the budget checks of the event
+    // count come every 65,536) but holds 80 MB of unique names, or a document tree of several
+    // times that: under a 50 MiB budget it must stop with the budget message, not load.
+    auto uniqueName = [](int i) {
+        std::string name = "op_" + std::to_string(i) + "_";
+        name.resize(4096, 'x');
+        return name;
     };
-    const std::vector<Case> cases = {
-        {"summary '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
-        {"open-text '" + fifo + "'", "is a FIFO (named pipe), not a regular file"},
-        {"open-text '" + dir + "'", "is a directory"},
-        {"open-text /dev/zero", "is a device, not a regular file"},
-        {"summary /dev/zero", "is a device, not a regular file"},
-        {"open-text - < /dev/zero", "standard input: more than 128 MiB"},
-    };
-    for (const Case& c : cases) {
-        const auto started = std::chrono::steady_clock::now();
-        const CommandResult r = runCommand("timeout 20 " + cli() + " " + c.args, true);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        EXPECT_EQ(r.exitCode, 1) << c.args << ": " << r.output; // timeout gives 124
-        EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << ": " << r.output;
-        EXPECT_LT(seconds, kSanitized ? 10.0 : 2.0) << c.args;
+    std::string json = R"({"traceEvents":[)";
+    for (int i = 0; i < 20000; ++i)
+        json += (i ? "," : "") + std::string(R"({"name":")") + uniqueName(i) + R"(","ph":"X","pid":1,"tid":1,"ts":)"
+            + std::to_string(i * 10) + R"(,"dur":5})";
+    writeFile(dir + "/names.json", json + "]}");
+
+    const std::string resource
+        = lengthField(3, varintField(1, 2) + lengthField(2, lengthField(1, "XLA Ops") + varintField(2, 2)));
+    std::string trace = lengthField(
+        1, varintField(1, 1) + lengthField(2, lengthField(1, "/device:TPU:0") + varintField(2, 1) + resource));
+    for (int i = 0; i < 20000; ++i)
+        trace += lengthField(4,
+            varintField(1, 1) + varintField(2, 2) + lengthField(3, uniqueName(i)) + varintField(9, 10 * i)
+                + varintField(10, 5));
+    writeFile(dir + "/trace", trace);
+
+    std::string ops;
+    for (int i = 0; i < 2000; ++i)
+        ops += (i ? "," : "") + std::string(R"({"name":")") + uniqueName(i)
+            + R"(","metrics":{"rawTime":1,"occurrences":1},"xla":{"category":"loop fusion"}})";
+    writeFile(dir + "/big.op_profile.json",
+        R"x({"byProgram":{"name":"root","metrics":{"rawTime":2000},"children":[{"name":"jit_f(1)","metrics":)x"
+        R"x({"rawTime":2000},"children":[)x"
+            + ops + "]}]}}");
+
+    for (const char* file : {"names.json", "trace", "big.op_profile.json"}) {
+        const CommandResult loads = runCommand(cli() + " summary '" + dir + "/" + file + "'", true);
+        EXPECT_EQ(loads.exitCode, 0) << file << ": " << loads.output; // fits the default budget
+        const CommandResult r = runCommand(cli() + " summary '" + dir + "/" + file + "' --memory-budget-mb 50", true);
+        EXPECT_NE(r.output.find("over the memory budget of 50 MiB; the budget was set by --memory-budget-mb"),
+            std::string::npos)
+            << file << ": " << r.output;
     }
+    // Chrome JSON keeps the events read before the budget ran out (as for the event limit) and
+    // says where it stopped; the whole-file formats fail.
+    const CommandResult chrome = runCommand(cli() + " summary '" + dir + "/names.json' --memory-budget-mb 50", true);
+    EXPECT_NE(chrome.output.find("stopped reading at byte"), std::string::npos) << chrome.output;
+    EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/trace' --memory-budget-mb 50", true).exitCode, 1);
+    EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/big.op_profile.json' --memory-budget-mb 50", true).exitCode, 1);
 }
 
-TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
-{
-    if (!fs::exists(TPUSCOPE_CLI_PATH))
-        GTEST_SKIP() << "tpuscope-cli not built";
-    const std::string dir = tempDir("control_byte");
-    writeFile(dir + "/paste.txt", "```tpuscope\nVFBV\x1fU0NPUEU=\n```\n");
-    const CommandResult r = runCommand(cli() + " open-text '" + dir + "/paste.txt'", true);
-    EXPECT_EQ(r.exitCode, 1) << r.output;
-    EXPECT_EQ(r.output.find('\x1f'), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("byte 0x1F"), std::string::npos) << r.output;
-}

@@ -232,3 +232,34 @@ TEST(Logdir, Tf1RunCombinesTraceTimelineWithOpProfileTable)
         timelineEvents += t.size();
     EXPECT_EQ(timelineEvents, 3u);
 }
+
+TEST(Logdir, APickedRunLoadsAsScannedWithoutAScanAgain)
+{
+    // The GUI's run picker scans once (findRuns) and hands the chosen run to loadRun: the load
+    // reads exactly the hosts of that scan, whatever the directory holds by then.
+    const FakeLogdir d = makeLogdir("picked");
+    const std::vector<ProfileRun> runs = findRuns(d.root);
+    ASSERT_EQ(runs.size(), 2u);
+    const ProfileRun& older = runs[1];
+    ASSERT_EQ(older.path, d.olderRun);
+    // After the scan: a newer run appears and the picked run gains a host.
+    const std::string newest = d.root + "/plugins/profile/2026_02_01_00_00_00";
+    fs::create_directories(newest);
+    writeFile(newest + "/late.xplane.pb", hostXSpace("late", 1, 1'800'000'000'000'000'000));
+    writeFile(d.olderRun + "/w2.xplane.pb", hostXSpace("w2", 2, 1'600'000'000'000'000'000));
+
+    const LoadResult result = loadRun(older);
+    ASSERT_TRUE(result.ok()) << result.error;
+    const Profile& p = *result.profile;
+    EXPECT_EQ(p.load.path, d.olderRun);
+    ASSERT_EQ(p.hosts.size(), 2u);
+    EXPECT_EQ(p.hosts[0], "w0");
+    EXPECT_EQ(p.hosts[1], "w1");
+    EXPECT_EQ(p.device.cores, 4);
+    EXPECT_EQ(p.load.format, "run of xspace");
+    EXPECT_GT(p.load.seconds, 0.0); // set by the builder's finish, not written into the shared profile
+    // The path instead is scanned again at load time, and finds the newest run and its host.
+    const LoadResult again = loadProfile(d.root);
+    ASSERT_TRUE(again.ok()) << again.error;
+    EXPECT_EQ(again.profile->load.path, newest);
+}

@@ -306,3 +306,21 @@ TEST(OpProfile, BadInputGivesClearErrors)
     for (size_t cut = 1; cut < good.size(); cut += 37)
         loadProfileFromBytes(good.substr(0, cut), "cut.op_profile.json");
 }
+
+TEST(OpProfile, OutOfRangeLayoutNumbersAreClamped)
+{
+    // fuzz_opprofile: a layout size of 2.7e21 was cast to int64 (undefined behaviour).
+    const std::string text
+        = R"x({"byProgram":{"name":"root","metrics":{"rawTime":100},"children":[{"name":"jit_f(1)","metrics":)x"
+          R"x({"rawTime":100},"children":[{"name":"fusion.1","metrics":{"rawTime":100,"occurrences":1},)x"
+          R"x("xla":{"category":"loop fusion","layout":{"dimensions":[{"size":2.7e21,"alignment":-1e300,)x"
+          R"x("semantics":"batch"},{"size":128,"alignment":128,"semantics":"feature"}]}}}]}]}})x";
+    const LoadResult result = loadProfileFromBytes(text, "op_profile.json");
+    ASSERT_TRUE(result.ok()) << result.error;
+    ASSERT_EQ(result.profile->layoutHints.size(), 1u);
+    const auto& hints = result.profile->layoutHints.begin()->second;
+    ASSERT_EQ(hints.size(), 2u);
+    EXPECT_EQ(hints[0].size, INT64_MAX);
+    EXPECT_EQ(hints[0].alignment, INT64_MIN);
+    EXPECT_EQ(hints[1].size, 128);
+}

@@ -13,8 +13,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace tpuscope::model;
@@ -117,6 +121,116 @@ TEST(Robustness, GunzipDoesNotTrustTheTrailer)
 }
 
 // ---- 2. one streaming inflate path; ratio guard; skipped bytes not resident -------------------
+
+/// Peak resident memory a load of `path` adds, in a forked child (so that the analysis the CLI
+/// runs afterwards, and this process's own history, do not count): VmHWM after the load minus
+/// VmRSS before it. -1 when it cannot be measured.
+long loadPeakKb(const std::string& path, std::string* error = nullptr)
+{
+    auto statusKb = [](const char* field) {
+        std::ifstream in("/proc/self/status");
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind(field, 0) == 0)
+                return std::atol(line.c_str() + std::strlen(field));
+        return -1L;
+    };
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return -1;
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        const long before = statusKb("VmRSS:");
+        const LoadResult r = loadProfile(path);
+        const long peak = statusKb("VmHWM:");
+        const std::string report
+            = std::to_string(r.ok() && before >= 0 && peak >= 0 ? peak - before : -1) + "\n" + r.error;
+        [[maybe_unused]] const ssize_t n = ::write(fds[1], report.data(), report.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string report;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+        report.append(buffer, static_cast<size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (error)
+        *error = report.substr(std::min(report.size(), report.find('\n') + 1));
+    return report.empty() ? -1 : std::atol(report.c_str());
+}
+
+std::string varintField(int number, uint64_t value)
+{
+    return varint(static_cast<uint64_t>(number) << 3) + varint(value);
+}
+
+TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
+{
+    if (kSanitized)
+        GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
+    const std::string dir = tempDir("big_strings");
+    constexpr size_t kBig = 200u << 20;
+    struct Case
+    {
+        std::string file;
+        size_t big;
+    };
+    std::vector<Case> cases;
+    {
+        const std::string big(kBig, 'n');
+        // XSpace: the name of an event's metadata, used by two events.
+        auto event = [](uint64_t offset) {
+            return lengthField(4, varintField(1, 1) + varintField(2, offset) + varintField(3, 10));
+        };
+        const std::string line = varintField(1, 1) + lengthField(2, "XLA Ops") + event(0) + event(20);
+        const std::string metadata
+            = lengthField(4, varintField(1, 1) + lengthField(2, varintField(1, 1) + lengthField(2, big)));
+        writeFile(dir + "/big.xplane.pb",
+            lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
+        cases.push_back({"big.xplane.pb", kBig});
+        // TF1 trace: the name of one event (a second one is short).
+        const std::string resource
+            = lengthField(3, varintField(1, 2) + lengthField(2, lengthField(1, "XLA Ops") + varintField(2, 2)));
+        const std::string device = lengthField(
+            1, varintField(1, 1) + lengthField(2, lengthField(1, "/device:TPU:0") + varintField(2, 1) + resource));
+        auto traceEvent = [](const std::string& name, uint64_t ts) {
+            return lengthField(4,
+                varintField(1, 1) + varintField(2, 2) + lengthField(3, name) + varintField(9, ts)
+                    + varintField(10, 10));
+        };
+        writeFile(dir + "/trace", device + traceEvent(big, 0) + traceEvent("short", 20));
+        cases.push_back({"trace", kBig});
+        // Chrome JSON: a thread name (the event-name case is ABigNameIsStoredOnce).
+        writeFile(dir + "/thread.json",
+            R"({"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":")" + big
+                + R"("}},{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1}]})");
+        cases.push_back({"thread.json", kBig});
+        // op_profile: an op name; the document is at most 128 MiB, so this name is 100 MiB.
+        const std::string name(100u << 20, 'n');
+        writeFile(dir + "/big.op_profile.json",
+            R"x({"byProgram":{"name":"root","metrics":{"rawTime":100},"children":[{"name":"jit_f(1)","metrics":)x"
+            R"x({"rawTime":100},"children":[{"name":")x"
+                + name + R"(","metrics":{"rawTime":100,"occurrences":1},"xla":{"category":"loop fusion"}}]}]}})");
+        cases.push_back({"big.op_profile.json", name.size()});
+    }
+    for (const Case& c : cases) {
+        std::string error;
+        const long peakKb = loadPeakKb(dir + "/" + c.file, &error);
+        ASSERT_GE(peakKb, 0) << c.file << ": " << error;
+        // The input (mapped or inflated) holds one copy while it is read, the profile one more:
+        // 2x. A third copy (a decoder's own std::string, a document tree kept beside the text)
+        // would be 3x.
+        const long bigKb = static_cast<long>(c.big / 1024);
+        EXPECT_LT(peakKb, bigKb * 9 / 4 + 48 * 1024)
+            << c.file << ": " << peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB string";
+        std::cout << c.file << ": the load peaked at " << peakKb / 1024 << " MiB for a " << bigKb / 1024
+                  << " MiB string\n";
+    }
+    fs::remove_all(dir);
+}
 
 // ---- 3. special files ------------------------------------------------------------------------
 
