@@ -4,7 +4,7 @@
 # Installs the build into a temporary XDG data prefix, builds its MIME and desktop databases, then asks
 # xdg-mime (and GIO, which GNOME's file manager uses, when present) for each sample file's type and the
 # type's default application, and runs the desktop entry's Exec line on each file.
-# Usage: file_association_check.sh BUILD_DIR SOURCE_DIR
+# Usage: file_association_check.sh BUILD_DIR SOURCE_DIR. Exits 77 (ctest: skipped) when the tools are missing.
 set -eu
 build=$1
 source=$2
@@ -12,14 +12,14 @@ source=$2
 for tool in xdg-mime update-mime-database update-desktop-database; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     echo "SKIPPED file association check: $tool is not installed (apt-get install xdg-utils shared-mime-info desktop-file-utils)"
-    exit 0
+    exit 77
   fi
 done
 # Without a desktop session xdg-mime asks File::MimeInfo's mimetype (a Recommends of xdg-utils); its last
 # resort, file(1), does not read the shared-mime-info database at all.
 if [ -z "${XDG_CURRENT_DESKTOP:-}" ] && ! command -v mimetype >/dev/null 2>&1; then
   echo "SKIPPED file association check: mimetype is not installed (apt-get install libfile-mimeinfo-perl)"
-  exit 0
+  exit 77
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tpuscope-assoc.XXXXXX")
