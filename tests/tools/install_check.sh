@@ -23,6 +23,9 @@ if [ "$gui" = gui ]; then
   expect share/applications/tpuscope.desktop
   expect share/icons/hicolor/scalable/apps/tpuscope.svg
   expect share/mime/packages/tpuscope.xml
+  for size in 16 24 32 48 64 128 256; do
+    expect share/icons/hicolor/${size}x${size}/apps/tpuscope.png
+  done
 fi
 [ -x "$prefix/bin/tpuscope-cli" ] || { echo "bin/tpuscope-cli is not executable"; status=1; }
 # The man pages carry the version, not the template's placeholder.
@@ -31,6 +34,18 @@ if grep -q '@PROJECT_VERSION@' "$prefix/share/man/man1/tpuscope.1" "$prefix/shar
 fi
 [ $status -eq 0 ] || exit 1
 [ "$gui" = gui ] || exit 0
+
+# Each PNG is a PNG of its directory's size: the signature, then IHDR's width and height (big-endian).
+for size in 16 24 32 48 64 128 256; do
+  png=$prefix/share/icons/hicolor/${size}x${size}/apps/tpuscope.png
+  signature=$(od -An -tx1 -N8 "$png" | tr -d ' \n')
+  dims=$(od -An -tu1 -j16 -N8 "$png" | awk '{ print $1*16777216 + $2*65536 + $3*256 + $4 "x" $5*16777216 + $6*65536 + $7*256 + $8 }')
+  if [ "$signature" != 89504e470d0a1a0a ] || [ "$dims" != "${size}x${size}" ]; then
+    echo "icon ${size}x${size}/apps/tpuscope.png is not a ${size}x${size} PNG (signature $signature, size $dims)"
+    exit 1
+  fi
+done
+echo "PNG icons: 7 sizes, each its directory's size"
 
 # The menu entry must name the icon and the MIME types that are installed.
 desktop=$prefix/share/applications/tpuscope.desktop
