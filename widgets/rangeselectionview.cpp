@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rangeselectionview.h"
+
+#include "sortarrows.h"
 #include "qt/qstrings.h"
 
 #include "timelineview.h"
@@ -33,6 +35,7 @@ RangeSelectionView::RangeSelectionView(TimelineView* timeline, QWidget* parent)
     m_proxy->setSortRole(qt::RangeSelectionModel::SortRole);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
+    useConventionalSortArrows(m_view->horizontalHeader()); // down = largest first
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -16,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -163,6 +164,8 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     // Sorted by time, largest first, and sortable by any column through the proxy.
     auto* view = w.range->view();
     EXPECT_EQ(view->model()->index(0, 0).data().toString(), qs(expected.rows.front().name));
+    // Its arrow points down for largest first, like every sortable table (sortarrows.h).
+    EXPECT_TRUE(view->horizontalHeader()->property("tpuscopeSortArrows").toBool());
     view->sortByColumn(qt::RangeSelectionModel::NameColumn, Qt::AscendingOrder);
     QStringList names;
     for (int r = 0; r < view->model()->rowCount(); ++r)
