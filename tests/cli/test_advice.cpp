@@ -15,10 +15,6 @@ using namespace tpuscope::test;
 
 namespace {
 
-constexpr double kPeakTflops = 100;
-constexpr double kPeakHbmGbps = 1000;
-constexpr double kStepPs = 1e9; // 1 ms of ops per step
-
 struct OpDef
 {
     std::string name;
@@ -30,8 +26,6 @@ struct OpDef
     int64_t convBatch = 0; // > 0: the op is a convolution f32[B,8,8,C]{0,3,2,1:T(8,128)} in an HLO program
     int64_t convFeature = 128;
 };
-
-const std::vector<OpDef> kFiller = {{"fusion.filler", "loop fusion", 0.0, 0.6, 0.3}};
 
 } // namespace
 

@@ -10,15 +10,6 @@ using namespace tpuscope::model;
 
 namespace {
 
-struct OpSpec
-{
-    const char* name;
-    const char* category;
-    TimePs duration; // per occurrence
-    int occurrences; // per step
-    double flops; // per occurrence
-};
-
 } // namespace
 
 TEST(DiffCli, TwoFiles)

@@ -27,60 +27,7 @@ using namespace tpuscope::test;
 
 namespace {
 
-/// A protobuf message written field by field (just what the buffer assignment needs).
-class Message
-{
-public:
-    Message& varint(uint32_t field, uint64_t value)
-    {
-        tag(field, 0);
-        raw(value);
-        return *this;
-    }
-    Message& bytes(uint32_t field, const std::string& payload)
-    {
-        tag(field, 2);
-        raw(payload.size());
-        m_bytes += payload;
-        return *this;
-    }
-    Message& message(uint32_t field, const Message& sub) { return bytes(field, sub.str()); }
-    Message& packed(uint32_t field, const std::vector<int64_t>& values)
-    {
-        Message body;
-        for (int64_t v : values)
-            body.raw(static_cast<uint64_t>(v));
-        return bytes(field, body.str());
-    }
-    const std::string& str() const { return m_bytes; }
-
-private:
-    void tag(uint32_t field, uint32_t type) { raw((static_cast<uint64_t>(field) << 3) | type); }
-    void raw(uint64_t v)
-    {
-        while (v >= 0x80) {
-            m_bytes += static_cast<char>((v & 0x7f) | 0x80);
-            v >>= 7;
-        }
-        m_bytes += static_cast<char>(v);
-    }
-    std::string m_bytes;
-};
-
-struct AllocationSpec
-{
-    int64_t index = 0;
-    int64_t size = 0;
-    std::vector<int64_t> buffers;
-    bool parameter = false, liveOut = false, threadLocal = false, constant = false;
-    int64_t color = 0;
-};
-
 enum Kind : uint64_t { kAlloc = 0, kFree = 1, kShare = 2 };
-
-constexpr int kF32 = 11, kBF16 = 16, kTuple = 13;
-
-constexpr int64_t kMiB = 1 << 20; // the size of an f32[256,128] buffer is 128 KiB; sizes here are free to choose
 
 } // namespace
 

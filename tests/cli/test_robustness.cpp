@@ -7,6 +7,7 @@
 #include "loader/inputsource.h"
 #include "loader/loader.h"
 
+#include "robustnessinputs.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -21,18 +22,6 @@ using namespace tpuscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true; // ASan reserves terabytes of shadow memory: no prlimit, no RSS bounds
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 std::string cli()
 {
@@ -75,55 +64,6 @@ Measured runCli(const std::string& args, uint64_t asBytes = 0)
     return m;
 }
 
-std::string varint(uint64_t v)
-{
-    std::string out;
-    do {
-        out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    return out;
-}
-
-std::string lengthField(int number, const std::string& payload)
-{
-    return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
-}
-
-/// An XSpace of one TPU plane holding `lines` empty lines (about 2 bytes each, no events).
-std::string emptyLinesXSpace(size_t lines)
-{
-    std::string plane = varint(1 << 3) + varint(1) + lengthField(2, "/device:TPU:0");
-    plane.reserve(plane.size() + 2 * lines);
-    for (size_t i = 0; i < lines; ++i)
-        plane += std::string("\x1a\x00", 2);
-    return lengthField(1, plane);
-}
-
-/// `copies` gzip members of `chunk` each: inflates to copies × chunk bytes from a tiny file.
-std::string repeatedMembers(const std::string& chunk, size_t copies)
-{
-    const std::string member = gzipBytes(chunk, 9);
-    std::string out;
-    out.reserve(member.size() * copies);
-    for (size_t i = 0; i < copies; ++i)
-        out += member;
-    return out;
-}
-
-std::string synthXSpace(const std::string& path)
-{
-    const CommandResult r = runCommand(cli() + " synth bench:2000 -o '" + path + "'", true);
-    EXPECT_EQ(r.exitCode, 0) << r.output;
-    return readFile(path);
-}
-
-/// A valid XSpace .gz followed by 4.6 MB of zeros and a trailer that claims 4 GiB.
-std::string lyingTrailerGzip(const std::string& xspace)
-{
-    return gzipBytes(xspace) + std::string(4'600'000, '\0') + std::string("\xff\xff\xff\xff", 4);
-}
-
 constexpr uint64_t kOneGiB = 1ull << 30;
 
 } // namespace
@@ -131,11 +71,6 @@ constexpr uint64_t kOneGiB = 1ull << 30;
 // ---- 1. no allocation sized from untrusted data; bad_alloc is a message -----------------------
 
 namespace {
-
-std::string varintField(int number, uint64_t value)
-{
-    return varint(static_cast<uint64_t>(number) << 3) + varint(value);
-}
 
 } // namespace
 
@@ -404,4 +339,3 @@ TEST(Robustness, TheBudgetChargesNamesAndOpsOfEveryFormat)
     EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/trace' --memory-budget-mb 50", true).exitCode, 1);
     EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/big.op_profile.json' --memory-budget-mb 50", true).exitCode, 1);
 }
-

@@ -23,45 +23,6 @@ using namespace tpuscope::test;
 
 namespace {
 
-constexpr TimePs kMs = 1'000'000'000; // ps
-
-/// A hand-made profile: TPU cores with an XLA Modules and an XLA Ops line, and a host line
-/// that starts the profile at time 0.
-struct Builder
-{
-    ProfileBuilder b;
-    std::vector<PlaneId> cores;
-    std::vector<TrackId> modules, ops, steps;
-    TrackId host = 0;
-
-    explicit Builder(int coreCount, bool withModules = true)
-    {
-        const PlaneId hostPlane = b.addPlane("/host:CPU");
-        host = b.addTrack(hostPlane, "python", TrackKind::HostThread);
-        for (int c = 0; c < coreCount; ++c) {
-            const PlaneId p = b.addPlane("/device:TPU:" + std::to_string(c));
-            cores.push_back(p);
-            modules.push_back(withModules ? b.addTrack(p, "XLA Modules", TrackKind::XlaModules) : kNone);
-            ops.push_back(b.addTrack(p, "XLA Ops", TrackKind::XlaOps));
-        }
-    }
-    OpId op(const std::string& name, const std::string& category, const std::string& shape = {})
-    {
-        OpInfo info;
-        info.name = b.intern(name);
-        info.category = b.intern(category);
-        info.shapeWithLayout = b.intern(shape);
-        info.isXlaOp = true;
-        return b.addOp(info);
-    }
-    OpId module(const std::string& name)
-    {
-        OpInfo info;
-        info.name = b.intern(name);
-        return b.addOp(info);
-    }
-};
-
 } // namespace
 
 TEST(StepsCli, JsonShapeProgramAndCore)

@@ -12,13 +12,6 @@ using namespace tpuscope::test;
 
 namespace {
 
-/// Restores the process-wide width after a test.
-struct CellWidth
-{
-    explicit CellWidth(size_t width) { setTextCellWidth(width); }
-    ~CellWidth() { setTextCellWidth(0); }
-};
-
 } // namespace
 
 TEST(TextTables, CliOpsTableElidesAt60AndWidePrintsWhole)
@@ -66,4 +59,3 @@ TEST(TextTables, CliOpsTableElidesAt60AndWidePrintsWhole)
             break;
         }
 }
-

@@ -2,6 +2,7 @@
 // Outputs never destroy (issue 18): the core's atomic-save helper and the CLI commands that use it.
 #include "core/atomicfile.h"
 
+#include "robustnessinputs.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -13,26 +14,6 @@
 using namespace tpuscope::model;
 using namespace tpuscope::test;
 namespace fs = std::filesystem;
-
-namespace {
-
-size_t entriesIn(const std::string& dir)
-{
-    size_t n = 0;
-    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir))
-        ++n;
-    return n;
-}
-
-bool isFifo(const std::string& path)
-{
-    struct stat st
-    {
-    };
-    return ::lstat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-} // namespace
 
 TEST(AtomicFile, ReplacesTheTargetWholeAndLeavesNoTemporaryFile)
 {

@@ -6,6 +6,7 @@
 #include "core/jsondom.h"
 #include "loader/gzip.h"
 #include "loader/loader.h"
+#include "opprofiletruth.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -37,40 +38,6 @@ json::ParseError parseFails(std::string_view text, const json::ParseOptions& opt
     EXPECT_FALSE(json::parse(text, v, e, options)) << "parsed: " << text;
     EXPECT_TRUE(v.isNull());
     return e;
-}
-
-struct ExpectedOp
-{
-    double rawTime = 0;
-    double uncapped = 0;
-    int64_t occurrences = 0;
-};
-
-// Independent reading of the v5 sample: ops are `xla` nodes whose metrics.rawTime > 0, except
-// "… and its duplicate(s)" groups, whose children are the ops.
-void collect(const json::Value& node, std::map<std::string, ExpectedOp>& out, bool isRoot, std::string program = {})
-{
-    const std::string& name = node["name"].string();
-    if (!isRoot && node.find("xla")) {
-        if (name.ends_with(" and its duplicate(s)")) {
-            for (const auto& child : node["children"].array())
-                collect(child, out, false, program);
-            return;
-        }
-        const double t = node["metrics"]["rawTime"].number();
-        if (t > 0) {
-            ExpectedOp& e = out[program + '\x1f' + name];
-            e.rawTime += t;
-            e.uncapped += node["metrics"]["uncappedFlops"].number();
-            e.occurrences += static_cast<int64_t>(node["metrics"]["occurrences"].number());
-        }
-        return;
-    }
-    // Program nodes are named "jit_train_step(2041036616644817336)".
-    if (!isRoot && name.ends_with(')') && name.find('(') != std::string::npos)
-        program = name.substr(0, name.rfind('('));
-    for (const auto& child : node["children"].array())
-        collect(child, out, false, program);
 }
 
 std::string readInflated(const std::string& path)

@@ -7,6 +7,7 @@
 #include "loader/inputsource.h"
 #include "loader/loader.h"
 
+#include "robustnessinputs.h"
 #include "synth/synth.h"
 #include "testutil.h"
 
@@ -27,18 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true; // ASan reserves terabytes of shadow memory: no prlimit, no RSS bounds
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 #define REQUIRE_MEMORY_TOOLS()                                                                                         \
     if (!haveTools())                                                                                                  \
         GTEST_SKIP() << "needs tpuscope-cli, /usr/bin/time (Debian package time) and prlimit";                         \
@@ -51,57 +40,6 @@ struct Measured
     std::string output; // stdout and stderr
     long peakKb = -1;
 };
-
-std::string varint(uint64_t v)
-{
-    std::string out;
-    do {
-        out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    return out;
-}
-
-std::string lengthField(int number, const std::string& payload)
-{
-    return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
-}
-
-/// An XSpace of one TPU plane holding `lines` empty lines (about 2 bytes each, no events).
-std::string emptyLinesXSpace(size_t lines)
-{
-    std::string plane = varint(1 << 3) + varint(1) + lengthField(2, "/device:TPU:0");
-    plane.reserve(plane.size() + 2 * lines);
-    for (size_t i = 0; i < lines; ++i)
-        plane += std::string("\x1a\x00", 2);
-    return lengthField(1, plane);
-}
-
-/// `copies` gzip members of `chunk` each: inflates to copies × chunk bytes from a tiny file.
-std::string repeatedMembers(const std::string& chunk, size_t copies)
-{
-    const std::string member = gzipBytes(chunk, 9);
-    std::string out;
-    out.reserve(member.size() * copies);
-    for (size_t i = 0; i < copies; ++i)
-        out += member;
-    return out;
-}
-
-std::string synthXSpace(const std::string& path)
-{
-    SynthOptions options;
-    std::string error;
-    EXPECT_TRUE(parseSynthScenario("bench:2000", options, error)) << error;
-    EXPECT_TRUE(writeSyntheticXSpace(options, path, error)) << error;
-    return readFile(path);
-}
-
-/// A valid XSpace .gz followed by 4.6 MB of zeros and a trailer that claims 4 GiB.
-std::string lyingTrailerGzip(const std::string& xspace)
-{
-    return gzipBytes(xspace) + std::string(4'600'000, '\0') + std::string("\xff\xff\xff\xff", 4);
-}
 
 constexpr uint64_t kOneGiB = 1ull << 30;
 
@@ -160,11 +98,6 @@ long loadPeakKb(const std::string& path, std::string* error = nullptr)
     if (error)
         *error = report.substr(std::min(report.size(), report.find('\n') + 1));
     return report.empty() ? -1 : std::atol(report.c_str());
-}
-
-std::string varintField(int number, uint64_t value)
-{
-    return varint(static_cast<uint64_t>(number) << 3) + varint(value);
 }
 
 TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
