@@ -16,7 +16,6 @@
 #include <QLayout>
 #include <QPixmap>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTimer>
 #include <QWidget>
 
