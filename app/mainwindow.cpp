@@ -446,12 +446,16 @@ void MainWindow::connectSelection()
 void MainWindow::openFile(const QString& path)
 {
     // A TensorBoard log dir may hold many runs: the user picks one (tests and screenshots take the newest).
-    const QString target = m_options.askForRun ? pickRun(this, path) : path;
-    if (target.isEmpty())
+    // The picker hands over the run it scanned, so the session does not scan the directory again.
+    const std::optional<RunChoice> choice = m_options.askForRun ? pickRun(this, path) : RunChoice {path, std::nullopt};
+    if (!choice || choice->path.isEmpty())
         return;
     hideMessage();
-    useDeviceFor(QFileInfo(target).absoluteFilePath());
-    m_session->open(target);
+    useDeviceFor(QFileInfo(choice->path).absoluteFilePath());
+    if (choice->run)
+        m_session->openRun(*choice->run, choice->path);
+    else
+        m_session->open(choice->path);
 }
 
 void MainWindow::useDeviceFor(const QString& key)
