@@ -3,6 +3,7 @@
 #include "qt/qstrings.h"
 
 #include "devicememory.h"
+#include "loadpresenter.h"
 #include "mainmenus.h"
 #include "maintoolbar.h"
 #include "messagebar.h"
@@ -103,8 +104,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connectSelection();
     m_layout = new WindowLayout(this, m_splitter, {m_docks->detailsDock, m_docks->adviceDock, m_docks->chartsDock},
         m_docks->detailsDock, m_docks->chartsDock, m_options.persistSettings);
+    m_presenter
+        = new LoadPresenter(m_session, m_stack, m_startPage, m_profileView, m_layout, m_viewRange, statusBar(), this);
+    connect(m_presenter, &LoadPresenter::shownChanged, this, &MainWindow::updateStatusBar);
+    connect(m_session, &qt::TraceSession::loaded, this, &MainWindow::onLoaded);
     restoreSettings();
-    showStartPage();
+    m_presenter->showStartPage();
     m_startPage->setDemoAvailable(hasDemo());
     updateStatusBar();
 }
@@ -153,7 +158,7 @@ void MainWindow::createActions()
     connect(m_menus, &MainMenus::compareRequested, this, &MainWindow::compareWith);
     connect(m_menus->close, &QAction::triggered, this, &MainWindow::closeProfile);
     connect(m_menus->resetZoom, &QAction::triggered, m_timeline, &widgets::TimelineView::resetZoom);
-    connect(m_menus->zoomToBusyRegion, &QAction::triggered, this, [this] { zoomToBusyRegion(true); });
+    connect(m_menus->zoomToBusyRegion, &QAction::triggered, this, [this] { m_presenter->zoomToBusyRegion(true); });
     connect(m_menus->resetLayout, &QAction::triggered, this, [this] { m_layout->reset(); });
     m_recentFiles = new RecentFiles(m_menus->recentMenu, m_options.persistSettings, this);
     connect(m_recentFiles, &RecentFiles::openRequested, this, &MainWindow::openFile);
@@ -168,20 +173,11 @@ void MainWindow::connectSession()
 {
     m_deviceChooser->setSession(m_session);
     connect(m_deviceChooser, &widgets::DeviceChooser::deviceChosen, m_devices, &DeviceMemory::remember);
-    connect(m_session, &qt::TraceSession::loadStarted, this, [this](const QString& path) {
-        m_startPage->showLoading(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName());
-        showStartPage();
-        updateStatusBar();
-    });
-    connect(m_session, &qt::TraceSession::progress, m_startPage, &StartPage::setProgress);
-    connect(m_session, &qt::TraceSession::loaded, this, &MainWindow::onLoaded);
-    connect(m_session, &qt::TraceSession::previewReady, this, &MainWindow::onPreview);
     auto* cancelLoad = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(cancelLoad, &QShortcut::activated, this, [this] {
         if (m_session->isLoading())
             m_session->cancel();
     });
-    connect(m_session, &qt::TraceSession::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_session, &qt::TraceSession::comparisonReady, this,
         [this](const std::shared_ptr<const model::ProfileDiff>&, const QString&, const QString& after) {
             m_docks->compareDock->show();
@@ -193,13 +189,11 @@ void MainWindow::connectSession()
         showMessage(tr("Cannot compare: %1").arg(message));
         emit comparisonReady(false);
     });
-    connect(m_session, &qt::TraceSession::loadCanceled, this, &MainWindow::onLoadCanceled);
 
     connect(m_startPage, &StartPage::openFileRequested, this, &MainWindow::chooseFile);
     connect(m_startPage, &StartPage::openDirectoryRequested, this, &MainWindow::chooseDirectory);
     connect(m_startPage, &StartPage::openDemoRequested, this, [this] { openDemo(); });
     connect(m_startPage, &StartPage::openRecentRequested, this, &MainWindow::openFile);
-    connect(m_startPage, &StartPage::cancelRequested, m_session, &qt::TraceSession::cancel);
 }
 
 void MainWindow::connectSelection()
@@ -250,7 +244,7 @@ void MainWindow::openShareTextFromClipboard()
 {
     std::string bytes, error;
     if (!model::shareFileFromText(QApplication::clipboard()->text().toStdString(), bytes, error)) {
-        onLoadFailed(tr("clipboard"), QString::fromStdString(error));
+        m_presenter->showLoadFailed(tr("clipboard"), QString::fromStdString(error));
         return;
     }
     hideMessage();
@@ -275,7 +269,7 @@ bool MainWindow::openDemo()
 {
     QFile file(kDemoResource);
     if (!file.open(QIODevice::ReadOnly)) {
-        onLoadFailed(tr("demo profile"),
+        m_presenter->showLoadFailed(tr("demo profile"),
             tr("The demo profile is not part of this build (resources/demo.xplane.pb was missing when it "
                "was compiled). Open a profile file instead."));
         return false;
@@ -291,125 +285,32 @@ void MainWindow::setDeviceOverride(const QString& generation)
     m_devices->setCommandLineDevice(generation);
 }
 
-void MainWindow::showSessionProfile()
-{
-    // The views follow the session themselves; the window lands on the answer.
-    if (m_session->profile()) {
-        m_profileView->showOverviewTab();
-        zoomToBusyRegion(false);
-    }
-}
-
 void MainWindow::showTimelineTab()
 {
     m_profileView->showTimelineTab();
 }
 
-void MainWindow::zoomToBusyRegion(bool always)
-{
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
-        return;
-    // When the device ran for only part of the capture (a serving trace, a long warm-up), the
-    // timeline opens on the device activity instead of a span that is mostly empty.
-    const auto [begin, end] = model::deviceActivityRange(*profile);
-    const double span = static_cast<double>(profile->spanEnd - profile->spanBegin);
-    if (end <= begin || (!always && static_cast<double>(end - begin) > 0.8 * span))
-        return;
-    const model::TimePs margin = (end - begin) / 50;
-    m_viewRange->setRange(begin - margin, end + margin);
-}
-
-void MainWindow::onPreview(const model::ProfilePtr& partial)
-{
-    // Only the timeline can draw a partial profile honestly: totals, utilizations and advice
-    // would be wrong until every event is read, so those views wait (empty) for loaded().
-    m_previewShown = true;
-    m_profileView->showTimelineTab(); // the overview needs the whole file
-    showProfileView();
-    showMessage(tr("Still reading %1: the timeline shows the %2 events read so far. The op table, charts and "
-                   "advice appear when the whole file is read (Esc cancels).")
-                    .arg(QFileInfo(QString::fromStdString(partial->load.path)).fileName(),
-                        QLocale().toString(static_cast<qulonglong>(partial->eventCount()))));
-}
-
-void MainWindow::dropPreview()
-{
-    if (!std::exchange(m_previewShown, false))
-        return;
-    hideMessage();
-    showSessionProfile();
-}
-
 void MainWindow::onLoaded()
 {
-    if (std::exchange(m_previewShown, false))
-        hideMessage();
-    const model::ProfilePtr profile = m_session->profile();
-    showSessionProfile();
+    // The presenter has shown the profile view; the window's own parts follow the new profile.
     m_toolBar->search()->setText({});
-    showProfileView();
     if (!m_docks->adviceDock->isHidden()) // nothing is selected yet: the advice, not an empty Details panel
         m_docks->adviceDock->raise();
-    m_startPage->showError({});
     const QFileInfo info(m_session->path());
     setWindowTitle(tr("%1 — tpuscope").arg(info.fileName().isEmpty() ? m_session->path() : info.fileName()));
     if (info.exists())
         m_recentFiles->add(info.absoluteFilePath());
     updateStatusBar();
-    if (!profile->hasTpuOps())
-        showMessage(tr("This profile has no TPU ops (XLA Ops lines); the op table and TPU charts stay empty."));
-}
-
-void MainWindow::onLoadFailed(const QString& path, const QString& message)
-{
-    dropPreview();
-    const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
-    const QString text = tr("Could not open %1.").arg(name) + QLatin1Char('\n') + message;
-    if (m_session->profile()) {
-        showProfileView();
-        showMessage(text);
-    } else {
-        showStartPage();
-        m_startPage->showError(text);
-    }
-    updateStatusBar();
-    statusBar()->showMessage(tr("Loading failed"), 5000);
-}
-
-void MainWindow::onLoadCanceled()
-{
-    dropPreview();
-    if (m_session->profile()) {
-        showProfileView();
-    } else {
-        showStartPage();
-        m_startPage->showOpen();
-    }
-    updateStatusBar();
-    statusBar()->showMessage(tr("Loading cancelled"), 5000);
 }
 
 void MainWindow::closeProfile()
 {
     m_session->close(); // the views and the selection follow closed()
     m_docks->compareDock->hide();
-    showStartPage();
+    m_presenter->showStartPage();
     m_startPage->showOpen();
     setWindowTitle(tr("tpuscope"));
     updateStatusBar();
-}
-
-void MainWindow::showStartPage()
-{
-    m_stack->setCurrentWidget(m_startPage);
-    m_layout->showStartPage();
-}
-
-void MainWindow::showProfileView()
-{
-    m_stack->setCurrentWidget(m_profileView);
-    m_layout->showProfileView();
 }
 
 void MainWindow::showMessage(const QString& text)
@@ -429,7 +330,7 @@ QString MainWindow::messageText() const
 
 bool MainWindow::isShowingProfile() const
 {
-    return m_stack->currentWidget() == m_profileView;
+    return m_presenter->isShowingProfile();
 }
 
 void MainWindow::updateStatusBar()

@@ -39,6 +39,7 @@ class UtilizationChart;
 namespace tpuscope::app {
 
 class DeviceMemory;
+class LoadPresenter;
 class MainMenus;
 class MainToolBar;
 class MessageBar;
@@ -128,19 +129,8 @@ private:
     /// recent files keep theirs.
     void restoreSettings();
     void saveSettings();
-    void showStartPage();
-    void showProfileView();
-
+    /// After the presenter showed a loaded profile: title, recent files, search, menus.
     void onLoaded();
-    void onPreview(const model::ProfilePtr& partial);
-    /// After the session's (whole) profile reached the views: the overview tab, the busy region.
-    void showSessionProfile();
-    /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
-    void zoomToBusyRegion(bool always);
-    /// A preview of a load that failed or was cancelled gives way to what the session shows.
-    void dropPreview();
-    void onLoadFailed(const QString& path, const QString& message);
-    void onLoadCanceled();
     void showMessage(const QString& text);
     void hideMessage();
     void updateStatusBar();
@@ -167,13 +157,12 @@ private:
     MainMenus* m_menus = nullptr;
     RecentFiles* m_recentFiles = nullptr;
     WindowLayout* m_layout = nullptr;
+    LoadPresenter* m_presenter = nullptr;
     ProfileDocks* m_docks = nullptr;
 
     MainToolBar* m_toolBar = nullptr;
     widgets::DeviceChooser* m_deviceChooser = nullptr;
     StatusMetrics* m_statusMetrics = nullptr;
-
-    bool m_previewShown = false;
 };
 
 } // namespace tpuscope::app
