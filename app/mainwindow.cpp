@@ -17,7 +17,6 @@
 
 #include "advicepanel.h"
 #include "compareview.h"
-#include "core/atomicfile.h"
 #include "detailspanel.h"
 #include "devicechooser.h"
 #include "memoryview.h"
@@ -26,7 +25,6 @@
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "qt/viewrange.h"
-#include "rangeselectionview.h"
 #include "report/report.h"
 #include "rooflinechart.h"
 #include "share/sharefile.h"
@@ -39,29 +37,20 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QLabel>
-#include <QLocale>
 #include <QMimeData>
-#include <QPointer>
 #include <QSettings>
 #include <QShortcut>
-#include <QSpinBox>
-#include <QSplitter>
 #include <QStackedWidget>
 
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QUrl>
-#include <QVBoxLayout>
 #include <utility>
 
 #include <algorithm>
