@@ -6,16 +6,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
-class QAction;
-class QComboBox;
-class QDockWidget;
-class QLabel;
-class QImage;
-class QMenu;
-class QSpinBox;
 class QSplitter;
 class QStackedWidget;
-class QTabWidget;
 
 namespace tpuscope::qt {
 class SelectionState;
@@ -24,16 +16,12 @@ class ViewRange;
 } // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
-class AdvicePanel;
 class OverviewView;
 class DetailsPanel;
 class OpTableView;
 class CompareView;
 class DeviceChooser;
-class RooflineChart;
-class TimelineSearch;
 class TimelineView;
-class UtilizationChart;
 } // namespace tpuscope::widgets
 
 namespace tpuscope::app {
