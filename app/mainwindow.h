@@ -6,16 +6,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
-class QAction;
-class QComboBox;
-class QDockWidget;
-class QLabel;
-class QImage;
-class QMenu;
-class QSpinBox;
 class QSplitter;
 class QStackedWidget;
-class QTabWidget;
 
 namespace tpuscope::qt {
 class SelectionState;
@@ -24,23 +16,28 @@ class ViewRange;
 } // namespace tpuscope::qt
 
 namespace tpuscope::widgets {
-class AdvicePanel;
 class OverviewView;
 class DetailsPanel;
 class OpTableView;
 class CompareView;
 class DeviceChooser;
-class RooflineChart;
-class TimelineSearch;
 class TimelineView;
-class UtilizationChart;
 } // namespace tpuscope::widgets
 
 namespace tpuscope::app {
 
+class DeviceMemory;
+class LoadPresenter;
+class MainMenus;
+class MainToolBar;
+class MessageBar;
+class ProfileDocks;
+class ProfileView;
+class RecentFiles;
 class ShareActions;
 class StartPage;
 class StatusMetrics;
+class WindowLayout;
 
 /// The main window: docks, menus and the wiring between the session, the shared selection and
 /// the views. It owns no analysis and paints nothing itself.
@@ -67,7 +64,7 @@ public:
     /// Loads `path` off the GUI thread and shows what changed from the open profile (before) to it
     /// (after) in the Compare dock; comparisonReady(ok) tells when it is done.
     void compareWith(const QString& path);
-    widgets::CompareView* compareView() const { return m_compare; }
+    widgets::CompareView* compareView() const;
 
     /// File → Share (share file, forum post, card, op table exports).
     ShareActions* shareActions() const { return m_share; }
@@ -93,7 +90,7 @@ public:
     widgets::TimelineView* timeline() const { return m_timeline; }
     /// Brings the Timeline tab to the front (a load lands on the Overview tab).
     void showTimelineTab();
-    widgets::DetailsPanel* detailsPanel() const { return m_details; }
+    widgets::DetailsPanel* detailsPanel() const;
     /// The widgets --screenshot can render: "timeline", "ops", "details", "advice", "charts",
     /// "utilization", "roofline"; null for unknown names or views missing from this build.
     QWidget* viewWidget(const QString& name) const;
@@ -114,85 +111,46 @@ protected:
 private:
     void createWidgets();
     void createActions();
-    void createDocks();
     void connectSelection();
     void connectSession();
+    /// The window's own settings (threshold, colour mode, op table columns); the layout and the
+    /// recent files keep theirs.
     void restoreSettings();
     void saveSettings();
-    void applyDefaultLayout();
-    void resizeToScreen();
-    void showStartPage();
-    void showProfileView();
-
+    /// After the presenter showed a loaded profile: title, recent files, search, menus.
     void onLoaded();
-    void onPreview(const model::ProfilePtr& partial);
-    /// After the session's (whole) profile reached the views: the overview tab, the busy region.
-    void showSessionProfile();
-    /// Shows the device activity in the timeline; unless `always`, only when it covers < 80 % of the span.
-    void zoomToBusyRegion(bool always);
-    /// A preview of a load that failed or was cancelled gives way to what the session shows.
-    void dropPreview();
-    void onLoadFailed(const QString& path, const QString& message);
-    void onLoadCanceled();
     void showMessage(const QString& text);
     void hideMessage();
     void updateStatusBar();
-    void addRecentFile(const QString& path);
-    void updateRecentMenu();
     void closeProfile();
     void chooseFile();
     void chooseDirectory();
-    /// Load options for the next load of `key` (a file path): its remembered TPU generation.
-    void useDeviceFor(const QString& key);
-    void rememberDevice(const QString& generation);
 
     Options m_options;
     qt::TraceSession* m_session = nullptr;
     qt::SelectionState* m_selection = nullptr;
     qt::ViewRange* m_viewRange = nullptr;
+    DeviceMemory* m_devices = nullptr;
 
     QStackedWidget* m_stack = nullptr;
     StartPage* m_startPage = nullptr;
-    QWidget* m_profileView = nullptr;
-    QWidget* m_messageBar = nullptr;
-    QLabel* m_messageLabel = nullptr;
+    ProfileView* m_profileView = nullptr; // the views below are its parts
+    MessageBar* m_messageBar = nullptr;
     QSplitter* m_splitter = nullptr;
-    QTabWidget* m_mainTabs = nullptr; // Overview (the landing tab) and Timeline
     widgets::OverviewView* m_overview = nullptr;
     QWidget* m_timelineArea = nullptr;
     widgets::TimelineView* m_timeline = nullptr;
-    widgets::TimelineSearch* m_search = nullptr;
     widgets::OpTableView* m_opTable = nullptr;
-    QMenu* m_shareMenu = nullptr;
     ShareActions* m_share = nullptr;
-    QAction* m_compareAction = nullptr;
-    widgets::CompareView* m_compare = nullptr;
-    QDockWidget* m_compareDock = nullptr;
-    widgets::DetailsPanel* m_details = nullptr;
-    widgets::AdvicePanel* m_advice = nullptr;
-    QTabWidget* m_charts = nullptr;
-    widgets::UtilizationChart* m_utilization = nullptr;
-    widgets::RooflineChart* m_roofline = nullptr;
-    QDockWidget* m_detailsDock = nullptr;
-    QDockWidget* m_adviceDock = nullptr;
-    QDockWidget* m_chartsDock = nullptr;
+    MainMenus* m_menus = nullptr;
+    RecentFiles* m_recentFiles = nullptr;
+    WindowLayout* m_layout = nullptr;
+    LoadPresenter* m_presenter = nullptr;
+    ProfileDocks* m_docks = nullptr;
 
-    QComboBox* m_colorMode = nullptr;
-    QSpinBox* m_threshold = nullptr;
+    MainToolBar* m_toolBar = nullptr;
     widgets::DeviceChooser* m_deviceChooser = nullptr;
-    QString m_commandLineDevice;
-    QMenu* m_recentMenu = nullptr;
-    QMenu* m_viewMenu = nullptr;
-    QAction* m_closeAction = nullptr;
-    QAction* m_resetZoomAction = nullptr;
     StatusMetrics* m_statusMetrics = nullptr;
-
-    QStringList m_recentFiles;
-    QByteArray m_defaultState;
-    bool m_layoutRestored = false;
-    bool m_defaultLayoutApplied = false;
-    QByteArray m_profileLayout; // dock layout while the start page hides the docks
-    bool m_previewShown = false;
 };
 
 } // namespace tpuscope::app

@@ -19,13 +19,15 @@ QString tr(const char* text)
 }
 } // namespace
 
-QString pickRun(QWidget* parent, const QString& path)
+std::optional<RunChoice> pickRun(QWidget* parent, const QString& path)
 {
     if (!QFileInfo(path).isDir())
-        return path;
-    const std::vector<model::ProfileRun> runs = model::findRuns(path.toStdString());
-    if (runs.size() < 2)
-        return path;
+        return RunChoice {path, std::nullopt};
+    std::vector<model::ProfileRun> runs = model::findRuns(path.toStdString());
+    if (runs.empty())
+        return RunChoice {path, std::nullopt};
+    if (runs.size() == 1)
+        return RunChoice {path, std::move(runs.front())};
     QStringList labels;
     for (const auto& run : runs) {
         const int hosts = static_cast<int>(run.hosts.size());
@@ -37,8 +39,10 @@ QString pickRun(QWidget* parent, const QString& path)
         tr("%1 holds %2 profile runs, newest first:").arg(QFileInfo(path).fileName()).arg(runs.size()), labels, 0,
         false, &ok);
     if (!ok)
-        return {};
-    return QString::fromStdString(runs[static_cast<size_t>(labels.indexOf(chosen))].path);
+        return std::nullopt;
+    model::ProfileRun& run = runs[static_cast<size_t>(labels.indexOf(chosen))];
+    const QString runPath = QString::fromStdString(run.path);
+    return RunChoice {runPath, std::move(run)};
 }
 
 } // namespace tpuscope::app

@@ -40,6 +40,14 @@ void TraceSession::open(const QString& path)
     });
 }
 
+void TraceSession::openRun(const model::ProfileRun& run, const QString& displayPath)
+{
+    start(
+        displayPath, [run](const model::LoadOptions& options, const model::ProgressFn& progress, std::stop_token stop) {
+            return model::loadRun(run, options, progress, stop);
+        });
+}
+
 void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
 {
     auto data = std::make_shared<std::string>(bytes.constData(), static_cast<size_t>(bytes.size()));

@@ -8,6 +8,7 @@
 #include "analysis/steps.h"
 #include "core/profile.h"
 #include "loader/loader.h"
+#include "loader/logdir.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -43,6 +44,10 @@ public:
 
     /// Starts loading a file or a TensorBoard log directory; supersedes a running load.
     void open(const QString& path);
+    /// Loads a log-dir run already found by findRuns (the run picker's choice) without scanning
+    /// its directory again: exactly the hosts in `run` are read. `displayPath` is what path()
+    /// reports afterwards (recent files and the remembered device are keyed by it).
+    void openRun(const model::ProfileRun& run, const QString& displayPath);
     /// Same for bytes already in memory (the bundled demo); `name` appears in messages.
     void openBytes(const QByteArray& bytes, const QString& name);
     /// Uses a TPU generation (a key such as "v6e"; empty = the file's own) for the shown profile

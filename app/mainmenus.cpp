@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainmenus.h"
+
+#include "glossarydialog.h"
+#include "report/report.h"
+#include "shareactions.h"
+#include "shortcutsdialog.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStyle>
+#include <google/protobuf/stubs/common.h>
+
+namespace tpuscope::app {
+
+MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QAction*>& dockToggles, QMenu* deviceMenu)
+    : QObject(window)
+{
+    QStyle* style = window->style();
+    QMenu* file = window->menuBar()->addMenu(tr("&File"));
+    openFile = file->addAction(style->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open File…"));
+    openFile->setShortcut(QKeySequence::Open);
+    openDirectory = file->addAction(style->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory…"));
+    openDemo = file->addAction(tr("Open D&emo Profile"));
+    recentMenu = file->addMenu(tr("Open &Recent"));
+    openClipboard = file->addAction(tr("Open Share Text from &Clipboard"));
+    file->addSeparator();
+    m_shareMenu = file->addMenu(tr("&Share"));
+    m_shareMenu->addAction(tr("Save Share &File…"), share, &ShareActions::saveShareFile);
+    m_shareMenu->addAction(tr("Copy for &Forum…"), share, qOverload<>(&ShareActions::copyForForum));
+    m_shareMenu->addAction(tr("Share &Card…"), share, qOverload<>(&ShareActions::saveShareCard));
+    m_shareMenu->addSeparator();
+    m_shareMenu->addAction(
+        tr("Copy Op Table as &Markdown"), share, [share] { share->copyOpTable(model::TableFormat::Markdown); });
+    m_shareMenu->addAction(
+        tr("Copy Op Table as CS&V"), share, [share] { share->copyOpTable(model::TableFormat::Csv); });
+    m_shareMenu->addAction(tr("Export Op Table &PNG…"), share, qOverload<>(&ShareActions::exportOpTablePng));
+    m_shareMenu->setEnabled(false);
+    m_compare = file->addAction(tr("Co&mpare with…"), this, [this, window] {
+        const QString path = QFileDialog::getOpenFileName(window, tr("Compare With (after)"), {},
+            tr("Profiles (*.pb *.pb.gz *.json *.json.gz *.trace *.gz *.tpuscope);;All files (*)"));
+        if (!path.isEmpty())
+            emit compareRequested(path);
+    });
+    m_compare->setEnabled(false);
+    file->addSeparator();
+    close = file->addAction(tr("&Close"));
+    close->setShortcut(QKeySequence::Close);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), window, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = window->menuBar()->addMenu(tr("&View"));
+    view->addActions(dockToggles);
+    view->addMenu(deviceMenu);
+    view->addSeparator();
+    resetZoom = view->addAction(tr("Reset &Zoom"));
+    resetZoom->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    zoomToBusyRegion = view->addAction(tr("Zoom to &Busy Region"));
+    resetLayout = view->addAction(tr("Reset &Layout"));
+
+    QMenu* help = window->menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Glossary"), window, [window] { widgets::GlossaryDialog(window).exec(); });
+    QAction* shortcuts
+        = help->addAction(tr("&Keyboard Shortcuts"), window, [window] { widgets::ShortcutsDialog(window).exec(); });
+    shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    help->addAction(
+        tr("&About tpuscope"), window, [window] { QMessageBox::about(window, tr("About tpuscope"), aboutHtml()); });
+}
+
+QString MainMenus::aboutHtml()
+{
+    constexpr int protobuf = GOOGLE_PROTOBUF_VERSION; // e.g. 3021012 for 3.21.12
+    return tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "
+              "fusion details and utilization.</p>"
+              "<p>Licence: GPL-3.0-or-later (the LICENSE file of the sources).</p>"
+              "<p>Built with Qt %2 (running on Qt %3) and protobuf %4.%5.%6.</p>"
+              "<p>Project: see README.md in the sources.</p>")
+        .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()))
+        .arg(protobuf / 1000000)
+        .arg(protobuf / 1000 % 1000)
+        .arg(protobuf % 1000);
+}
+
+void MainMenus::setProfileShown(bool shown, bool hasTpuOps)
+{
+    close->setEnabled(shown);
+    m_shareMenu->setEnabled(shown && hasTpuOps);
+    m_compare->setEnabled(shown && hasTpuOps);
+}
+
+} // namespace tpuscope::app

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+class QSplitter;
+class QTabWidget;
+
+namespace tpuscope::qt {
+class SelectionState;
+class TraceSession;
+class ViewRange;
+} // namespace tpuscope::qt
+
+namespace tpuscope::widgets {
+class DeviceChooser;
+class OpTableView;
+class OverviewView;
+class TimelineView;
+} // namespace tpuscope::widgets
+
+namespace tpuscope::app {
+
+class MessageBar;
+
+/// The window's centre while a profile is shown: the message bar and the device chooser over two
+/// tabs, Overview (where a load lands) and Timeline (the timeline with its legend over the op
+/// table). The views subscribe to the session, the selection and the view range themselves.
+class ProfileView : public QWidget
+{
+    Q_OBJECT
+public:
+    ProfileView(
+        qt::TraceSession* session, qt::SelectionState* selection, qt::ViewRange* viewRange, QWidget* parent = nullptr);
+
+    void showOverviewTab();
+    void showTimelineTab();
+
+    MessageBar* messageBar = nullptr;
+    widgets::DeviceChooser* deviceChooser = nullptr;
+    widgets::OverviewView* overview = nullptr;
+    QWidget* timelineArea = nullptr; // the timeline and its legend
+    widgets::TimelineView* timeline = nullptr;
+    widgets::OpTableView* opTable = nullptr;
+    QSplitter* splitter = nullptr; // timeline area over op table: the Timeline tab
+
+private:
+    QTabWidget* m_tabs = nullptr;
+};
+
+} // namespace tpuscope::app
