@@ -210,7 +210,7 @@ bool ShareActions::copyForForum(const widgets::ForumPostOptions& options)
 
 void ShareActions::saveShareCard()
 {
-    if (!m_session->profile())
+    if (!m_session->analysis())
         return;
     const QString path = QFileDialog::getSaveFileName(
         m_dialogParent, tr("Save Share Card"), QStringLiteral("tpuscope-card.png"), tr("PNG images (*.png)"));
@@ -220,10 +220,11 @@ void ShareActions::saveShareCard()
 
 bool ShareActions::saveShareCard(const QString& path)
 {
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
+    // The card reads the session's analysis (none yet while a large file is still being analysed).
+    const model::ProfileAnalysisPtr analysis = m_session->analysis();
+    if (!analysis)
         return false;
-    const QImage card = widgets::renderShareCard(*profile);
+    const QImage card = widgets::renderShareCard(*analysis);
     if (!savePng(card, path))
         return false;
     QApplication::clipboard()->setImage(card);

@@ -99,7 +99,11 @@ QColor shareCardFlopsColor(double utilization)
 
 QStringList shareCardMemoryLines(const Profile& profile, size_t topBuffers)
 {
-    const MemoryReport report = analyzeMemory(profile);
+    return shareCardMemoryLines(analyzeMemory(profile), topBuffers);
+}
+
+QStringList shareCardMemoryLines(const MemoryReport& report, size_t topBuffers)
+{
     if (report.modules.empty())
         return {};
     const ModuleMemory& m = *std::max_element(report.modules.begin(), report.modules.end(),
@@ -124,8 +128,9 @@ QStringList shareCardMemoryLines(const Profile& profile, size_t topBuffers)
     return lines;
 }
 
-QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
+QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& options)
 {
+    const Profile& profile = *analysis.profile;
     const int width = std::max(600, options.width);
     const int margin = 36;
     const int inner = width - 2 * margin;
@@ -135,9 +140,10 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
 
-    const OpBreakdown breakdown = computeOpBreakdown(profile);
-    const ProfileSummary summary = computeSummary(profile);
-    const AdviceReport advice = computeAdvice(profile, breakdown);
+    // Read from the analysis of the load: the card computes no breakdown, summary or advice.
+    const OpBreakdown& breakdown = analysis.breakdown;
+    const ProfileSummary& summary = analysis.summary;
+    const AdviceReport& advice = analysis.advice;
     const bool peaksKnown = profile.device.peakTflopsPerCore > 0;
 
     // Header band: device and the three numbers people ask for first.
@@ -380,7 +386,7 @@ QImage renderShareCard(const Profile& profile, const ShareCardOptions& options)
     }
 
     // The HBM peak of the largest module and the buffers that make it.
-    if (const QStringList memoryLines = shareCardMemoryLines(profile); !memoryLines.isEmpty()) {
+    if (const QStringList memoryLines = shareCardMemoryLines(analysis.memory()); !memoryLines.isEmpty()) {
         p.fillRect(QRect(margin, y, inner, 1), kRule);
         y += 14;
         p.setPen(kInk);

@@ -9,6 +9,8 @@
 // GUI and in tpuscope-cli with the offscreen platform.
 
 #include "analysis/diff.h"
+#include "analysis/memory.h"
+#include "analysis/profileanalysis.h"
 #include "core/profile.h"
 
 #include <QImage>
@@ -25,14 +27,17 @@ struct ShareCardOptions
     QString title; // optional headline (e.g. the model name); empty = the file name
 };
 
-/// Renders the card; the height follows the content. Needs a QGuiApplication.
-QImage renderShareCard(const model::Profile& profile, const ShareCardOptions& options = {});
+/// Renders the card of `analysis` (its profile must be set); the height follows the content. The
+/// numbers are read from the analysis: the card computes none itself. Needs a QGuiApplication.
+QImage renderShareCard(const model::ProfileAnalysis& analysis, const ShareCardOptions& options = {});
 
 /// The card's "HBM peak" lines: the largest module's peak (share of the HBM when known) and its
 /// padding share, then its largest buffers at the peak with the dimension a tile pads. Empty when
 /// no module carries a buffer assignment. Names are as in the profile (a redacted share file
 /// gives redacted names).
 QStringList shareCardMemoryLines(const model::Profile& profile, size_t topBuffers = 3);
+/// The same lines from a memory view already computed (ProfileAnalysis::memory()).
+QStringList shareCardMemoryLines(const model::MemoryReport& report, size_t topBuffers = 3);
 
 /// The before/after card of a comparison (same look): step time, op time and utilization
 /// change, and the ops that moved most with their before/after time and FLOPS utilization.

@@ -2,7 +2,7 @@
 // tpuscope-cli advise: the diagnosis from the terminal.
 #include "cli.h"
 
-#include "analysis/advice.h"
+#include "analysis/profileanalysis.h"
 #include "report/advicereport.h"
 #include "report/report.h"
 
@@ -20,7 +20,8 @@ int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
-    out << adviceReport(*profile, computeAdvice(*profile), format);
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    out << adviceReport(*profile, analysis->advice, format);
     return 0;
 }
 

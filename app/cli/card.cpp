@@ -2,7 +2,7 @@
 // tpuscope-cli card: the share card PNG (QtGui, offscreen: no display needed).
 #include "cli.h"
 
-#include "analysis/diff.h"
+#include "analysis/profileanalysis.h"
 #include "core/atomicfile.h"
 
 #include <filesystem>
@@ -50,9 +50,11 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
     const auto fileName = [](const std::string& path) {
         return QString::fromStdString(std::filesystem::path(path).filename().string());
     };
-    const QImage image = after ? widgets::renderComparisonCard(computeDiff(*profile, *after),
+    // One analysis per profile, as in the GUI: the card (or the comparison's diff) reads it.
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    const QImage image = after ? widgets::renderComparisonCard(analysis->diffAgainst(*buildProfileAnalysis(after)),
                              fileName(args.positional[0]), fileName(args.positional[1]), options)
-                               : widgets::renderShareCard(*profile, options);
+                               : widgets::renderShareCard(*analysis, options);
     if (image.isNull()) {
         err << "tpuscope-cli card: could not render the card\n";
         return 1;

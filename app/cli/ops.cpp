@@ -2,8 +2,7 @@
 // tpuscope-cli ops: the op-breakdown table.
 #include "cli.h"
 
-#include "analysis/opbreakdown.h"
-#include "analysis/summary.h"
+#include "analysis/profileanalysis.h"
 #include "report/report.h"
 
 namespace tpuscope::cli {
@@ -35,10 +34,13 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
+    // One analysis: the summary's message and the whole-profile breakdown (regrouped for --by)
+    // come from it; only a --core filter computes a breakdown of its own.
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
     if (!profile->hasTpuOps()) {
-        err << "tpuscope-cli ops: " << computeSummary(*profile).message << "\n";
+        err << "tpuscope-cli ops: " << analysis->summary.message << "\n";
         if (format == TableFormat::Json)
-            out << opsReport(*profile, computeOpBreakdown(*profile, {}, groupBy), format);
+            out << opsReport(*profile, analysis->breakdownFor({}, groupBy), format);
         return 0;
     }
     if (args.core >= profile->device.cores) {
@@ -48,7 +50,11 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     OpFilter filter;
     filter.core = args.core;
-    out << opsReport(*profile, computeOpBreakdown(*profile, filter, groupBy), format, args.top);
+    // The whole-profile op table is the analysis' own breakdown (not a copy of every row).
+    if (filter.core < 0 && groupBy == GroupBy::Op)
+        out << opsReport(*profile, analysis->breakdown, format, args.top);
+    else
+        out << opsReport(*profile, analysis->breakdownFor(filter, groupBy), format, args.top);
     return 0;
 }
 

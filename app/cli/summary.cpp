@@ -2,7 +2,7 @@
 // tpuscope-cli summary: device, cores, busy time and where the time goes.
 #include "cli.h"
 
-#include "analysis/summary.h"
+#include "analysis/profileanalysis.h"
 #include "report/report.h"
 
 namespace tpuscope::cli {
@@ -19,7 +19,9 @@ int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
         err << "tpuscope-cli summary: --format must be text or json\n";
         return 2;
     }
-    out << summaryReport(*profile, computeSummary(*profile), format == "json");
+    // The same analysis the GUI builds: one breakdown, from which the summary's rows are regrouped.
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    out << summaryReport(*profile, analysis->summary, format == "json");
     return 0;
 }
 

@@ -229,13 +229,32 @@ template <typename Get> HeadlineUtilization headline(const std::vector<OpRow>& r
     return h;
 }
 
-/// Category or program rows, each combined from its op rows.
-std::vector<OpRow> groupRows(const std::vector<OpRow>& opRows, GroupBy groupBy, double totalTimePs)
+/// An op row's identity: (program, op name). The name views the profile's string table (or a
+/// row's name), so that a big op name is not copied into a key (issue 18).
+struct RowKey
+{
+    std::string program;
+    std::string_view name;
+    bool operator==(const RowKey&) const = default;
+};
+
+struct RowKeyHash
+{
+    size_t operator()(const RowKey& key) const
+    {
+        const size_t h = std::hash<std::string_view> {}(key.name);
+        return h ^ (std::hash<std::string> {}(key.program) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    }
+};
+
+/// Category or program rows, each combined from its op rows (read in the given order, not copied).
+std::vector<OpRow> groupRows(const std::vector<const OpRow*>& opRows, GroupBy groupBy, double totalTimePs)
 {
     std::vector<std::vector<const OpRow*>> members;
     std::vector<std::string> names;
     std::unordered_map<std::string, size_t> index;
-    for (const OpRow& r : opRows) {
+    for (const OpRow* member : opRows) {
+        const OpRow& r = *member;
         const std::string& key = groupBy == GroupBy::Category ? r.category
             : groupBy == GroupBy::Program                     ? r.program
             : groupBy == GroupBy::FrameworkOp                 ? r.frameworkOp
@@ -279,13 +298,13 @@ std::vector<OpRow> groupRows(const std::vector<OpRow>& opRows, GroupBy groupBy, 
 
 std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& breakdown)
 {
-    std::unordered_map<std::string, size_t> index;
+    std::unordered_map<RowKey, size_t, RowKeyHash> index;
     index.reserve(breakdown.rows.size());
     for (size_t r = 0; r < breakdown.rows.size(); ++r)
-        index.emplace(breakdown.rows[r].program + '\x1f' + breakdown.rows[r].name, r);
+        index.emplace(RowKey {breakdown.rows[r].program, breakdown.rows[r].name}, r);
     std::vector<size_t> rows(profile.ops.size(), SIZE_MAX);
     for (OpId id = 0; id < profile.ops.size(); ++id) {
-        auto it = index.find(programName(profile, profile.ops[id]) + '\x1f' + profile.str(profile.ops[id].name));
+        auto it = index.find(RowKey {programName(profile, profile.ops[id]), profile.str(profile.ops[id].name)});
         if (it != index.end())
             rows[id] = it->second;
     }
@@ -394,14 +413,30 @@ uint64_t opBreakdownComputations()
 
 OpBreakdown regroupOpBreakdown(const OpBreakdown& opLevel, GroupBy groupBy)
 {
-    OpBreakdown result = opLevel;
-    result.groupBy = groupBy;
-    if (groupBy == GroupBy::Op || opLevel.groupBy != GroupBy::Op)
+    if (groupBy == GroupBy::Op || opLevel.groupBy != GroupBy::Op) {
+        OpBreakdown result = opLevel;
+        result.groupBy = groupBy;
         return result;
+    }
+    // Every field but the op rows, which are read and not copied (a copy of every op name was a
+    // third and fourth copy of a big name string, issue 18). Keep in step with OpBreakdown.
+    OpBreakdown result;
+    result.groupBy = groupBy;
+    result.core = opLevel.core;
+    result.coresCounted = opLevel.coresCounted;
+    result.totalTimePs = opLevel.totalTimePs;
+    result.totalFlops = opLevel.totalFlops;
+    result.totalHbmBytes = opLevel.totalHbmBytes;
+    result.costCoverage = opLevel.costCoverage;
+    result.flops = opLevel.flops;
+    result.hbm = opLevel.hbm;
     // Op rows are made in op-id order and then sorted by time; grouping them in the order they
     // were made sums each group in the same order as computeOpBreakdown, to the last bit.
-    std::vector<OpRow> madeOrder = opLevel.rows;
-    std::stable_sort(madeOrder.begin(), madeOrder.end(), [](const OpRow& x, const OpRow& y) { return x.op < y.op; });
+    std::vector<const OpRow*> madeOrder;
+    madeOrder.reserve(opLevel.rows.size());
+    for (const OpRow& row : opLevel.rows)
+        madeOrder.push_back(&row);
+    std::stable_sort(madeOrder.begin(), madeOrder.end(), [](const OpRow* x, const OpRow* y) { return x->op < y->op; });
     result.rows = groupRows(madeOrder, groupBy, opLevel.totalTimePs);
     sortRowsByTime(result.rows);
     return result;
@@ -432,14 +467,14 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
     std::vector<OpRow> rows;
     std::vector<RowCost> costs;
     std::vector<size_t> rowOfOp(profile.ops.size(), SIZE_MAX);
-    std::unordered_map<std::string, size_t> rowIndex;
+    std::unordered_map<RowKey, size_t, RowKeyHash> rowIndex;
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         const OpTotals& t = totals[id];
         if (t.occurrences == 0)
             continue;
         const OpInfo& op = profile.ops[id];
-        const std::string program = programName(profile, op);
-        auto [it, inserted] = rowIndex.emplace(program + '\x1f' + profile.str(op.name), rows.size());
+        std::string program = programName(profile, op);
+        auto [it, inserted] = rowIndex.emplace(RowKey {program, profile.str(op.name)}, rows.size());
         if (inserted) {
             OpRow row;
             row.op = id;
@@ -549,7 +584,15 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
     for (HeadlineUtilization* h : {&result.flops, &result.hbm})
         h->coveredFraction = result.totalTimePs > 0 ? std::min(1.0, h->coveredTimePs / result.totalTimePs) : 0;
 
-    result.rows = groupBy == GroupBy::Op ? std::move(rows) : groupRows(rows, groupBy, result.totalTimePs);
+    if (groupBy == GroupBy::Op) {
+        result.rows = std::move(rows);
+    } else {
+        std::vector<const OpRow*> members;
+        members.reserve(rows.size());
+        for (const OpRow& row : rows)
+            members.push_back(&row);
+        result.rows = groupRows(members, groupBy, result.totalTimePs);
+    }
     sortRowsByTime(result.rows);
     return result;
 }

@@ -97,6 +97,7 @@ struct HeadlineUtilization
     double coveredFraction = 0; // of the total op time (host transfers and unknown ops are left out)
 };
 
+// regroupOpBreakdown copies each field but `rows` by name: a new field goes there too.
 struct OpBreakdown
 {
     GroupBy groupBy = GroupBy::Op;

@@ -168,13 +168,40 @@ std::string opHloText(const Profile& profile, OpId id)
     return {};
 }
 
+namespace {
+
+/// An op's identity for finding its async partner: its program and its name (a view into the
+/// profile's string table, or into the partner name being looked up).
+struct ProgramAndName
+{
+    uint64_t programId = 0;
+    bool hasProgramId = false;
+    std::string_view name;
+    bool operator==(const ProgramAndName&) const = default;
+};
+
+struct ProgramAndNameHash
+{
+    size_t operator()(const ProgramAndName& key) const
+    {
+        const size_t h = std::hash<std::string_view> {}(key.name);
+        return h
+            ^ (std::hash<uint64_t> {}(key.programId * 2 + (key.hasProgramId ? 1 : 0)) + 0x9e3779b97f4a7c15ull + (h << 6)
+                + (h >> 2));
+    }
+};
+
+} // namespace
+
 std::vector<OpCostTraits> classifyOpCosts(const Profile& profile)
 {
     std::vector<OpCostTraits> traits(profile.ops.size());
-    std::unordered_map<std::string, OpId> byProgramAndName;
+    // Keys view the profile's interned names: a copy of every op name here was a third copy of a
+    // big name string (issue 18), next to the input and the profile's own.
+    std::unordered_map<ProgramAndName, OpId, ProgramAndNameHash> byProgramAndName;
     byProgramAndName.reserve(profile.ops.size());
-    auto key = [&](const OpInfo& op, std::string_view name) {
-        return std::to_string(op.programId) + (op.hasProgramId ? "#" : "?") + std::string(name);
+    auto key = [](const OpInfo& op, std::string_view name) {
+        return ProgramAndName {op.programId, op.hasProgramId, name};
     };
     for (OpId id = 0; id < profile.ops.size(); ++id)
         byProgramAndName.emplace(key(profile.ops[id], profile.str(profile.ops[id].name)), id);

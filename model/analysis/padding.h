@@ -10,6 +10,7 @@
 #include "opbreakdown.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpuscope::model {
@@ -38,7 +39,8 @@ std::string arrayShapeText(const ArrayPadding& array);
 struct OpPadding
 {
     OpId op = kNone;
-    std::string name;
+    std::string_view name; // the profile's string, as module and instruction (a copy per breakdown row
+                           // was one more copy of a big op name in the advice, issue 18)
     ShapeSource source = ShapeSource::None;
     std::string error; // why no shape could be resolved (empty when arrays are present)
     const hlo::Module* module = nullptr; // owned by the Profile

@@ -961,7 +961,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     w.endArray();
 
     // The advice as computed on the original (the loaded file recomputes it from the data above).
-    const AdviceReport advice = computeAdvice(profile, breakdown);
+    const AdviceReport advice = computeAdvice(profile, breakdown, steps); // the steps above, not computed again
     w.key("advice").beginArray();
     const bool dropFrameworkOps = redact.names || redact.hashNames;
     for (const Advice& a : advice.advice) {

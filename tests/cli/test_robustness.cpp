@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -338,4 +339,33 @@ TEST(Robustness, TheBudgetChargesNamesAndOpsOfEveryFormat)
     EXPECT_NE(chrome.output.find("stopped reading at byte"), std::string::npos) << chrome.output;
     EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/trace' --memory-budget-mb 50", true).exitCode, 1);
     EXPECT_EQ(runCommand(cli() + " summary '" + dir + "/big.op_profile.json' --memory-budget-mb 50", true).exitCode, 1);
+}
+
+// Issue 18: a big name string is stored once by the loader, and the analysis keeps no copy of its
+// own (classifyOpCosts once keyed its async-partner map by strings holding every op name, a
+// third copy). End to end, `summary` holds the input and the profile's copy: about 2x.
+TEST(Robustness, ABigOpNameCostsAboutTwiceItsSizeInSummary)
+{
+    REQUIRE_MEMORY_TOOLS();
+    const std::string dir = tempDir("big_name_summary");
+    constexpr size_t kBig = 200u << 20;
+    {
+        const std::string big(kBig, 'n');
+        // An XSpace whose one op (the metadata of two events on the XLA Ops line) has that name.
+        auto event = [](uint64_t offset) {
+            return lengthField(4, varintField(1, 1) + varintField(2, offset) + varintField(3, 10));
+        };
+        const std::string line = varintField(1, 1) + lengthField(2, "XLA Ops") + event(0) + event(20);
+        const std::string metadata
+            = lengthField(4, varintField(1, 1) + lengthField(2, varintField(1, 1) + lengthField(2, big)));
+        writeFile(dir + "/big.xplane.pb",
+            lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
+    }
+    const Measured m = runCli("summary '" + dir + "/big.xplane.pb'");
+    EXPECT_EQ(m.exitCode, 0) << m.output.substr(0, 2000);
+    const long bigKb = static_cast<long>(kBig / 1024);
+    EXPECT_LT(m.peakKb, bigKb * 23 / 10 + 64 * 1024)
+        << "summary peaked at " << m.peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB op name";
+    std::cout << "summary peaked at " << m.peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB op name\n";
+    fs::remove_all(dir);
 }

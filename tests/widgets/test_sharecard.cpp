@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sharecard.h"
 
+#include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "loader/loader.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"
@@ -22,6 +24,12 @@ model::ProfilePtr demo()
     return loaded.profile;
 }
 
+/// The card of `profile` from its analysis, as the GUI and the CLI make it.
+QImage cardOf(const model::ProfilePtr& profile, const widgets::ShareCardOptions& options = {})
+{
+    return widgets::renderShareCard(*model::buildProfileAnalysis(profile), options);
+}
+
 /// Share of pixels that are not the background.
 double inkShare(const QImage& image)
 {
@@ -37,7 +45,7 @@ double inkShare(const QImage& image)
 TEST(ShareCard, RendersAtTheRequestedWidthOffscreen)
 {
     const model::ProfilePtr profile = demo();
-    const QImage card = widgets::renderShareCard(*profile);
+    const QImage card = cardOf(profile);
     ASSERT_FALSE(card.isNull());
     EXPECT_EQ(card.width(), 1200);
     EXPECT_GT(card.height(), 500);
@@ -46,7 +54,7 @@ TEST(ShareCard, RendersAtTheRequestedWidthOffscreen)
     widgets::ShareCardOptions narrow;
     narrow.width = 800;
     narrow.topOps = 3;
-    const QImage small = widgets::renderShareCard(*profile, narrow);
+    const QImage small = cardOf(profile, narrow);
     EXPECT_EQ(small.width(), 800);
     EXPECT_LT(small.height(), card.height()); // fewer op rows
 }
@@ -58,8 +66,8 @@ TEST(ShareCard, SameCardFromTheShareFile)
     ASSERT_TRUE(share.ok());
     model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
     ASSERT_TRUE(loaded.ok()) << loaded.error;
-    const QImage a = widgets::renderShareCard(*profile);
-    const QImage b = widgets::renderShareCard(*loaded.profile);
+    const QImage a = cardOf(profile);
+    const QImage b = cardOf(loaded.profile);
     EXPECT_EQ(a.height(), b.height()); // same rows, padding lines and advice
 }
 
@@ -80,7 +88,7 @@ TEST(ShareCard, EmptyProfileStillRenders)
     model::ProfileBuilder builder;
     builder.addPlane("/host:CPU");
     const model::ProfilePtr empty = builder.finish();
-    const QImage card = widgets::renderShareCard(*empty);
+    const QImage card = cardOf(empty);
     EXPECT_EQ(card.width(), 1200);
     EXPECT_GT(card.height(), 100);
 }
@@ -110,4 +118,18 @@ TEST(ShareCard, CarriesTheHbmPeakAndItsLargestBuffers)
     EXPECT_FALSE(redacted[0].contains(QStringLiteral("cluster_train_step")));
     EXPECT_TRUE(redacted[0].endsWith(QStringLiteral("peak 640 MiB (3.9% of 16 GiB HBM), 89.5% of it tile padding")));
     EXPECT_TRUE(redacted[1].contains(QStringLiteral("256 MiB for 32 MiB of data")));
+}
+
+// Issue 16: the card reads the analysis of the load and computes no breakdown of its own (it once
+// ran the breakdown, the summary and the advice again, three more passes over the events).
+TEST(ShareCard, ReadsTheAnalysisWithoutComputingABreakdown)
+{
+    const model::ProfilePtr profile = demo();
+    const model::ProfileAnalysisPtr analysis = model::buildProfileAnalysis(profile);
+    ASSERT_TRUE(analysis);
+    ASSERT_FALSE(analysis->breakdown.rows.empty());
+    const uint64_t before = model::opBreakdownComputations();
+    const QImage card = widgets::renderShareCard(*analysis);
+    EXPECT_EQ(model::opBreakdownComputations(), before);
+    EXPECT_GT(card.height(), 400);
 }
