@@ -230,6 +230,7 @@ OverviewView::~OverviewView() = default;
 void OverviewView::setAnalysis(model::ProfileAnalysisPtr analysis)
 {
     // The parts share the analysis' lifetime (aliasing pointers).
+    m_analysis = analysis;
     m_profile = analysis ? analysis->profile : nullptr;
     m_breakdown = analysis ? std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown) : nullptr;
     m_defaultSteps = analysis ? std::shared_ptr<const StepAnalysis>(analysis, &analysis->steps) : nullptr;
@@ -283,7 +284,16 @@ void OverviewView::recomputeSteps()
         model::StepOptions options;
         options.core = m_core;
         options.program = m_program.toStdString();
-        m_shown = std::make_shared<const StepAnalysis>(model::computeSteps(*m_profile, options));
+        if (m_session && m_session->analysis() == m_analysis) {
+            // One core or another program: a session job, so a long profile never blocks the GUI.
+            m_session->requestSteps(options, this, [this](std::shared_ptr<const StepAnalysis> steps) {
+                m_shown = std::move(steps);
+                showPrograms();
+                showSteps();
+            });
+            return;
+        }
+        m_shown = std::make_shared<const StepAnalysis>(m_analysis->stepsFor(options));
     }
     showPrograms();
     showSteps();

@@ -79,6 +79,8 @@ private:
     void applyPalette();
 
     tpuscope::qt::TraceSession* m_session = nullptr;
+    std::shared_ptr<const tpuscope::model::ProfileAnalysis>
+        m_analysis; // what the view shows; its helpers answer the pickers
     tpuscope::model::ProfilePtr m_profile;
     std::shared_ptr<const tpuscope::model::OpBreakdown> m_breakdown;
     std::shared_ptr<const tpuscope::model::StepAnalysis> m_defaultSteps; // all cores, default step

@@ -21,6 +21,13 @@ OpBreakdown ProfileAnalysis::breakdownFor(const OpFilter& filter, GroupBy groupB
     return computeOpBreakdown(*profile, filter, groupBy);
 }
 
+StepAnalysis ProfileAnalysis::stepsFor(const StepOptions& options) const
+{
+    if (options.core < 0 && options.program.empty())
+        return steps;
+    return computeSteps(*profile, options);
+}
+
 ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
 {
     return computeDiff(*profile, breakdown, stepStats(steps), *after.profile, after.breakdown, stepStats(after.steps));

@@ -43,6 +43,9 @@ struct ProfileAnalysis
     /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
     /// whole-profile op breakdown is returned without computing anything.
     OpBreakdown breakdownFor(const OpFilter& filter, GroupBy groupBy = GroupBy::Op) const;
+    /// The steps seen from one core or with another program as the step (the overview's pickers);
+    /// the all-cores default is the `steps` above, returned without computing anything.
+    StepAnalysis stepsFor(const StepOptions& options) const;
     /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
     ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
     /// The HBM memory view (analyzeMemory), computed on the first call (from any thread) and kept.

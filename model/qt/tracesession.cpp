@@ -169,6 +169,33 @@ void TraceSession::requestUtilization(const model::UtilizationOptions& options, 
         });
 }
 
+void TraceSession::requestSteps(const model::StepOptions& options, QObject* context,
+    std::function<void(std::shared_ptr<const model::StepAnalysis>)> done)
+{
+    reapFinished();
+    const model::ProfileAnalysisPtr analysis = this->analysis();
+    if (!analysis || !context)
+        return;
+    m_stepsStop.request_stop();
+    m_stepsStop = std::stop_source();
+    const quint64 generation = ++m_stepsGeneration;
+    QPointer<QObject> receiver(context);
+    launch(m_stepsStop.get_token(),
+        [this, generation, analysis, options, receiver, done = std::move(done)](std::stop_token stop) {
+            if (stop.stop_requested())
+                return;
+            auto steps = std::make_shared<const model::StepAnalysis>(analysis->stepsFor(options));
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, analysis, steps, receiver, done] {
+                    if (generation != m_stepsGeneration || this->analysis() != analysis || !receiver)
+                        return;
+                    done(steps);
+                },
+                Qt::QueuedConnection);
+        });
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     auto finished = std::make_shared<std::atomic_bool>(false);

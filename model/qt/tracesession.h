@@ -65,6 +65,11 @@ public:
     /// result for a profile no longer shown is dropped; so is one whose context is gone.
     void requestUtilization(const model::UtilizationOptions& options, QObject* context,
         std::function<void(const model::UtilizationSeries&)> done);
+    /// The shown profile's steps for one core or another program (ProfileAnalysis::stepsFor), off
+    /// the GUI thread; `done` runs on `context`'s thread. Superseded and stale results are dropped
+    /// as for requestUtilization.
+    void requestSteps(const model::StepOptions& options, QObject* context,
+        std::function<void(std::shared_ptr<const model::StepAnalysis>)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -143,6 +148,8 @@ private:
     std::stop_source m_compareStop;
     quint64 m_utilizationGeneration = 0;
     std::stop_source m_utilizationStop;
+    quint64 m_stepsGeneration = 0;
+    std::stop_source m_stepsStop;
     std::vector<Job> m_jobs;
 };
 

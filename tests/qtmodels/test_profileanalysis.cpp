@@ -7,6 +7,8 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTest>
+#include <QThread>
 
 #include <gtest/gtest.h>
 
@@ -201,4 +203,44 @@ TEST(TraceSession, LoadSupersedeCancelAndChooseDevice)
     EXPECT_EQ(closed.count(), 1);
     EXPECT_FALSE(session.profile());
     EXPECT_FALSE(session.analysis());
+}
+
+// The overview's core and program pickers: the steps come from a session job (ProfileAnalysis::stepsFor),
+// equal to computeSteps with the same options; the default needs no computation at all; a newer
+// request supersedes an older one.
+TEST(TraceSession, StepsForACoreOrProgramAreASessionJob)
+{
+    TraceSession session;
+    QSignalSpy loaded(&session, &TraceSession::loaded);
+    session.open(demoPath());
+    ASSERT_TRUE(loaded.wait(30000));
+    const model::ProfileAnalysisPtr analysis = session.analysis();
+    ASSERT_TRUE(analysis);
+    EXPECT_EQ(analysis->stepsFor({}).steps.size(), analysis->steps.steps.size());
+
+    QObject receiver;
+    std::vector<std::shared_ptr<const model::StepAnalysis>> delivered;
+    const Qt::HANDLE guiThread = QThread::currentThreadId();
+    bool onGuiThread = true;
+    auto collect = [&](std::shared_ptr<const model::StepAnalysis> steps) {
+        onGuiThread = onGuiThread && QThread::currentThreadId() == guiThread;
+        delivered.push_back(std::move(steps));
+    };
+    model::StepOptions first;
+    first.core = 1;
+    model::StepOptions second;
+    second.core = 3;
+    session.requestSteps(first, &receiver, collect);
+    session.requestSteps(second, &receiver, collect); // supersedes the first
+    for (int waited = 0; waited < 30000 && delivered.empty(); waited += 10)
+        QTest::qWait(10);
+    QTest::qWait(200); // a superseded result, had it been delivered, would be here by now
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_TRUE(onGuiThread);
+    const model::StepAnalysis expected = model::computeSteps(*analysis->profile, second);
+    EXPECT_EQ(delivered[0]->core, 3);
+    ASSERT_EQ(delivered[0]->steps.size(), expected.steps.size());
+    for (size_t i = 0; i < expected.steps.size(); ++i)
+        EXPECT_EQ(delivered[0]->steps[i].endPs - delivered[0]->steps[i].startPs,
+            expected.steps[i].endPs - expected.steps[i].startPs);
 }
