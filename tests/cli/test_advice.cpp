@@ -15,22 +15,6 @@ using namespace tpuscope::test;
 
 namespace {
 
-struct OpDef
-{
-    std::string name;
-    std::string category;
-    double share = 0; // of the ops in one step
-    double flopsUtilization = 0;
-    double hbmUtilization = 0;
-    std::string shapeWithLayout;
-    int64_t convBatch = 0; // > 0: the op is a convolution f32[B,8,8,C]{0,3,2,1:T(8,128)} in an HLO program
-    int64_t convFeature = 128;
-};
-
-} // namespace
-
-namespace {
-
 bool cliAvailable()
 {
     return std::filesystem::exists(TPUSCOPE_CLI_PATH);

@@ -23,7 +23,6 @@ namespace {
 
 constexpr const char* kVllm = "tpu_vllm_serving.trace.json.gz";
 constexpr const char* kV6e = "tpu_v6e_inference.xplane.pb";
-constexpr const char* kV5 = "tpu_v5_training.op_profile.json.gz";
 
 std::shared_ptr<const Profile> load(const std::string& path, const std::string& device = {})
 {

@@ -28,19 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define REQUIRE_MEMORY_TOOLS()                                                                                         \
-    if (!haveTools())                                                                                                  \
-        GTEST_SKIP() << "needs tpuscope-cli, /usr/bin/time (Debian package time) and prlimit";                         \
-    if (kSanitized)                                                                                                    \
-    GTEST_SKIP() << "address-space limits and RSS bounds do not apply to a sanitizer build"
-
-struct Measured
-{
-    int exitCode = -1;
-    std::string output; // stdout and stderr
-    long peakKb = -1;
-};
-
 constexpr uint64_t kOneGiB = 1ull << 30;
 
 } // namespace
