@@ -3,14 +3,12 @@
 // memory, finished into an immutable Profile.
 #include "loader.h"
 
+#include "core/heaptrim.h"
 #include "logdir.h"
 
 #include <chrono>
 #include <filesystem>
 #include <new>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace tpuscope::model {
 
@@ -46,11 +44,9 @@ LoadResult finishLoad(ProfileBuilder& builder, const DecodeOutcome& decoded, con
         progress("indexing", 1.0);
     // finish() sets load.seconds from the start given to the builder, so it covers the whole load.
     LoadResult result {builder.finish(options.deviceOverride), {}};
-#if defined(__GLIBC__)
     // Columns grown by doubling leave their old buffers in the heap, below glibc's mmap
     // threshold; handing them back keeps resident memory at what the profile holds.
-    malloc_trim(0);
-#endif
+    returnFreedHeapToSystem();
     return result;
 }
 

@@ -14,6 +14,7 @@
 
 #include "xspaceloader.h"
 
+#include "core/heaptrim.h"
 #include "hloconvert.h"
 #include "inputsource.h"
 #include "wirereader.h"
@@ -31,10 +32,6 @@
 #include <system_error>
 #include <thread>
 #include <unordered_map>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace tpuscope::model {
 
@@ -805,12 +802,10 @@ public:
         for (auto& local : locals)
             mergePlane(local);
         locals.clear();
-#if defined(__GLIBC__)
         // Worker threads allocate from their own malloc arenas; the metadata tables freed above
         // would otherwise stay resident (~5 bytes per event at 1e6 events).
         if (threads > 1)
-            malloc_trim(0);
-#endif
+            returnFreedHeapToSystem();
         return {};
     }
 
