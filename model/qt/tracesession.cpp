@@ -141,59 +141,59 @@ void TraceSession::compare(const QString& path)
     });
 }
 
-void TraceSession::requestUtilization(const model::UtilizationOptions& options, QObject* context,
-    std::function<void(const model::UtilizationSeries&)> done)
+template <class Value>
+void TraceSession::request(RequestChannel& channel, QObject* context,
+    std::function<Value(const model::ProfileAnalysis&, std::stop_token)> work, std::function<void(const Value&)> done)
 {
     reapFinished();
-    const model::ProfilePtr profile = m_profile;
-    if (!profile || !context)
+    const model::ProfileAnalysisPtr analysis = m_analysis;
+    if (!analysis || !context)
         return;
-    m_utilizationStop.request_stop();
-    m_utilizationStop = std::stop_source();
-    const quint64 generation = ++m_utilizationGeneration;
+    channel.stop.request_stop();
+    channel.stop = std::stop_source();
+    const quint64 generation = ++channel.generation;
     QPointer<QObject> receiver(context);
-    launch(m_utilizationStop.get_token(),
-        [this, generation, profile, options, receiver, done = std::move(done)](std::stop_token stop) {
+    launch(channel.stop.get_token(),
+        [this, &channel, generation, analysis, receiver, work = std::move(work), done = std::move(done)](
+            std::stop_token stop) {
             if (stop.stop_requested())
                 return;
-            auto series
-                = std::make_shared<const model::UtilizationSeries>(model::computeUtilization(*profile, options));
+            auto result = std::make_shared<const Value>(work(*analysis, stop));
+            if (stop.stop_requested())
+                return;
+            // `channel` is a member: the session outlives its jobs (the destructor joins them), and
+            // the check runs on the GUI thread, which is the only one that changes it.
             QMetaObject::invokeMethod(
                 this,
-                [this, generation, profile, series, receiver, done] {
-                    if (generation != m_utilizationGeneration || m_profile != profile || !receiver)
+                [this, &channel, generation, analysis, result, receiver, done] {
+                    if (generation != channel.generation || m_analysis != analysis || !receiver)
                         return;
-                    done(*series);
+                    done(*result);
                 },
                 Qt::QueuedConnection);
         });
 }
 
+void TraceSession::requestUtilization(const model::UtilizationOptions& options, QObject* context,
+    std::function<void(const model::UtilizationSeries&)> done)
+{
+    request<model::UtilizationSeries>(
+        m_utilizationRequests, context,
+        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return model::computeUtilization(*analysis.profile, options);
+        },
+        std::move(done));
+}
+
 void TraceSession::requestSteps(const model::StepOptions& options, QObject* context,
     std::function<void(std::shared_ptr<const model::StepAnalysis>)> done)
 {
-    reapFinished();
-    const model::ProfileAnalysisPtr analysis = this->analysis();
-    if (!analysis || !context)
-        return;
-    m_stepsStop.request_stop();
-    m_stepsStop = std::stop_source();
-    const quint64 generation = ++m_stepsGeneration;
-    QPointer<QObject> receiver(context);
-    launch(m_stepsStop.get_token(),
-        [this, generation, analysis, options, receiver, done = std::move(done)](std::stop_token stop) {
-            if (stop.stop_requested())
-                return;
-            auto steps = std::make_shared<const model::StepAnalysis>(analysis->stepsFor(options));
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, analysis, steps, receiver, done] {
-                    if (generation != m_stepsGeneration || this->analysis() != analysis || !receiver)
-                        return;
-                    done(steps);
-                },
-                Qt::QueuedConnection);
-        });
+    request<std::shared_ptr<const model::StepAnalysis>>(
+        m_stepsRequests, context,
+        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return std::make_shared<const model::StepAnalysis>(analysis.stepsFor(options));
+        },
+        [done = std::move(done)](const std::shared_ptr<const model::StepAnalysis>& steps) { done(steps); });
 }
 
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
@@ -227,7 +227,8 @@ void TraceSession::close()
 {
     cancel();
     m_compareStop.request_stop();
-    m_utilizationStop.request_stop();
+    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests})
+        channel->stop.request_stop();
     const bool hadProfile = m_profile != nullptr;
     m_profile.reset();
     m_analysis.reset();

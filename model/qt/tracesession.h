@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <thread>
@@ -133,6 +134,20 @@ private:
         std::jthread thread;
         std::shared_ptr<std::atomic_bool> finished;
     };
+    /// One kind of request over the shown analysis (utilization, steps, …): a newer request of
+    /// the kind stops and supersedes an older one.
+    struct RequestChannel
+    {
+        quint64 generation = 0;
+        std::stop_source stop;
+    };
+    /// Runs `work` over the shown analysis on a job thread and calls `done` with its result on
+    /// `context`'s thread, unless by then the channel has a newer request, another analysis is
+    /// shown or `context` is gone. Does nothing without an analysis or a context.
+    template <class Value>
+    void request(RequestChannel& channel, QObject* context,
+        std::function<Value(const model::ProfileAnalysis&, std::stop_token)> work,
+        std::function<void(const Value&)> done);
 
     model::LoadOptions m_options;
     model::ProfilePtr m_profile;
@@ -146,10 +161,8 @@ private:
     std::stop_source m_stop;
     quint64 m_compareGeneration = 0;
     std::stop_source m_compareStop;
-    quint64 m_utilizationGeneration = 0;
-    std::stop_source m_utilizationStop;
-    quint64 m_stepsGeneration = 0;
-    std::stop_source m_stepsStop;
+    RequestChannel m_utilizationRequests;
+    RequestChannel m_stepsRequests;
     std::vector<Job> m_jobs;
 };
 
