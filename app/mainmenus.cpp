@@ -31,7 +31,7 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     openClipboard = file->addAction(tr("Open Share Text from &Clipboard"));
     file->addSeparator();
     m_shareMenu = file->addMenu(tr("&Share"));
-    m_shareMenu->addAction(tr("Save Share &File…"), share, &ShareActions::saveShareFile);
+    m_shareMenu->addAction(tr("Save Share &File…"), share, qOverload<>(&ShareActions::saveShareFile));
     m_shareMenu->addAction(tr("Copy for &Forum…"), share, qOverload<>(&ShareActions::copyForForum));
     m_shareMenu->addAction(tr("Share &Card…"), share, qOverload<>(&ShareActions::saveShareCard));
     m_shareMenu->addSeparator();

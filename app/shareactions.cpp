@@ -122,8 +122,7 @@ void ShareActions::copied(const QString& text, const QString& what)
 
 void ShareActions::saveShareFile()
 {
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
+    if (!m_session->analysis())
         return;
     bool ok = false;
     const QStringList choices = redactionChoices();
@@ -132,21 +131,36 @@ void ShareActions::saveShareFile()
         0, false, &ok);
     if (!ok)
         return;
-    model::ShareOptions options;
-    options.redaction = redactionForChoice(static_cast<int>(choices.indexOf(choice)));
+    const model::ShareRedaction redaction = redactionForChoice(static_cast<int>(choices.indexOf(choice)));
     const QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Save Share File"),
         QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
-    if (path.isEmpty())
-        return;
-    const model::ShareResult result = model::buildShareFile(*profile, options);
-    std::string error = result.error;
-    if (result.ok() && model::saveFileAtomically(path.toStdString(), result.bytes, error, openProfilePath(m_session)))
-        m_status(tr("Saved %1 (%2, %3 ops, %4)")
-                     .arg(QFileInfo(path).fileName(), sizeText(qsizetype(result.bytes.size())))
-                     .arg(result.stats.keptOps)
-                     .arg(redactionSummary(options.redaction)));
-    else
-        m_failure(tr("Could not save the share file: %1").arg(qs(error)));
+    if (!path.isEmpty())
+        saveShareFile(path, redaction);
+}
+
+bool ShareActions::saveShareFile(const QString& path, const model::ShareRedaction& redaction)
+{
+    if (!m_session->analysis())
+        return false;
+    model::ShareOptions options;
+    options.redaction = redaction;
+    m_status(tr("Writing the share file…"));
+    // The session builds it off the GUI thread (the redaction, the JSON and the gzip of a large
+    // profile take a noticeable moment); the file is written here, where the target is checked.
+    m_session->requestShareFile(options, this, [this, path, redaction](const model::ShareResult& result) {
+        std::string error = result.error;
+        const bool saved = result.ok()
+            && model::saveFileAtomically(path.toStdString(), result.bytes, error, openProfilePath(m_session));
+        if (saved)
+            m_status(tr("Saved %1 (%2, %3 ops, %4)")
+                         .arg(QFileInfo(path).fileName(), sizeText(qsizetype(result.bytes.size())))
+                         .arg(result.stats.keptOps)
+                         .arg(redactionSummary(redaction)));
+        else
+            m_failure(tr("Could not save the share file: %1").arg(qs(error)));
+        emit shareFinished(saved);
+    });
+    return true;
 }
 
 void ShareActions::copyForForum()
@@ -158,7 +172,7 @@ void ShareActions::copyForForum()
     auto* layout = new QVBoxLayout(&dialog);
     auto* intro = new QLabel(tr("Copies the headline, the top ops and the top advice as Markdown for a forum post "
                                 "or an issue (GitHub-flavoured, at most %1 of text).")
-                                 .arg(sizeText(qsizetype(widgets::kForumReadableLimitBytes))),
+                                 .arg(sizeText(qsizetype(model::kForumReadableLimitBytes))),
         &dialog);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -179,32 +193,36 @@ void ShareActions::copyForForum()
     layout->addWidget(buttons);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    widgets::ForumPostOptions options;
+    model::ForumPostOptions options;
     options.redaction = redactionForChoice(redaction->currentIndex());
     options.includeShareBlock = block->isChecked();
     copyForForum(options);
 }
 
-bool ShareActions::copyForForum(const widgets::ForumPostOptions& options)
+bool ShareActions::copyForForum(const model::ForumPostOptions& options)
 {
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
+    if (!m_session->analysis())
         return false;
-    const widgets::ForumPost post = widgets::buildForumPost(*profile, options);
-    if (!post.ok()) {
-        m_failure(tr("Could not build the forum post: %1").arg(qs(post.error)));
-        return false;
-    }
-    QString what = tr("Markdown (top %1, %2, %3)")
-                       .arg(post.opsShown == 1 ? tr("1 op") : tr("%1 ops").arg(post.opsShown),
-                           post.adviceShown == 1 ? tr("1 advice item") : tr("%1 advice items").arg(post.adviceShown),
-                           redactionSummary(options.redaction));
-    what.chop(1); // the notes below go inside the parentheses
-    if (post.shareBlockIncluded)
-        what += tr(", share block included");
-    else if (post.shareBlockOmitted)
-        what += tr(", share block left out: over %1").arg(sizeText(qsizetype(options.shareLimit)));
-    copied(qs(post.markdown), what + QLatin1Char(')'));
+    m_status(tr("Building the forum post…"));
+    m_session->requestForumPost(options, this, [this, options](const model::ForumPost& post) {
+        if (!post.ok()) {
+            m_failure(tr("Could not build the forum post: %1").arg(qs(post.error)));
+            emit shareFinished(false);
+            return;
+        }
+        QString what
+            = tr("Markdown (top %1, %2, %3)")
+                  .arg(post.opsShown == 1 ? tr("1 op") : tr("%1 ops").arg(post.opsShown),
+                      post.adviceShown == 1 ? tr("1 advice item") : tr("%1 advice items").arg(post.adviceShown),
+                      redactionSummary(options.redaction));
+        what.chop(1); // the notes below go inside the parentheses
+        if (post.shareBlockIncluded)
+            what += tr(", share block included");
+        else if (post.shareBlockOmitted)
+            what += tr(", share block left out: over %1").arg(sizeText(qsizetype(options.shareLimit)));
+        copied(qs(post.markdown), what + QLatin1Char(')'));
+        emit shareFinished(true);
+    });
     return true;
 }
 

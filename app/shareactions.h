@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "forumpost.h"
+#include "report/forumpost.h"
 #include "report/report.h"
 
 #include <QObject>
@@ -36,13 +36,17 @@ public:
     ShareActions(qt::TraceSession* session, widgets::OpTableView* opTable, QWidget* dialogParent, Notify status,
         Notify failure, QObject* parent = nullptr);
 
-    /// Asks for the redaction and the file name, then writes the share file.
+    /// Asks for the redaction and the file name, then saveShareFile(path, redaction).
     void saveShareFile();
+    /// Writes the share file with `redaction` to `path` once the session has built it (off the GUI
+    /// thread); shareFinished follows. False when no analysis is shown (nothing is started).
+    bool saveShareFile(const QString& path, const model::ShareRedaction& redaction);
     /// Asks for the redaction (source paths by default) and whether to add the share block, then
     /// copies the post.
     void copyForForum();
-    /// The same without asking; false (with a failure message) when there is nothing to share.
-    bool copyForForum(const widgets::ForumPostOptions& options);
+    /// The same without asking: the session builds the post off the GUI thread, then it goes to the
+    /// clipboard and shareFinished follows. False when no analysis is shown (nothing is started).
+    bool copyForForum(const model::ForumPostOptions& options);
     void saveShareCard();
     bool saveShareCard(const QString& path);
     /// Asks for a file name, then exportOpTablePng(path).
@@ -56,6 +60,12 @@ public:
     /// The redaction levels offered for the share file and the forum post, mildest first.
     static QStringList redactionChoices();
     static model::ShareRedaction redactionForChoice(int index);
+
+signals:
+    /// A share file was written or a forum post copied (`ok`), or it failed with a message on the
+    /// failure line (not `ok`). A request superseded by a newer one, or by another profile, ends
+    /// without this signal.
+    void shareFinished(bool ok);
 
 private:
     /// A PNG written atomically, never over the open profile; false with a failure message.

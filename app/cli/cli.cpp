@@ -110,6 +110,8 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             args.module = v;
         } else if (a == "--text") {
             args.text = true;
+        } else if (a == "--forum") {
+            args.forum = true;
         } else if (a == "--wide") {
             args.wide = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {

@@ -30,6 +30,7 @@ struct Arguments
     std::string redact; // share: paths,names,hash
     std::string module; // memory: one module by name
     bool text = false; // share: write the pasteable text form
+    bool forum = false; // share: print the Markdown forum post (Copy for Forum) instead
     bool wide = false; // text tables: never elide long names
     bool help = false;
     std::string error;

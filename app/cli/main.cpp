@@ -27,6 +27,8 @@ void usage(std::FILE* out)
                "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
                "  tpuscope-cli memory FILE [--module NAME] [--format table|json|md]\n"
                "  tpuscope-cli share FILE -o OUT.tpuscope [--redact paths,names,hash|all] [--text]\n"
+               "  tpuscope-cli share FILE --forum [--redact ...] [--text]   (Markdown for a forum post;\n"
+               "                         paths redacted unless --redact says otherwise; --text adds the block)\n"
                "  tpuscope-cli open-text FILE|- [-o OUT.tpuscope]\n"
                "  tpuscope-cli diff BEFORE AFTER [--format table|csv|tsv|json|md] [--top N]\n"
                "  tpuscope-cli card FILE [AFTER] -o card.png [--top N]\n"

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "core/atomicfile.h"
+#include "report/forumpost.h"
 #include "share/sharefile.h"
 
 #include <cstdio>
@@ -11,12 +12,50 @@ namespace tpuscope::cli {
 
 using namespace tpuscope::model;
 
+namespace {
+
+/// share --forum: the post the GUI's Copy for Forum puts on the clipboard, on stdout (or -o).
+int runForumPost(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    ForumPostOptions options;
+    std::string error;
+    if (!args.redact.empty() && !parseShareRedaction(args.redact, options.redaction, error)) {
+        err << "tpuscope-cli share: " << error << "\n";
+        return 2;
+    }
+    options.includeShareBlock = args.text;
+    if (args.top > 0)
+        options.topOps = args.top;
+    const std::string& input = args.positional.front();
+    if (!args.output.empty() && outputRefused("share", args.output, {input}, err))
+        return 2;
+    ProfilePtr profile;
+    if (!load(args, input, err, profile))
+        return 1;
+    const ForumPost post = buildForumPost(*buildProfileAnalysis(profile), options);
+    if (!post.ok()) {
+        err << "tpuscope-cli share: " << post.error << "\n";
+        return 1;
+    }
+    if (args.output.empty())
+        out << post.markdown;
+    else if (!saveFileAtomically(args.output, post.markdown, error, {input})) {
+        err << "tpuscope-cli share: " << error << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
 int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.empty()) {
         err << "tpuscope-cli share: missing FILE\n";
         return 2;
     }
+    if (args.forum)
+        return runForumPost(args, out, err);
     if (args.output.empty() && !args.text) {
         err << "tpuscope-cli share: give -o OUT.tpuscope (or --text to print the pasteable text form)\n";
         return 2;
@@ -35,7 +74,7 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (!load(args, input, err, profile))
         return 1;
-    const ShareResult share = buildShareFile(*profile, options);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(profile), options);
     if (!share.ok()) {
         err << "tpuscope-cli share: " << share.error << "\n";
         return 1;

@@ -196,6 +196,28 @@ void TraceSession::requestSteps(const model::StepOptions& options, QObject* cont
         [done = std::move(done)](const std::shared_ptr<const model::StepAnalysis>& steps) { done(steps); });
 }
 
+void TraceSession::requestShareFile(
+    const model::ShareOptions& options, QObject* context, std::function<void(const model::ShareResult&)> done)
+{
+    request<model::ShareResult>(
+        m_shareRequests, context,
+        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return model::buildShareFile(analysis, options);
+        },
+        std::move(done));
+}
+
+void TraceSession::requestForumPost(
+    const model::ForumPostOptions& options, QObject* context, std::function<void(const model::ForumPost&)> done)
+{
+    request<model::ForumPost>(
+        m_shareRequests, context,
+        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return model::buildForumPost(analysis, options);
+        },
+        std::move(done));
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     auto finished = std::make_shared<std::atomic_bool>(false);
@@ -227,7 +249,7 @@ void TraceSession::close()
 {
     cancel();
     m_compareStop.request_stop();
-    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests})
+    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests, &m_shareRequests})
         channel->stop.request_stop();
     const bool hadProfile = m_profile != nullptr;
     m_profile.reset();

@@ -9,6 +9,8 @@
 #include "core/profile.h"
 #include "loader/loader.h"
 #include "loader/logdir.h"
+#include "report/forumpost.h"
+#include "share/sharefile.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -71,6 +73,15 @@ public:
     /// as for requestUtilization.
     void requestSteps(const model::StepOptions& options, QObject* context,
         std::function<void(std::shared_ptr<const model::StepAnalysis>)> done);
+    /// The share file of the shown profile's analysis with `options` (model::buildShareFile: the
+    /// redaction, JSON and gzip), off the GUI thread; `done` runs on `context`'s thread. A newer
+    /// share or forum-post request supersedes it; a result for a profile no longer shown is dropped.
+    void requestShareFile(
+        const model::ShareOptions& options, QObject* context, std::function<void(const model::ShareResult&)> done);
+    /// The forum post of the shown profile (model::buildForumPost, which builds the share file and
+    /// reads it back), off the GUI thread, as requestShareFile.
+    void requestForumPost(
+        const model::ForumPostOptions& options, QObject* context, std::function<void(const model::ForumPost&)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -163,6 +174,7 @@ private:
     std::stop_source m_compareStop;
     RequestChannel m_utilizationRequests;
     RequestChannel m_stepsRequests;
+    RequestChannel m_shareRequests; // the share file and the forum post
     std::vector<Job> m_jobs;
 };
 

@@ -24,7 +24,7 @@ bool contains(std::string_view s, std::string_view part)
 }
 
 // Keys whose generic wording would read badly. Everything else is derived from the key.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kLabels = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kLabels = {{
     {"time_fraction", "share of time"},
     {"host_memory_fraction", "in host memory"},
     {"evidence_time_fraction", "share of time in the evidence"},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kLabels 
     {"hbm_fraction", "share of HBM"},
     {"peak_capacity_fraction", "peak of HBM capacity"},
     {"peak_padding_fraction", "padding at the peak"},
+    {"padding_bound", "padding bounds the op"},
     {"step_ps", "step time"},
     {"span_ps", "time span"},
     {"steady_idle_ps", "idle between steps"},
@@ -81,7 +82,7 @@ std::string humanize(std::string_view key)
         if (end == std::string_view::npos)
             end = key.size();
         std::string word(key.substr(start, end - start));
-        if (word == "hbm" || word == "vmem" || word == "hlo" || word == "f32" || word == "bf16")
+        if (word == "hbm" || word == "vmem" || word == "hlo" || word == "flops" || word == "f32" || word == "bf16")
             for (char& c : word)
                 c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         if (!out.empty())
@@ -106,6 +107,8 @@ std::string formatAdviceNumber(std::string_view key, double value)
 {
     if (!std::isfinite(value))
         return std::string(kUnknownText);
+    if (key == "padding_bound") // a flag (1 when the padded bytes set the op's time), not a count
+        return value != 0 ? "yes" : "no";
     if (endsWith(key, "_fraction") || contains(key, "efficiency") || endsWith(key, "_utilization")
         || endsWith(key, "_occupancy") || endsWith(key, "_share") || key == "confidence" || endsWith(key, "_fill"))
         return formatPercent(value);

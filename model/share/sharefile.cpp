@@ -61,10 +61,8 @@
 #include "../core/atomicfile.h"
 #include "../core/base64.h"
 
-#include "../analysis/advice.h"
 #include "../analysis/memory.h"
-#include "../analysis/opbreakdown.h"
-#include "../analysis/steps.h"
+#include "../analysis/profileanalysis.h"
 #include "../loader/decoder.h"
 #include "../loader/gzip.h"
 #include "../report/advicereport.h"
@@ -639,11 +637,12 @@ bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string
     return true;
 }
 
-ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
+ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& options)
 {
     ShareResult result;
+    const Profile& profile = *analysis.profile;
     const ShareRedaction& redact = options.redaction;
-    const OpBreakdown breakdown = computeOpBreakdown(profile);
+    const OpBreakdown& breakdown = analysis.breakdown;
     if (breakdown.rows.empty() || breakdown.totalTimePs <= 0) {
         result.error = "nothing to share: the profile has no XLA ops with time on TPU cores";
         return result;
@@ -713,7 +712,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
         auto it = reducers.try_emplace(op.program, *module).first;
         it->second.addOp(*instruction);
     }
-    const MemoryReport memory = analyzeMemory(profile);
+    const MemoryReport& memory = analysis.memory(); // computed once per analysis, shared with the Memory view
     for (auto& [program, reducer] : reducers)
         for (const ModuleMemory& m : memory.modules)
             if (m.module == profile.programs[program].hlo.get())
@@ -776,7 +775,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
 
     // Steps as computeSteps defines them: each core's step windows with their busy time, and the
     // program runs of each core, so the reader rebuilds lines that give the same steps.
-    const StepAnalysis steps = computeSteps(profile);
+    const StepAnalysis& steps = analysis.steps;
     if (!steps.coreSteps.empty() && steps.stepsPerCore > 0) {
         const bool runs = steps.source == StepSource::ProgramRuns;
         w.key("step_windows").beginObject();
@@ -961,7 +960,7 @@ ShareResult buildShareFile(const Profile& profile, const ShareOptions& options)
     w.endArray();
 
     // The advice as computed on the original (the loaded file recomputes it from the data above).
-    const AdviceReport advice = computeAdvice(profile, breakdown, steps); // the steps above, not computed again
+    const AdviceReport& advice = analysis.advice;
     w.key("advice").beginArray();
     const bool dropFrameworkOps = redact.names || redact.hashNames;
     for (const Advice& a : advice.advice) {

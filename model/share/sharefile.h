@@ -7,6 +7,7 @@
 // their HLO and the step/idle statistics, so the op table, details and advice work; there is no
 // timeline.
 
+#include "../analysis/profileanalysis.h"
 #include "../core/profile.h"
 #include "../loader/sharereader.h" // the reader: kShareMagic, shareFileJson, shareFileFromText, ...
 
@@ -54,8 +55,9 @@ struct ShareResult
     bool ok() const { return error.empty(); }
 };
 
-/// Builds a share file from a loaded profile. Fails only when there is nothing to share.
-ShareResult buildShareFile(const Profile& profile, const ShareOptions& options = {});
+/// Builds a share file from a loaded profile's analysis (its breakdown, steps and advice are
+/// written as they are; nothing is computed again). Fails only when there is nothing to share.
+ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& options = {});
 
 /// The text form: "```tpuscope\n" + base64 of the file in 76-column lines + "\n```\n".
 std::string shareFileToText(std::string_view shareBytes);

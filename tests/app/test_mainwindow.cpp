@@ -392,9 +392,11 @@ TEST_F(MainWindowTest, ShareTextRoundTripsThroughTheClipboard)
     ASSERT_TRUE(waitForLoaded(window, samplePath()));
     const double before = window.session()->breakdown()->totalTimePs;
     // Copy for Forum with the share block: the whole post goes back in (the block sits in <details>).
-    tpuscope::widgets::ForumPostOptions options;
+    tpuscope::model::ForumPostOptions options;
     options.includeShareBlock = true;
+    QSignalSpy copied(window.shareActions(), &tpuscope::app::ShareActions::shareFinished);
     ASSERT_TRUE(window.shareActions()->copyForForum(options));
+    ASSERT_TRUE(copied.wait(60000)); // the post is built off the GUI thread
     EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("<details>")));
     EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("```tpuscope")));
     QSignalSpy loaded(window.session(), &TraceSession::loaded);

@@ -9,6 +9,9 @@
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
 
+#include "analysis/opbreakdown.h"
+#include "loader/loader.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
@@ -23,14 +26,16 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeView>
 
 #include <gtest/gtest.h>
 
 using tpuscope::app::MainWindow;
+using tpuscope::app::ShareActions;
 using tpuscope::qt::OpTreeModel;
 using tpuscope::qt::TraceSession;
-using tpuscope::widgets::ForumPostOptions;
+using tpuscope::model::ForumPostOptions;
 
 namespace {
 
@@ -59,6 +64,13 @@ protected:
         QSignalSpy loaded(window.session(), &TraceSession::loaded);
         window.openFile(path);
         return loaded.wait(60000);
+    }
+
+    /// Copy for Forum runs as a session job: true once the post is on the clipboard.
+    static bool copyForForum(MainWindow& window, const ForumPostOptions& options)
+    {
+        QSignalSpy finished(window.shareActions(), &ShareActions::shareFinished);
+        return window.shareActions()->copyForForum(options) && finished.wait(60000) && finished.front().front().toBool();
     }
 
     QTemporaryDir m_dir;
@@ -127,9 +139,9 @@ TEST_F(ShareActionsTest, ForumMarkdownIsGfmBoundedAndRedactedByDefault)
     const QSet<QString> paths = absoluteSourcePaths(*window.session()->profile());
     ASSERT_FALSE(paths.isEmpty()) << "the vLLM sample records absolute source paths";
 
-    ASSERT_TRUE(window.shareActions()->copyForForum(ForumPostOptions {}));
+    ASSERT_TRUE(copyForForum(window, ForumPostOptions {}));
     const QString post = QApplication::clipboard()->text();
-    EXPECT_LE(post.toUtf8().size(), qsizetype(tpuscope::widgets::kForumReadableLimitBytes));
+    EXPECT_LE(post.toUtf8().size(), qsizetype(tpuscope::model::kForumReadableLimitBytes));
     EXPECT_TRUE(post.startsWith(QStringLiteral("### tpuscope: ")));
     EXPECT_TRUE(post.contains(QStringLiteral("FLOPS utilization"))) << post.toStdString();
     EXPECT_TRUE(post.contains(QStringLiteral("Cost coverage: cost data for")));
@@ -147,7 +159,7 @@ TEST_F(ShareActionsTest, ForumMarkdownIsGfmBoundedAndRedactedByDefault)
     // With the share block: folded under the post, and base64 only inside <details>.
     ForumPostOptions withBlock;
     withBlock.includeShareBlock = true;
-    ASSERT_TRUE(window.shareActions()->copyForForum(withBlock));
+    ASSERT_TRUE(copyForForum(window, withBlock));
     const QString full = QApplication::clipboard()->text();
     const qsizetype details = full.indexOf(QStringLiteral("<details>"));
     ASSERT_GT(details, 0);
@@ -178,17 +190,17 @@ TEST_F(ShareActionsTest, ForumEvidenceNamesLayerAndSourceUnlessRedacted)
     // check below can fail.
     ForumPostOptions open;
     open.redaction = {};
-    ASSERT_TRUE(window.shareActions()->copyForForum(open));
+    ASSERT_TRUE(copyForForum(window, open));
     const QString unredacted = QApplication::clipboard()->text();
     EXPECT_TRUE(containsAny(unredacted, sources)) << unredacted.toStdString();
     EXPECT_TRUE(unredacted.contains(QStringLiteral(", source `"))) << unredacted.toStdString();
     EXPECT_TRUE(unredacted.contains(QStringLiteral(", layer `jit(train_step)")));
     EXPECT_TRUE(unredacted.contains(QStringLiteral("tpu_v5_training.op_profile.json.gz")));
-    EXPECT_LE(unredacted.toUtf8().size(), qsizetype(tpuscope::widgets::kForumReadableLimitBytes));
+    EXPECT_LE(unredacted.toUtf8().size(), qsizetype(tpuscope::model::kForumReadableLimitBytes));
     EXPECT_EQ(checkGfmTables(unredacted), 1);
 
     // The default (paths) keeps the layer and drops every source line and the file name.
-    ASSERT_TRUE(window.shareActions()->copyForForum(ForumPostOptions {}));
+    ASSERT_TRUE(copyForForum(window, ForumPostOptions {}));
     const QString redacted = QApplication::clipboard()->text();
     EXPECT_FALSE(containsAny(redacted, sources)) << redacted.toStdString();
     EXPECT_FALSE(redacted.contains(QStringLiteral("tpu_v5_training")));
@@ -202,7 +214,7 @@ TEST_F(ShareActionsTest, ShareBlockOverTheLimitIsLeftOutWithANote)
     ForumPostOptions options;
     options.includeShareBlock = true;
     options.shareLimit = 4096; // smaller than post + block
-    ASSERT_TRUE(window.shareActions()->copyForForum(options));
+    ASSERT_TRUE(copyForForum(window, options));
     const QString post = QApplication::clipboard()->text();
     EXPECT_FALSE(post.contains(QStringLiteral("```tpuscope")));
     EXPECT_FALSE(post.contains(QStringLiteral("<details>")));
@@ -211,11 +223,66 @@ TEST_F(ShareActionsTest, ShareBlockOverTheLimitIsLeftOutWithANote)
         << window.statusBar()->currentMessage().toStdString();
 }
 
+// The share file is built by a session job from the shown analysis: the call returns before
+// anything is written (the result can only arrive through the event loop), shareFinished follows,
+// the bytes are what the core builds from that analysis, and no breakdown is computed again.
+TEST_F(ShareActionsTest, ShareFileIsWrittenByASessionJobFromTheAnalysis)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
+    const QString path = m_dir.filePath(QStringLiteral("v6e.tpuscope"));
+    const tpuscope::model::ShareRedaction redaction = ShareActions::redactionForChoice(1);
+    const uint64_t breakdownsBefore = tpuscope::model::opBreakdownComputations();
+    QSignalSpy finished(window.shareActions(), &ShareActions::shareFinished);
+    ASSERT_TRUE(window.shareActions()->saveShareFile(path, redaction));
+    EXPECT_FALSE(QFile::exists(path));
+    EXPECT_EQ(window.statusBar()->currentMessage(), QStringLiteral("Writing the share file…"));
+    ASSERT_TRUE(finished.wait(60000));
+    EXPECT_TRUE(finished.front().front().toBool());
+    EXPECT_EQ(tpuscope::model::opBreakdownComputations() - breakdownsBefore, 0u);
+    EXPECT_TRUE(window.statusBar()->currentMessage().startsWith(QStringLiteral("Saved v6e.tpuscope (")))
+        << window.statusBar()->currentMessage().toStdString();
+
+    tpuscope::model::ShareOptions options;
+    options.redaction = redaction;
+    const tpuscope::model::ShareResult expected
+        = tpuscope::model::buildShareFile(*window.session()->analysis(), options);
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_EQ(file.readAll().toStdString(), expected.bytes);
+    const tpuscope::model::LoadResult back = tpuscope::model::loadProfile(path.toStdString());
+    ASSERT_TRUE(back.ok()) << back.error;
+    EXPECT_FALSE(back.profile->ops.empty());
+}
+
+// Copy for Forum runs as a session job too: nothing reaches the clipboard before the event loop
+// delivers it, and of two quick requests only the newer one is copied.
+TEST_F(ShareActionsTest, ForumPostIsBuiltOffTheGuiThreadAndTheNewerRequestWins)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
+    QApplication::clipboard()->setText(QStringLiteral("before"));
+    QSignalSpy finished(window.shareActions(), &ShareActions::shareFinished);
+    ForumPostOptions older;
+    older.topOps = 3;
+    older.includeShareBlock = true;
+    ASSERT_TRUE(window.shareActions()->copyForForum(older));
+    const ForumPostOptions newer;
+    ASSERT_TRUE(window.shareActions()->copyForForum(newer));
+    EXPECT_EQ(QApplication::clipboard()->text(), QStringLiteral("before"));
+    ASSERT_TRUE(finished.wait(60000));
+    QTest::qWait(300); // the superseded job's result, had it been delivered, would be in by now
+    EXPECT_EQ(finished.count(), 1);
+    const tpuscope::model::ForumPost expected = tpuscope::model::buildForumPost(*window.session()->analysis(), newer);
+    EXPECT_EQ(QApplication::clipboard()->text(), QString::fromStdString(expected.markdown));
+    EXPECT_FALSE(QApplication::clipboard()->text().contains(QStringLiteral("<details>")));
+}
+
 TEST_F(ShareActionsTest, ForumCopyReportsWhatItCopied)
 {
     MainWindow window(MainWindow::Options {false, false});
     ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
-    ASSERT_TRUE(window.shareActions()->copyForForum(ForumPostOptions {}));
+    ASSERT_TRUE(copyForForum(window, ForumPostOptions {}));
     const QString message = window.statusBar()->currentMessage();
     const QRegularExpression expected(QStringLiteral(
         "^Copied [0-9.]+ (B|KiB|KB) of Markdown \\(top [0-9]+ ops, [0-9]+ advice items?, paths redacted\\)$"));

@@ -6,6 +6,8 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/summary.h"
 #include "loader/loader.h"
+#include "analysis/profileanalysis.h"
+#include "report/forumpost.h"
 #include "report/report.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"
@@ -102,4 +104,31 @@ TEST(ShareCli, TextFormThroughOpenText)
     r = runCommand(cli + " open-text '" + dir + "/cut.txt'", true);
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.output.find("closing"), std::string::npos) << r.output;
+}
+
+// `share --forum` prints the post the GUI's Copy for Forum copies: the same function over the
+// same analysis, paths redacted by default, and the share block folded under it with --text.
+TEST(ShareCli, ForumPrintsTheCopyForForumPost)
+{
+    if (!cliAvailable())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_forum");
+    const std::string demo = demoFile(dir);
+    const CommandResult r = runCommand(cli + " share '" + demo + "' --forum");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(r.output.starts_with("### tpuscope: profile (file name redacted)\n")) << r.output;
+    EXPECT_NE(r.output.find("| 1 | fusion.3 | output fusion | 58.0% |"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("redacted: source paths"), std::string::npos);
+    EXPECT_EQ(r.output.find("```tpuscope"), std::string::npos);
+    const LoadResult loaded = loadProfile(demo);
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    EXPECT_EQ(r.output, buildForumPost(*buildProfileAnalysis(loaded.profile)).markdown);
+
+    const CommandResult open = runCommand(cli + " share '" + demo + "' --forum --redact names --text");
+    ASSERT_EQ(open.exitCode, 0) << open.output;
+    EXPECT_TRUE(open.output.starts_with("### tpuscope: demo.xplane.pb\n")) << open.output;
+    EXPECT_NE(open.output.find("<details>"), std::string::npos);
+    EXPECT_NE(open.output.find("```tpuscope"), std::string::npos);
+    EXPECT_NE(open.output.find("redacted: framework op names"), std::string::npos);
 }

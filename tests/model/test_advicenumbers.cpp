@@ -30,6 +30,11 @@ TEST(AdviceNumbers, UnitsFollowTheKeySuffix)
     EXPECT_EQ(formatAdviceNumber("ridge", 1.23456), "1.235");
     EXPECT_EQ(adviceNumberLabel("hbm_peak_bytes_something_new"), "HBM peak bytes something new");
     EXPECT_EQ(adviceNumberLabel("peak_unpadded_bytes"), "peak unpadded");
+    EXPECT_EQ(adviceNumberLabel("flops_utilization"), "FLOPS utilization");
+    // A flag reads as one, not as a count of 0.
+    EXPECT_EQ(adviceNumberText("padding_bound", 0).label, "padding bounds the op");
+    EXPECT_EQ(formatAdviceNumber("padding_bound", 0), "no");
+    EXPECT_EQ(formatAdviceNumber("padding_bound", 1), "yes");
 }
 
 // Every number the rules write on the real v6e sample reads without underscores.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Whose code an op is (framework op, source line), the framework-op / source groupings, and the
 // evidence that advice items and share files carry.
+#include "analysis/profileanalysis.h"
 #include "analysis/advice.h"
 #include "analysis/attribution.h"
 #include "analysis/opbreakdown.h"
@@ -202,7 +203,7 @@ TEST(Attribution, AdviceEvidenceNamesLayerAndLine)
 TEST(Attribution, ShareFileEvidenceFollowsTheRedaction)
 {
     const ProfilePtr profile = demoProfile();
-    const ShareResult plain = buildShareFile(*profile);
+    const ShareResult plain = buildShareFile(*buildProfileAnalysis(profile));
     ASSERT_TRUE(plain.ok());
     EXPECT_NE(plain.json.find("\"framework_op\":\"unet/conv2d_18/Conv2D\""), std::string::npos);
     EXPECT_NE(plain.json.find("\"source\":\"unet.py:87\""), std::string::npos);
@@ -210,13 +211,13 @@ TEST(Attribution, ShareFileEvidenceFollowsTheRedaction)
     std::string error;
     ShareOptions names;
     ASSERT_TRUE(parseShareRedaction("names", names.redaction, error)) << error;
-    const ShareResult noNames = buildShareFile(*profile, names);
+    const ShareResult noNames = buildShareFile(*buildProfileAnalysis(profile), names);
     EXPECT_EQ(noNames.json.find("unet/conv2d_18/Conv2D"), std::string::npos);
     EXPECT_NE(noNames.json.find("\"source\":\"unet.py:87\""), std::string::npos);
 
     ShareOptions paths;
     ASSERT_TRUE(parseShareRedaction("paths", paths.redaction, error)) << error;
-    const ShareResult noPaths = buildShareFile(*profile, paths);
+    const ShareResult noPaths = buildShareFile(*buildProfileAnalysis(profile), paths);
     EXPECT_EQ(noPaths.json.find("unet.py"), std::string::npos);
     EXPECT_NE(noPaths.json.find("\"framework_op\":\"unet/conv2d_18/Conv2D\""), std::string::npos);
 }

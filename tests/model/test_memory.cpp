@@ -2,6 +2,7 @@
 // The HBM memory view: buffer-assignment decode (HloProto field 3), xprof's peak heap, the
 // buffers at the peak and their padding. Hand-made assignments are written as wire bytes so the
 // decoder and the heap simulation are tested together.
+#include "analysis/profileanalysis.h"
 #include "analysis/advice.h"
 #include "analysis/memory.h"
 #include "core/jsondom.h"
@@ -507,7 +508,7 @@ TEST(MemoryView, ShareFilesKeepThePeakItsBuffersAndTheTotals)
         ShareOptions options;
         options.redaction.hashNames = hash;
         options.redaction.names = hash;
-        const ShareResult share = buildShareFile(*profile, options);
+        const ShareResult share = buildShareFile(*buildProfileAnalysis(profile), options);
         ASSERT_TRUE(share.ok()) << share.error;
         auto shared = loadBytes(share.bytes, "demo.tpuscope");
         ASSERT_TRUE(shared);
@@ -585,7 +586,7 @@ TEST(MemoryView, ShareFilesSumTheBuffersBeyondTheListed)
     builder.addEvent(ops, 0, 1000, id);
     ProfilePtr profile = builder.finish();
 
-    const ShareResult share = buildShareFile(*profile);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(profile));
     ASSERT_TRUE(share.ok()) << share.error;
     auto shared = loadBytes(share.bytes, "many.tpuscope");
     ASSERT_TRUE(shared);

@@ -2,6 +2,7 @@
 // Inputs found by the fuzz targets (tests/fuzz) that crashed, hung or hit undefined behaviour,
 // embedded byte for byte. Most of these only fail loudly in the sanitizer build (build-asan in
 // .ci/run); in the normal build they still check that the load ends with a profile or a message.
+#include "analysis/profileanalysis.h"
 #include "analysis/layout.h"
 #include "loader/gzip.h"
 #include "loader/hloconvert.h"
@@ -78,7 +79,7 @@ TEST(FuzzRegressions, ShareFileHugeNumbers)
     ASSERT_TRUE(syntheticXSpaceBytes(synth, xspace, error)) << error;
     const LoadResult source = loadBytes(xspace, "bench.xplane.pb");
     ASSERT_TRUE(source.ok()) << source.error;
-    const ShareResult share = buildShareFile(*source.profile);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(source.profile));
     ASSERT_TRUE(share.ok()) << share.error;
     std::string json = std::regex_replace(share.json, std::regex(R"("d":\[)"), R"("d":[1.28667e+33,-1e300,)");
     json = std::regex_replace(json, std::regex(R"("occurrences":)"), R"("occurrences":1e300,"x":)");

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysis/profileanalysis.h"
 #include "analysistestutil.h"
 #include "testutil.h"
 
@@ -102,7 +103,7 @@ void expectSameAdvice(const Profile& original, const Profile& shared, bool sameN
 TEST(ShareFile, DemoRoundTripKeepsTopOpsAdviceAndSummary)
 {
     ProfilePtr original = demoProfile();
-    const ShareResult share = buildShareFile(*original);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(original));
     ASSERT_TRUE(share.ok()) << share.error;
     EXPECT_TRUE(share.bytes.starts_with("TPUSCOPE-SHARE 1\n"));
     EXPECT_LT(share.bytes.size(), 64u * 1024) << "demo share file should stay under 64 KB";
@@ -175,7 +176,7 @@ TEST(ShareFile, SamplesRoundTripAndStaySmall)
             continue;
         LoadResult loaded = loadProfile(samplePath(name));
         ASSERT_TRUE(loaded.ok()) << loaded.error;
-        const ShareResult share = buildShareFile(*loaded.profile);
+        const ShareResult share = buildShareFile(*buildProfileAnalysis(loaded.profile));
         ASSERT_TRUE(share.ok()) << share.error;
         EXPECT_LT(share.bytes.size(), 64u * 1024);
         ProfilePtr shared = loadShare(share.bytes);
@@ -190,7 +191,7 @@ TEST(ShareFile, KeepsOpsUntil95PercentAndGroupsTheRest)
     ProfilePtr original = demoProfile();
     ShareOptions options;
     options.maxOps = 2;
-    const ShareResult share = buildShareFile(*original, options);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(original), options);
     ASSERT_TRUE(share.ok());
     // Ops above 1 % are kept even past maxOps; the rest is grouped but the totals stay.
     const OpBreakdown a = computeOpBreakdown(*original);
@@ -227,14 +228,14 @@ TEST(ShareFile, RedactionRemovesPathsFrameworkNamesAndOpNames)
     ASSERT_FALSE(sources.empty());
     ASSERT_FALSE(tfOps.empty());
     ASSERT_FALSE(names.empty());
-    const ShareResult plain = buildShareFile(*original);
+    const ShareResult plain = buildShareFile(*buildProfileAnalysis(original));
     EXPECT_NE(plain.json.find(*names.begin()), std::string::npos);
     EXPECT_NE(plain.json.find(*tfOps.begin()), std::string::npos);
 
     ShareOptions options;
     std::string error;
     ASSERT_TRUE(parseShareRedaction("paths,names,hash", options.redaction, error)) << error;
-    const ShareResult share = buildShareFile(*original, options);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(original), options);
     ASSERT_TRUE(share.ok());
     std::string json;
     ASSERT_TRUE(shareFileJson(share.bytes, json, error)) << error;
@@ -294,7 +295,7 @@ TEST(ShareFile, RedactionListIsValidated)
 
 TEST(ShareFile, TextFormRoundTrips)
 {
-    const ShareResult share = buildShareFile(*demoProfile());
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(demoProfile()));
     ASSERT_TRUE(share.ok());
     const std::string text = shareFileToText(share.bytes);
     EXPECT_TRUE(text.starts_with("```tpuscope\n"));
@@ -317,7 +318,7 @@ TEST(ShareFile, TextFormRoundTrips)
 
 TEST(ShareFile, DamagedInputGivesClearErrors)
 {
-    const ShareResult share = buildShareFile(*demoProfile());
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(demoProfile()));
     ASSERT_TRUE(share.ok());
     // Truncated binary.
     LoadResult truncated = loadProfileFromBytes(share.bytes.substr(0, share.bytes.size() / 2), "cut.tpuscope");
@@ -363,7 +364,7 @@ TEST(ShareFile, NothingToShareIsAnError)
     ProfileBuilder builder;
     builder.addPlane("/host:CPU");
     ProfilePtr empty = builder.finish();
-    const ShareResult share = buildShareFile(*empty);
+    const ShareResult share = buildShareFile(*buildProfileAnalysis(empty));
     EXPECT_FALSE(share.ok());
     EXPECT_NE(share.error.find("nothing to share"), std::string::npos);
 }

@@ -62,7 +62,7 @@ TEST(ShareCard, RendersAtTheRequestedWidthOffscreen)
 TEST(ShareCard, SameCardFromTheShareFile)
 {
     const model::ProfilePtr profile = demo();
-    const model::ShareResult share = model::buildShareFile(*profile);
+    const model::ShareResult share = model::buildShareFile(*model::buildProfileAnalysis(profile));
     ASSERT_TRUE(share.ok());
     model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
     ASSERT_TRUE(loaded.ok()) << loaded.error;
@@ -108,7 +108,7 @@ TEST(ShareCard, CarriesTheHbmPeakAndItsLargestBuffers)
 
     model::ShareOptions options;
     options.redaction.hashNames = true;
-    const model::ShareResult share = model::buildShareFile(*profile, options);
+    const model::ShareResult share = model::buildShareFile(*model::buildProfileAnalysis(profile), options);
     ASSERT_TRUE(share.ok()) << share.error;
     model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
     ASSERT_TRUE(loaded.ok()) << loaded.error;

@@ -1,32 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "forumpost.h"
 
-#include "analysis/opbreakdown.h"
-#include "analysis/summary.h"
-#include "core/jsondom.h"
-#include "loader/loader.h"
-#include "report/report.h"
+#include "advicenumbers.h"
+#include "report.h"
 
-#include <cstdio>
+#include "../analysis/opbreakdown.h"
+#include "../analysis/steps.h"
+#include "../analysis/summary.h"
+#include "../core/jsondom.h"
+#include "../loader/loader.h"
+
 #include <string_view>
 
-namespace tpuscope::widgets {
-
-using namespace tpuscope::model;
+namespace tpuscope::model {
 
 namespace {
-
-bool endsWith(std::string_view text, std::string_view suffix)
-{
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-std::string numberText(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", value);
-    return text;
-}
 
 /// Inline code that survives any content (backticks inside get a longer fence).
 std::string code(std::string_view text)
@@ -91,7 +79,7 @@ std::string numbersText(const json::Value& numbers)
     for (const auto& [key, value] : numbers.object()) {
         if (!value.isNumber() && !value.isString())
             continue; // lists and nested objects: the share block has them
-        const std::string text = value.isNumber() ? adviceNumberValue(key, value.number()) : value.string();
+        const std::string text = value.isNumber() ? formatAdviceNumber(key, value.number()) : value.string();
         out += (out.empty() ? "" : " · ") + adviceNumberLabel(key) + " " + text;
     }
     return out;
@@ -147,50 +135,12 @@ std::string assemble(const std::string& head, const std::string& ops, size_t ops
 
 } // namespace
 
-std::string adviceNumberLabel(std::string_view key)
-{
-    for (std::string_view per : {"_per_core", "_per_step"})
-        if (endsWith(key, per) && key.size() > per.size())
-            return adviceNumberLabel(key.substr(0, key.size() - per.size()));
-    std::string label(key);
-    for (std::string_view unit : {"_ps", "_bytes", "_gbps", "_fraction", "_tflops"})
-        if (endsWith(label, unit) && label.size() > unit.size()) {
-            label.resize(label.size() - unit.size());
-            break;
-        }
-    for (char& c : label)
-        if (c == '_')
-            c = ' ';
-    if (!label.empty() && label[0] >= 'a' && label[0] <= 'z')
-        label[0] = static_cast<char>(label[0] - 'a' + 'A');
-    return label;
-}
-
-std::string adviceNumberValue(std::string_view key, double value)
-{
-    for (std::string_view per : {"_per_core", "_per_step"})
-        if (endsWith(key, per) && key.size() > per.size())
-            return adviceNumberValue(key.substr(0, key.size() - per.size()), value) + " per "
-                + std::string(per.substr(5));
-    if (endsWith(key, "_ps"))
-        return formatDurationPs(value);
-    if (endsWith(key, "_bytes"))
-        return formatBytes(value);
-    if (endsWith(key, "_fraction"))
-        return formatPercent(value);
-    if (endsWith(key, "_gbps"))
-        return numberText(value) + " GB/s";
-    if (endsWith(key, "_tflops"))
-        return numberText(value) + " TFLOP/s";
-    return numberText(value);
-}
-
-ForumPost buildForumPost(const Profile& profile, const ForumPostOptions& options)
+ForumPost buildForumPost(const ProfileAnalysis& analysis, const ForumPostOptions& options)
 {
     ForumPost post;
     ShareOptions shareOptions;
     shareOptions.redaction = options.redaction;
-    const ShareResult share = buildShareFile(profile, shareOptions);
+    const ShareResult share = buildShareFile(analysis, shareOptions);
     if (!share.ok()) {
         post.error = share.error;
         return post;
@@ -204,8 +154,9 @@ ForumPost buildForumPost(const Profile& profile, const ForumPostOptions& options
         return post;
     }
     const Profile& redacted = *shared.profile;
-    const ProfileSummary summary = computeSummary(redacted);
+    // The small share profile's own numbers (its op names are the redacted ones): one breakdown.
     const OpBreakdown breakdown = computeOpBreakdown(redacted);
+    const ProfileSummary summary = computeSummary(redacted, breakdown, computeSteps(redacted));
     const size_t opsTotal = static_cast<size_t>(doc["totals"]["ops"].number(double(breakdown.rows.size())));
     const std::string head = headline(redacted, summary, doc["source"]["file"].string());
 
@@ -251,4 +202,4 @@ ForumPost buildForumPost(const Profile& profile, const ForumPostOptions& options
     return post;
 }
 
-} // namespace tpuscope::widgets
+} // namespace tpuscope::model

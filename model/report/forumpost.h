@@ -10,13 +10,12 @@
 // model::buildShareFile the share file uses), so the post never says more than the share file:
 // there is one redaction implementation. Plain C++ (no Qt).
 
-#include "core/profile.h"
-#include "share/sharefile.h"
+#include "../analysis/profileanalysis.h"
+#include "../share/sharefile.h"
 
 #include <string>
-#include <string_view>
 
-namespace tpuscope::widgets {
+namespace tpuscope::model {
 
 /// The readable part stays under this (GitHub comments take 65,536 characters, Discourse
 /// forums 32,000 by default; 8 KB is a screenful that still reads as a post).
@@ -30,16 +29,16 @@ constexpr size_t kForumNameWidth = 60;
 
 struct ForumPostOptions
 {
-    model::ShareRedaction redaction = defaultRedaction();
+    ShareRedaction redaction = defaultRedaction();
     size_t topOps = 10;
     size_t maxAdvice = 3;
     bool includeShareBlock = false;
     size_t readableLimit = kForumReadableLimitBytes;
     size_t shareLimit = kForumShareLimitBytes;
 
-    static model::ShareRedaction defaultRedaction()
+    static ShareRedaction defaultRedaction()
     {
-        model::ShareRedaction r;
+        ShareRedaction r;
         r.paths = true; // the capture machine's paths are nobody's business on a forum
         return r;
     }
@@ -56,13 +55,9 @@ struct ForumPost
     bool ok() const { return error.empty(); }
 };
 
-ForumPost buildForumPost(const model::Profile& profile, const ForumPostOptions& options = {});
+/// The post for a loaded profile's analysis. It builds the share file with the chosen redaction and
+/// reads it back (a load and a breakdown of the small share profile): run it off the GUI thread
+/// (TraceSession::requestForumPost).
+ForumPost buildForumPost(const ProfileAnalysis& analysis, const ForumPostOptions& options = {});
 
-/// "Step time" for "step_ps", "Copy wait (share of op time)" … : the human label of an advice
-/// number's key. One place, so a shared label table can replace it.
-std::string adviceNumberLabel(std::string_view key);
-/// The value of an advice number with its unit, from the key's suffix (_ps → duration, _bytes →
-/// bytes, _fraction → percent, _gbps → GB/s, …), through the shared formatter set.
-std::string adviceNumberValue(std::string_view key, double value);
-
-} // namespace tpuscope::widgets
+} // namespace tpuscope::model
