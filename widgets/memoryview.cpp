@@ -89,7 +89,7 @@ std::pair<double, QString> axisUnit(double peak)
 
 MemoryView::MemoryView(QWidget* parent)
     : QWidget(parent)
-    , m_report(std::make_unique<MemoryReport>())
+    , m_report(std::make_shared<const MemoryReport>())
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -155,24 +155,19 @@ MemoryView::~MemoryView() = default;
 
 void MemoryView::setSession(qt::TraceSession* session)
 {
-    m_session = session;
-    connect(session, &qt::TraceSession::loaded, this, [this] { setProfile(m_session->profile()); });
+    session->follow(this, [this](const ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
 }
 
-void MemoryView::setProfile(ProfilePtr profile)
+void MemoryView::setAnalysis(const ProfileAnalysisPtr& analysis)
 {
-    if (profile == m_profile)
+    const ProfilePtr profile = analysis ? analysis->profile : nullptr;
+    if (profile == m_profile && (!analysis || m_report.get() == &analysis->memory))
         return;
-    m_profile = std::move(profile);
+    m_profile = profile;
+    // The memory view was computed with the rest of the analysis, off the GUI thread.
+    m_report = analysis ? std::shared_ptr<const MemoryReport>(analysis, &analysis->memory)
+                        : std::make_shared<const MemoryReport>();
     rebuild();
-}
-
-void MemoryView::showEvent(QShowEvent* event)
-{
-    // The session may have dropped its profile (File > Close) while the view was hidden.
-    if (m_session && m_session->profile() != m_profile && !m_session->isLoading())
-        setProfile(m_session->profile());
-    QWidget::showEvent(event);
 }
 
 void MemoryView::changeEvent(QEvent* event)
@@ -201,7 +196,6 @@ bool MemoryView::showModule(const QString& name)
 
 void MemoryView::rebuild()
 {
-    *m_report = m_profile ? analyzeMemory(*m_profile) : MemoryReport {};
     const QSignalBlocker blocker(m_moduleCombo);
     m_moduleCombo->clear();
     // The module with the largest peak first: that is the one that runs out of HBM.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/memory.h"
+#include "analysis/profileanalysis.h"
 #include "core/profile.h"
 
 #include <QWidget>
@@ -33,10 +34,11 @@ public:
     explicit MemoryView(QWidget* parent = nullptr);
     ~MemoryView() override;
 
-    /// Follows the session's loaded profiles (the view subscribes itself).
+    /// Follows the session's analyses (the view subscribes itself).
     void setSession(tpuscope::qt::TraceSession* session);
+    /// Shows the memory view of `analysis` (null: nothing).
+    void setAnalysis(const tpuscope::model::ProfileAnalysisPtr& analysis);
     void setSelectionState(tpuscope::qt::SelectionState* selection) { m_selection = selection; }
-    void setProfile(tpuscope::model::ProfilePtr profile);
     /// Shows one module by name; false when it has no buffer assignment.
     bool showModule(const QString& name);
 
@@ -54,7 +56,6 @@ signals:
     void opSelected(tpuscope::model::OpId op);
 
 protected:
-    void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
@@ -69,7 +70,7 @@ private:
     tpuscope::qt::TraceSession* m_session = nullptr;
     tpuscope::qt::SelectionState* m_selection = nullptr;
     tpuscope::model::ProfilePtr m_profile;
-    std::unique_ptr<tpuscope::model::MemoryReport> m_report;
+    std::shared_ptr<const tpuscope::model::MemoryReport> m_report; // never null
     QLabel* m_status = nullptr;
     QComboBox* m_moduleCombo = nullptr;
     QCustomPlot* m_plot = nullptr;

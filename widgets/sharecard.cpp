@@ -97,11 +97,6 @@ QColor shareCardFlopsColor(double utilization)
     return qt::colors::flameColor(utilization);
 }
 
-QStringList shareCardMemoryLines(const Profile& profile, size_t topBuffers)
-{
-    return shareCardMemoryLines(analyzeMemory(profile), topBuffers);
-}
-
 QStringList shareCardMemoryLines(const MemoryReport& report, size_t topBuffers)
 {
     if (report.modules.empty())
@@ -386,7 +381,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     }
 
     // The HBM peak of the largest module and the buffers that make it.
-    if (const QStringList memoryLines = shareCardMemoryLines(analysis.memory()); !memoryLines.isEmpty()) {
+    if (const QStringList memoryLines = shareCardMemoryLines(analysis.memory); !memoryLines.isEmpty()) {
         p.fillRect(QRect(margin, y, inner, 1), kRule);
         y += 14;
         p.setPen(kInk);

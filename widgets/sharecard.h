@@ -34,9 +34,7 @@ QImage renderShareCard(const model::ProfileAnalysis& analysis, const ShareCardOp
 /// The card's "HBM peak" lines: the largest module's peak (share of the HBM when known) and its
 /// padding share, then its largest buffers at the peak with the dimension a tile pads. Empty when
 /// no module carries a buffer assignment. Names are as in the profile (a redacted share file
-/// gives redacted names).
-QStringList shareCardMemoryLines(const model::Profile& profile, size_t topBuffers = 3);
-/// The same lines from a memory view already computed (ProfileAnalysis::memory()).
+/// gives redacted names). `report` is the analysis's memory view (ProfileAnalysis::memory).
 QStringList shareCardMemoryLines(const model::MemoryReport& report, size_t topBuffers = 3);
 
 /// The before/after card of a comparison (same look): step time, op time and utilization

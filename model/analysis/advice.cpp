@@ -780,7 +780,10 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
     return computeAdvice(profile, breakdown, computeSteps(profile));
 }
 
-AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps)
+namespace {
+
+AdviceReport runAdviceRules(
+    const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport* memory)
 {
     AdviceReport report;
     if (!profile.hasTpuOps()) {
@@ -789,6 +792,7 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown,
     }
     Context ctx {profile, breakdown};
     ctx.stepAnalysis = &steps;
+    ctx.memory = memory;
     ctx.steps = steps.stepsPerCore;
     ctx.cores = std::max(1, breakdown.coresCounted);
     // An op_profile sums op time over all devices without saying how many: the collectives' replica
@@ -857,6 +861,19 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown,
         return a.gainPs > b.gainPs;
     });
     return report;
+}
+
+} // namespace
+
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps)
+{
+    return runAdviceRules(profile, breakdown, steps, nullptr);
+}
+
+AdviceReport computeAdvice(
+    const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory)
+{
+    return runAdviceRules(profile, breakdown, steps, &memory);
 }
 
 } // namespace tpuscope::model

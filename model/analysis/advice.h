@@ -129,5 +129,9 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
 struct StepAnalysis;
 /// Same, reusing the steps too (the GUI's single analysis pass).
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps);
+struct MemoryReport;
+/// Same, reusing the memory view too (buildProfileAnalysis: everything computed once).
+AdviceReport computeAdvice(
+    const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory);
 
 } // namespace tpuscope::model

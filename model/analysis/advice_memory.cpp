@@ -107,7 +107,8 @@ void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& repo
 void memoryPaddingRule(
     const Context& ctx, std::vector<Advice>& out, double minPaddingShare, double minPeakBytes, double atCapacityShare)
 {
-    const MemoryReport report = analyzeMemory(ctx.profile);
+    const MemoryReport computed = ctx.memory ? MemoryReport {} : analyzeMemory(ctx.profile);
+    const MemoryReport& report = ctx.memory ? *ctx.memory : computed;
     boundBatchAdviceByMemory(ctx, report, out);
     boundCollectivesAdviceByMemory(ctx, report, out);
     for (const ModuleMemory& m : report.modules) {

@@ -35,7 +35,8 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
     return format(" %s is padding-bound: its FLOPS utilization (%s) is within %.0f points of the share of its tiles "
                   "that holds data (%s), so the MXU runs at full speed on tiles that are mostly padding; only a "
                   "shape that fills the tiles raises it.",
-        row.name.c_str(), pct(row.flopsUtilization.value_or(0)).c_str(), kPaddingBoundPoints * 100, pct(paddingEfficiency).c_str());
+        row.name.c_str(), pct(row.flopsUtilization.value_or(0)).c_str(), kPaddingBoundPoints * 100,
+        pct(paddingEfficiency).c_str());
 }
 
 void addEvidence(Advice& a, const Context& ctx, OpId op)

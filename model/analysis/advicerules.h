@@ -9,6 +9,7 @@
 #include "../core/format.h"
 #include "advice.h"
 #include "attribution.h"
+#include "memory.h"
 #include "steps.h"
 
 #include <algorithm>
@@ -31,6 +32,7 @@ struct Context
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
     const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
+    const MemoryReport* memory = nullptr; // analyzeMemory of the profile, when the caller has it
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }

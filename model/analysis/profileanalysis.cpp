@@ -33,12 +33,6 @@ ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
     return computeDiff(*profile, breakdown, stepStats(steps), *after.profile, after.breakdown, stepStats(after.steps));
 }
 
-const MemoryReport& ProfileAnalysis::memory() const
-{
-    std::call_once(m_memoryOnce, [this] { m_memory = analyzeMemory(*profile); });
-    return m_memory;
-}
-
 ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress, std::stop_token stop)
 {
     auto report = [&](std::string_view phase, double fraction) {
@@ -58,7 +52,8 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
         return nullptr;
     report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
-    analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps);
+    analysis->memory = analyzeMemory(p);
+    analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory);
     if (stop.stop_requested())
         return nullptr;
     report("Sampling utilization", 0.8);

@@ -16,7 +16,6 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <stop_token>
 #include <string_view>
 
@@ -39,6 +38,7 @@ struct ProfileAnalysis
     ProfileSummary summary; // from that breakdown and those steps
     AdviceReport advice; // over that breakdown and those steps
     UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
+    MemoryReport memory; // analyzeMemory: the HBM memory view (the advice reads it too)
 
     /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
     /// whole-profile op breakdown is returned without computing anything.
@@ -48,12 +48,6 @@ struct ProfileAnalysis
     StepAnalysis stepsFor(const StepOptions& options) const;
     /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
     ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
-    /// The HBM memory view (analyzeMemory), computed on the first call (from any thread) and kept.
-    const MemoryReport& memory() const;
-
-private:
-    mutable std::once_flag m_memoryOnce;
-    mutable MemoryReport m_memory;
 };
 
 using ProfileAnalysisPtr = std::shared_ptr<const ProfileAnalysis>;

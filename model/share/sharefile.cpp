@@ -712,7 +712,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         auto it = reducers.try_emplace(op.program, *module).first;
         it->second.addOp(*instruction);
     }
-    const MemoryReport& memory = analysis.memory(); // computed once per analysis, shared with the Memory view
+    const MemoryReport& memory = analysis.memory; // computed once per analysis, shared with the Memory view
     for (auto& [program, reducer] : reducers)
         for (const ModuleMemory& m : memory.modules)
             if (m.module == profile.programs[program].hlo.get())

@@ -44,6 +44,7 @@ TEST(MemoryView, MainWindowTabFollowsTheSessionAndReachesTheDetailsPanel)
     window.openFile(sample);
     ASSERT_TRUE(loaded.wait(60000));
     ASSERT_EQ(view->report().modules.size(), 4u);
+    EXPECT_EQ(&view->report(), &window.session()->analysis()->memory); // the session's, not computed again
     const int row = rowOf(view->table(), QStringLiteral("broadcast_add_fusion.2"));
     ASSERT_GE(row, 0);
     view->table()->selectRow(row);

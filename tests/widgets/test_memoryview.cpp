@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Memory tab: chart of the heap over program order, the sortable table of buffers at the
 // peak, and a selection that reaches the details panel.
+#include "analysis/profileanalysis.h"
 #include "memoryview.h"
 
 #include "detailspanel.h"
@@ -54,7 +55,7 @@ TEST(MemoryView, DemoShowsThePeakAndTheBuffersAtIt)
     tpuscope::qt::SelectionState selection;
     view.setSelectionState(&selection);
     model::ProfilePtr profile = demoProfile();
-    view.setProfile(profile);
+    view.setAnalysis(model::buildProfileAnalysis(profile));
     ASSERT_NE(view.currentModule(), nullptr);
     const model::ModuleMemory& m = *view.currentModule();
     EXPECT_EQ(view.table()->rowCount(), static_cast<int>(m.buffersAtPeak.size()));
@@ -98,7 +99,7 @@ TEST(MemoryView, DemoShowsThePeakAndTheBuffersAtIt)
     EXPECT_EQ(spy.count(), 1);
     EXPECT_TRUE(view.detailsBrowser()->toPlainText().contains(QStringLiteral("dim 3 of size 3 padded to 128")));
 
-    view.setProfile(nullptr);
+    view.setAnalysis(nullptr);
     EXPECT_EQ(view.table()->rowCount(), 0);
 }
 
@@ -110,7 +111,7 @@ TEST(MemoryView, SampleModulesAreChosenInTheCombo)
     auto loaded = model::loadProfile(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error;
     MemoryView view;
-    view.setProfile(loaded.profile);
+    view.setAnalysis(model::buildProfileAnalysis(loaded.profile));
     EXPECT_EQ(view.moduleCombo()->count(), 4);
     // The module with the largest peak is shown first.
     EXPECT_EQ(view.moduleCombo()->currentText(), QStringLiteral("jit_f"));

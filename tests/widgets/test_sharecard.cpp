@@ -98,7 +98,7 @@ TEST(ShareCard, EmptyProfileStillRenders)
 TEST(ShareCard, CarriesTheHbmPeakAndItsLargestBuffers)
 {
     const model::ProfilePtr profile = demo();
-    const QStringList lines = widgets::shareCardMemoryLines(*profile);
+    const QStringList lines = widgets::shareCardMemoryLines(model::buildProfileAnalysis(profile)->memory);
     ASSERT_EQ(lines.size(), 4);
     EXPECT_EQ(
         lines[0], QStringLiteral("cluster_train_step: peak 640 MiB (3.9% of 16 GiB HBM), 89.5% of it tile padding"));
@@ -112,7 +112,7 @@ TEST(ShareCard, CarriesTheHbmPeakAndItsLargestBuffers)
     ASSERT_TRUE(share.ok()) << share.error;
     model::LoadResult loaded = model::loadProfileFromBytes(share.bytes, "demo.tpuscope");
     ASSERT_TRUE(loaded.ok()) << loaded.error;
-    const QStringList redacted = widgets::shareCardMemoryLines(*loaded.profile);
+    const QStringList redacted = widgets::shareCardMemoryLines(model::buildProfileAnalysis(loaded.profile)->memory);
     ASSERT_EQ(redacted.size(), 4);
     EXPECT_FALSE(redacted.join(QLatin1Char('\n')).contains(QStringLiteral("fusion.7")));
     EXPECT_FALSE(redacted[0].contains(QStringLiteral("cluster_train_step")));
