@@ -46,7 +46,7 @@ using tpuscope::qt::qs;
 
 RooflineChart::RooflineChart(QWidget* parent)
     : QWidget(parent)
-    , m_roofline(std::make_unique<Roofline>())
+    , m_roofline(std::make_shared<const Roofline>())
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -125,7 +125,9 @@ void RooflineChart::rebuild()
     m_plot->clearItems();
     m_rooflineGraph = nullptr;
     m_selectionGraph = nullptr;
-    *m_roofline = m_profile ? computeRoofline(*m_profile, m_analysis->breakdown) : Roofline {};
+    // The points come with the analysis (ProfileAnalysis::roofline), computed off the GUI thread.
+    m_roofline = m_analysis ? std::shared_ptr<const Roofline>(m_analysis, &m_analysis->roofline)
+                            : std::make_shared<const Roofline>();
     const Roofline& r = *m_roofline;
 
     QStringList notes;

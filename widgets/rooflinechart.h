@@ -69,7 +69,7 @@ private:
 
     tpuscope::model::ProfilePtr m_profile;
     std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;
-    std::unique_ptr<tpuscope::model::Roofline> m_roofline;
+    std::shared_ptr<const tpuscope::model::Roofline> m_roofline; // never null
     QCustomPlot* m_plot = nullptr;
     QLabel* m_status = nullptr;
     QCPGraph* m_rooflineGraph = nullptr;

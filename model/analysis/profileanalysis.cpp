@@ -59,6 +59,7 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
     report("Sampling utilization", 0.8);
     if (p.hasTpuOps())
         analysis->utilization = computeUtilization(p, analysisUtilizationOptions(p));
+    analysis->roofline = computeRoofline(p, analysis->breakdown);
     return analysis;
 }
 

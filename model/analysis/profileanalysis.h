@@ -39,6 +39,7 @@ struct ProfileAnalysis
     AdviceReport advice; // over that breakdown and those steps
     UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
     MemoryReport memory; // analyzeMemory: the HBM memory view (the advice reads it too)
+    Roofline roofline; // computeRoofline over that breakdown (the roofline chart's points)
 
     /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
     /// whole-profile op breakdown is returned without computing anything.

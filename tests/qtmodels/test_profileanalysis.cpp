@@ -97,6 +97,12 @@ TEST(ProfileAnalysis, MatchesTheFunctionsItStandsFor)
     ASSERT_FALSE(directMemory.modules.empty());
     EXPECT_EQ(analysis->memory.modules.front().peakHeapBytes, directMemory.modules.front().peakHeapBytes);
     EXPECT_EQ(analysis->memory.hbmCapacityBytes, directMemory.hbmCapacityBytes);
+
+    // So do the roofline points the chart plots.
+    const model::Roofline roofline = model::computeRoofline(p, model::computeOpBreakdown(p));
+    ASSERT_EQ(analysis->roofline.points.size(), roofline.points.size());
+    ASSERT_FALSE(roofline.points.empty());
+    EXPECT_DOUBLE_EQ(analysis->roofline.points.front().intensity, roofline.points.front().intensity);
 }
 
 TEST(TraceSession, CompareIsASessionJob)
