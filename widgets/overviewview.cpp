@@ -284,16 +284,16 @@ void OverviewView::recomputeSteps()
         model::StepOptions options;
         options.core = m_core;
         options.program = m_program.toStdString();
-        if (m_session && m_session->analysis() == m_analysis) {
-            // One core or another program: a session job, so a long profile never blocks the GUI.
+        // One core or another program: a session job, so a long profile never blocks the GUI
+        // (the steps on screen stay until the new ones arrive). Without a session showing this
+        // analysis there is nothing to ask, and the default steps stay.
+        if (m_session && m_session->analysis() == m_analysis)
             m_session->requestSteps(options, this, [this](std::shared_ptr<const StepAnalysis> steps) {
                 m_shown = std::move(steps);
                 showPrograms();
                 showSteps();
             });
-            return;
-        }
-        m_shown = std::make_shared<const StepAnalysis>(m_analysis->stepsFor(options));
+        return;
     }
     showPrograms();
     showSteps();

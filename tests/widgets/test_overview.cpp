@@ -5,12 +5,14 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/profileanalysis.h"
 #include "loader/loader.h"
+#include "qt/tracesession.h"
 
 #include <qcustomplot.h>
 
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -34,6 +36,14 @@ std::string demoPath()
 void show(widgets::OverviewView& view, const model::ProfilePtr& p)
 {
     view.setAnalysis(model::buildProfileAnalysis(p));
+}
+
+/// Loads `path` in `session`, which the view follows (the core and program pickers ask it).
+bool loadInSession(qt::TraceSession& session, const std::string& path)
+{
+    QSignalSpy loaded(&session, &qt::TraceSession::loaded);
+    session.open(QString::fromStdString(path));
+    return loaded.wait(60000);
 }
 
 int barCount(const widgets::OverviewView& view)
@@ -82,11 +92,19 @@ TEST(OverviewView, DemoShowsTheStepTheFixAndTwentyBars)
     view.selectStep(20); // out of range: nothing
     EXPECT_EQ(step.count(), 1);
 
+    // One core's steps come from a session job.
+    qt::TraceSession session;
+    widgets::OverviewView followed(&session);
+    ASSERT_TRUE(loadInSession(session, demoPath()));
+    followed.setCore(3);
+    EXPECT_EQ(followed.steps()->core, -1); // the job's result arrives through the event loop
+    QTRY_COMPARE_WITH_TIMEOUT(followed.steps()->core, 3, 10000);
+    EXPECT_EQ(barCount(followed), 20);
+    EXPECT_EQ(followed.programTable()->rowCount(), 1);
+    EXPECT_EQ(followed.programTable()->item(0, 0)->text(), QStringLiteral("cluster_train_step"));
+    // A view shown an analysis by hand has no session to ask: the default steps stay.
     view.setCore(3);
-    EXPECT_EQ(view.steps()->core, 3);
-    EXPECT_EQ(barCount(view), 20);
-    EXPECT_EQ(view.programTable()->rowCount(), 1);
-    EXPECT_EQ(view.programTable()->item(0, 0)->text(), QStringLiteral("cluster_train_step"));
+    EXPECT_EQ(view.steps()->core, -1);
 }
 
 TEST(OverviewView, V6eProgramsAndAnotherProgramAsTheStep)
@@ -94,19 +112,19 @@ TEST(OverviewView, V6eProgramsAndAnotherProgramAsTheStep)
     const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
     if (!std::filesystem::exists(path))
         GTEST_SKIP() << "sample missing";
-    model::ProfilePtr p = load(path);
-    widgets::OverviewView view(nullptr);
-    show(view, p);
+    qt::TraceSession session;
+    widgets::OverviewView view(&session);
+    ASSERT_TRUE(loadInSession(session, path));
     EXPECT_EQ(view.programTable()->rowCount(), 4);
     EXPECT_EQ(view.programTable()->item(0, 0)->text(), QStringLiteral("jit_f"));
     EXPECT_EQ(barCount(view), 100);
     EXPECT_TRUE(view.headlineText().contains(QStringLiteral("runs of jit_f"))) << view.headlineText().toStdString();
     EXPECT_TRUE(view.headlineText().contains(QStringLiteral("warm-up 18.7 s"))) << view.headlineText().toStdString();
     view.setProgram(QStringLiteral("jit__psum"));
-    EXPECT_EQ(barCount(view), 3);
+    QTRY_COMPARE_WITH_TIMEOUT(barCount(view), 3, 10000);
     EXPECT_EQ(view.steps()->program, "jit__psum");
     view.setProgram({});
-    EXPECT_EQ(barCount(view), 100);
+    EXPECT_EQ(barCount(view), 100); // the default steps come with the analysis: at once
 }
 
 TEST(OverviewView, EmptyAndCostCoverageHook)
