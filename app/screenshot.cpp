@@ -7,10 +7,11 @@
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "rangeselectionview.h"
-#include "timelineview.h"
 #include "tableimage.h"
+#include "timelineview.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QImage>
 #include <QLayout>
@@ -20,6 +21,7 @@
 #include <QWidget>
 
 #include <cmath>
+#include <functional>
 
 namespace tpuscope::app {
 
@@ -36,6 +38,17 @@ void settle(int milliseconds)
     QTimer::singleShot(milliseconds, &loop, &QEventLoop::quit);
     loop.exec();
     QCoreApplication::sendPostedEvents();
+}
+
+/// Runs the event loop until `done` holds (a session job delivered its result) or `timeoutMs`
+/// passed; returns whether it holds. The jobs run on other threads and report through the loop.
+bool settleUntil(const std::function<bool()>& done, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < timeoutMs)
+        settle(10);
+    return done();
 }
 
 model::OpId findOp(const model::Profile& profile, const QString& name)
@@ -133,6 +146,9 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
         if (auto* timeline = window.findChild<widgets::TimelineView*>()) {
             const auto at = [&](double us) { return profile->spanBegin + model::TimePs(std::llround(us * 1e6)); };
             timeline->selectRange(at(request.rangeUs->first), at(request.rangeUs->second));
+            // The statistics come from a session job: show them, not "computing…".
+            if (!settleUntil([timeline] { return !timeline->isRangeSummaryPending(); }, 30'000))
+                qWarning("tpuscope: the range statistics did not arrive in time");
             settle(50);
         }
     }

@@ -58,6 +58,15 @@ void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
         });
 }
 
+void TraceSession::openProfile(model::ProfilePtr profile, const QString& name)
+{
+    start(name, [profile](const model::LoadOptions&, const model::ProgressFn&, std::stop_token) {
+        model::LoadResult result;
+        result.profile = profile;
+        return result;
+    });
+}
+
 void TraceSession::chooseDevice(const QString& generation)
 {
     m_options.deviceOverride = generation.toStdString();
@@ -196,6 +205,17 @@ void TraceSession::requestSteps(const model::StepOptions& options, QObject* cont
         [done = std::move(done)](const std::shared_ptr<const model::StepAnalysis>& steps) { done(steps); });
 }
 
+void TraceSession::requestRangeSummary(model::TimePs begin, model::TimePs end, QObject* context,
+    std::function<void(std::shared_ptr<const model::RangeSummary>)> done)
+{
+    request<std::shared_ptr<const model::RangeSummary>>(
+        m_rangeRequests, context,
+        [begin, end](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return std::make_shared<const model::RangeSummary>(analysis.summarizeRange(begin, end));
+        },
+        [done = std::move(done)](const std::shared_ptr<const model::RangeSummary>& summary) { done(summary); });
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     auto finished = std::make_shared<std::atomic_bool>(false);
@@ -227,7 +247,7 @@ void TraceSession::close()
 {
     cancel();
     m_compareStop.request_stop();
-    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests})
+    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests, &m_rangeRequests})
         channel->stop.request_stop();
     const bool hadProfile = m_profile != nullptr;
     m_profile.reset();

@@ -51,6 +51,9 @@ public:
     void openRun(const model::ProfileRun& run, const QString& displayPath);
     /// Same for bytes already in memory (the bundled demo); `name` appears in messages.
     void openBytes(const QByteArray& bytes, const QString& name);
+    /// Shows a profile already built in memory (a generator's, a test's) as if it had been loaded:
+    /// its analysis is built in a job, then loaded() fires. `name` is what path() reports.
+    void openProfile(model::ProfilePtr profile, const QString& name);
     /// Uses a TPU generation (a key such as "v6e"; empty = the file's own) for the shown profile
     /// and every later load. The shown profile is not read again: a job copies it with the new
     /// device and recomputes the analysis, then loaded() fires as after a load.
@@ -71,6 +74,11 @@ public:
     /// as for requestUtilization.
     void requestSteps(const model::StepOptions& options, QObject* context,
         std::function<void(std::shared_ptr<const model::StepAnalysis>)> done);
+    /// The statistics of [begin, end) of the shown profile (ProfileAnalysis::summarizeRange), off
+    /// the GUI thread; `done` runs on `context`'s thread. A newer range request supersedes an older
+    /// one (Shift+drag again before the numbers came), and stale results are dropped as above.
+    void requestRangeSummary(model::TimePs begin, model::TimePs end, QObject* context,
+        std::function<void(std::shared_ptr<const model::RangeSummary>)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -163,6 +171,7 @@ private:
     std::stop_source m_compareStop;
     RequestChannel m_utilizationRequests;
     RequestChannel m_stepsRequests;
+    RequestChannel m_rangeRequests;
     std::vector<Job> m_jobs;
 };
 
