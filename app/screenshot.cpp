@@ -9,6 +9,7 @@
 #include "rangeselectionview.h"
 #include "tableimage.h"
 #include "timelineview.h"
+#include "utilizationchart.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -20,6 +21,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -67,6 +69,27 @@ model::OpId findOp(const model::Profile& profile, const QString& name)
     return fallback;
 }
 
+/// Waits (bounded) for the session jobs whose results `root` shows: the range statistics of a
+/// timeline, the visible range's buckets of a utilization chart. A grab before they arrive would
+/// show "computing…" or the previous range's series.
+void settleJobs(QWidget* root)
+{
+    QList<widgets::UtilizationChart*> charts = root->findChildren<widgets::UtilizationChart*>();
+    if (auto* chart = qobject_cast<widgets::UtilizationChart*>(root))
+        charts << chart;
+    QList<widgets::TimelineView*> timelines = root->findChildren<widgets::TimelineView*>();
+    if (auto* timeline = qobject_cast<widgets::TimelineView*>(root))
+        timelines << timeline;
+    const bool done = settleUntil(
+        [&] {
+            return std::none_of(charts.begin(), charts.end(), [](auto* c) { return c->isComputing(); })
+                && std::none_of(timelines.begin(), timelines.end(), [](auto* t) { return t->isRangeSummaryPending(); });
+        },
+        30'000);
+    if (!done)
+        qWarning("tpuscope: a view's numbers did not arrive in time; the image may show \"computing…\"");
+}
+
 QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
 {
     widget->setAttribute(Qt::WA_DontShowOnScreen);
@@ -75,6 +98,8 @@ QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
     if (widget->layout())
         widget->layout()->activate();
     settle(250);
+    settleJobs(widget);
+    settle(20); // the replot the last result queued
     if (widget->width() > size.width() || widget->height() > size.height()) {
         qWarning("tpuscope: the view needs at least %dx%d pixels; the image shows its top-left part", widget->width(),
             widget->height());
