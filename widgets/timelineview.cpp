@@ -92,9 +92,7 @@ TimelineView::~TimelineView()
 void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
 {
     m_profile = std::move(profile);
-    m_breakdown = std::move(breakdown);
-    if (m_profile && !m_breakdown) // a preview (part of a file) has no analysis yet
-        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
+    m_breakdown = std::move(breakdown); // null on a preview: no utilization colours until the load ends
     // The levels of detail are built after the first frame (paintEvent starts them): on two cores
     // they would slow loading and that frame, which draws without them.
     m_builder.setProfile(m_profile, false);
@@ -160,7 +158,10 @@ void TimelineView::setSession(qt::TraceSession* session)
     auto showSession = [this, session] { setProfile(session->profile(), session->breakdown()); };
     connect(session, &qt::TraceSession::loaded, this, showSession);
     connect(session, &qt::TraceSession::previewDropped, this, showSession);
-    connect(session, &qt::TraceSession::previewReady, this, [this](const model::ProfilePtr& p) { setProfile(p); });
+    connect(session, &qt::TraceSession::previewReady, this,
+        [this](const model::ProfilePtr& partial, const std::shared_ptr<const model::OpBreakdown>& breakdown) {
+            setProfile(partial, breakdown);
+        });
     connect(session, &qt::TraceSession::closed, this, [this] { setProfile(nullptr); });
 }
 

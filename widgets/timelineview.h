@@ -46,7 +46,8 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
 
-    /// `breakdown` is the profile's op breakdown (the session's analysis); null = computed here.
+    /// `breakdown` is the profile's op breakdown (the session's analysis); null while there is none
+    /// (a load's preview): the utilization colours wait for it.
     void setProfile(
         tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr);
     tpuscope::model::ProfilePtr profile() const { return m_profile; }

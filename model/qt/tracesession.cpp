@@ -276,14 +276,31 @@ void TraceSession::start(const QString& name,
     // The job gets the session's stop token rather than its own, so cancel() reaches it; the
     // destructor stops it through the jthread's token, which launch() forwards too.
     model::LoadOptions options = m_options;
+    // The preview's op breakdown (the timeline's utilization colours) is a job of its own, started
+    // from the GUI thread with this load's stop token; it is dropped once the load moved on.
     options.preview = [this, generation](model::ProfilePtr partial) {
         QMetaObject::invokeMethod(
             this,
             [this, generation, partial = std::move(partial)] {
-                if (generation == m_generation && m_loading) {
-                    m_previewShown = true;
-                    emit previewReady(partial);
-                }
+                if (generation != m_generation || !m_loading)
+                    return;
+                reapFinished();
+                launch(m_stop.get_token(), [this, generation, partial](std::stop_token stop) {
+                    if (stop.stop_requested())
+                        return;
+                    auto breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*partial));
+                    if (stop.stop_requested())
+                        return;
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, generation, partial, breakdown] {
+                            if (generation == m_generation && m_loading) {
+                                m_previewShown = true;
+                                emit previewReady(partial, breakdown);
+                            }
+                        },
+                        Qt::QueuedConnection);
+                });
             },
             Qt::QueuedConnection);
     };

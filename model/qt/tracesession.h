@@ -111,8 +111,10 @@ signals:
     /// `fraction` is 0..1, or negative while the loader has not reported any progress yet.
     void progress(const QString& phase, double fraction);
     /// Part of a large profile, read while the load goes on (Chrome JSON after ~0.4 s), so the
-    /// timeline can draw something at once; `loaded()` follows with the whole profile.
-    void previewReady(const tpuscope::model::ProfilePtr& partial);
+    /// timeline can draw something at once; `loaded()` follows with the whole profile. `breakdown`
+    /// is the partial profile's op breakdown (computed in a job of the load, never a full analysis).
+    void previewReady(const tpuscope::model::ProfilePtr& partial,
+        const std::shared_ptr<const tpuscope::model::OpBreakdown>& breakdown);
     void loaded();
     /// close() dropped the shown profile.
     void closed();

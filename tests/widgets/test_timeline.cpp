@@ -5,6 +5,7 @@
 #include "timescale.h"
 
 #include "../testsession.h"
+#include "analysis/opbreakdown.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 
@@ -437,7 +438,15 @@ TEST(TimelineView, MarksLowUtilizationFusions)
 {
     const auto data = twoCoreProfile();
     TimelineView view;
+    // Without a breakdown (a load's preview) nothing is computed here: no op is marked yet.
+    const uint64_t breakdowns = model::opBreakdownComputations();
     view.setProfile(data.profile);
+    EXPECT_EQ(model::opBreakdownComputations(), breakdowns);
+    EXPECT_FALSE(view.isLowUtilizationOp(data.slowFusion));
+    // The session's analysis brings the breakdown.
+    qt::TraceSession session;
+    view.setSession(&session);
+    ASSERT_TRUE(test::showInSession(session, data.profile));
     EXPECT_TRUE(view.isLowUtilizationOp(data.slowFusion)); // 10 % < 25 %
     EXPECT_FALSE(view.isLowUtilizationOp(data.fastConv)); // 90 %
     EXPECT_FALSE(view.isLowUtilizationOp(data.copy)); // not a fusion
