@@ -7,10 +7,12 @@
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "rangeselectionview.h"
-#include "timelineview.h"
 #include "tableimage.h"
+#include "timelineview.h"
+#include "utilizationchart.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QImage>
 #include <QLayout>
@@ -19,7 +21,9 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace tpuscope::app {
 
@@ -38,6 +42,17 @@ void settle(int milliseconds)
     QCoreApplication::sendPostedEvents();
 }
 
+/// Runs the event loop until `done` holds (a session job delivered its result) or `timeoutMs`
+/// passed; returns whether it holds. The jobs run on other threads and report through the loop.
+bool settleUntil(const std::function<bool()>& done, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < timeoutMs)
+        settle(10);
+    return done();
+}
+
 model::OpId findOp(const model::Profile& profile, const QString& name)
 {
     const std::string wanted = name.toStdString();
@@ -54,6 +69,27 @@ model::OpId findOp(const model::Profile& profile, const QString& name)
     return fallback;
 }
 
+/// Waits (bounded) for the session jobs whose results `root` shows: the range statistics of a
+/// timeline, the visible range's buckets of a utilization chart. A grab before they arrive would
+/// show "computing…" or the previous range's series.
+void settleJobs(QWidget* root)
+{
+    QList<widgets::UtilizationChart*> charts = root->findChildren<widgets::UtilizationChart*>();
+    if (auto* chart = qobject_cast<widgets::UtilizationChart*>(root))
+        charts << chart;
+    QList<widgets::TimelineView*> timelines = root->findChildren<widgets::TimelineView*>();
+    if (auto* timeline = qobject_cast<widgets::TimelineView*>(root))
+        timelines << timeline;
+    const bool done = settleUntil(
+        [&] {
+            return std::none_of(charts.begin(), charts.end(), [](auto* c) { return c->isComputing(); })
+                && std::none_of(timelines.begin(), timelines.end(), [](auto* t) { return t->isRangeSummaryPending(); });
+        },
+        30'000);
+    if (!done)
+        qWarning("tpuscope: a view's numbers did not arrive in time; the image may show \"computing…\"");
+}
+
 QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
 {
     widget->setAttribute(Qt::WA_DontShowOnScreen);
@@ -62,6 +98,8 @@ QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
     if (widget->layout())
         widget->layout()->activate();
     settle(250);
+    settleJobs(widget);
+    settle(20); // the replot the last result queued
     if (widget->width() > size.width() || widget->height() > size.height()) {
         qWarning("tpuscope: the view needs at least %dx%d pixels; the image shows its top-left part", widget->width(),
             widget->height());
@@ -133,6 +171,9 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
         if (auto* timeline = window.findChild<widgets::TimelineView*>()) {
             const auto at = [&](double us) { return profile->spanBegin + model::TimePs(std::llround(us * 1e6)); };
             timeline->selectRange(at(request.rangeUs->first), at(request.rangeUs->second));
+            // The statistics come from a session job: show them, not "computing…".
+            if (!settleUntil([timeline] { return !timeline->isRangeSummaryPending(); }, 30'000))
+                qWarning("tpuscope: the range statistics did not arrive in time");
             settle(50);
         }
     }

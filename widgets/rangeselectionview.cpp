@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rangeselectionview.h"
 
-#include "sortarrows.h"
 #include "qt/qstrings.h"
+#include "sortarrows.h"
 
 #include "timelineview.h"
 
@@ -58,24 +58,37 @@ RangeSelectionView::RangeSelectionView(TimelineView* timeline, QWidget* parent)
         if (op.isValid())
             emit opActivated(model::OpId(op.toUInt()));
     });
-    if (m_timeline)
+    if (m_timeline) {
         connect(m_timeline, &TimelineView::rangeSelected, this, &RangeSelectionView::showRange);
+        connect(m_timeline, &TimelineView::rangeSummaryReady, this, &RangeSelectionView::showSummary);
+    }
     showRange(0, 0);
 }
 
 void RangeSelectionView::showRange(model::TimePs begin, model::TimePs end)
 {
     const model::ProfilePtr profile = m_timeline ? m_timeline->profile() : nullptr;
+    m_model->clear();
     if (!profile || end <= begin) {
-        m_model->clear();
         m_summary->setText(tr("Shift+drag across the timeline to list the ops of a time range; Esc clears it."));
         return;
     }
-    // The timeline computed the summary for its own overlay lines: reuse it when it is this range.
-    const model::RangeSummary& current = m_timeline->rangeSummary();
-    m_model->setSummary(
-        current.begin == begin && current.end == end ? current : model::summarizeRange(*profile, begin, end));
-    const model::RangeSummary& s = m_model->summary();
+    // The numbers come from the timeline's range job (rangeSummaryReady): one computation serves both.
+    const QString range = tr("Selection %1 (from +%2)")
+                              .arg(qs(model::formatDurationPs(double(end - begin))),
+                                  qs(model::formatDurationPs(double(begin - profile->spanBegin))));
+    m_summary->setText(m_timeline->isRangeSummaryPending() ? tr("%1 · computing…").arg(range)
+                                                           : tr("%1 · statistics after the load").arg(range));
+    raiseDock();
+}
+
+void RangeSelectionView::showSummary(std::shared_ptr<const model::RangeSummary> summary)
+{
+    const model::ProfilePtr profile = m_timeline ? m_timeline->profile() : nullptr;
+    if (!profile || !summary)
+        return;
+    m_model->setSummary(summary);
+    const model::RangeSummary& s = *summary;
     m_summary->setText(tr("Selection %1 (from +%2) · %3 op occurrences in %4 rows · busy %5 of %6 core(s) × range")
                            .arg(qs(model::formatDurationPs(double(s.end - s.begin))),
                                qs(model::formatDurationPs(double(s.begin - profile->spanBegin))))
@@ -83,6 +96,11 @@ void RangeSelectionView::showRange(model::TimePs begin, model::TimePs end)
                            .arg(s.rows.size())
                            .arg(qs(model::formatPercent(s.busyShare)))
                            .arg(std::max(1, s.cores)));
+    raiseDock();
+}
+
+void RangeSelectionView::raiseDock()
+{
     // Docked (as in the main window): come to the front when the user selects a range.
     if (auto* dock = qobject_cast<QDockWidget*>(parentWidget())) {
         dock->show();

@@ -7,6 +7,8 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
@@ -17,7 +19,8 @@ class TimelineView;
 
 /// The "Selection" table: every op that ran in the timeline's selected range (Shift+drag), with
 /// its time in the range, its share of the range and its utilizations, sortable by any column.
-/// It follows the timeline it is given: a new range fills it, Esc or a new profile empties it.
+/// It follows the timeline it is given: a new range fills it with the statistics the timeline got
+/// from the session's range job (rangeSummaryReady), Esc or a new profile empties it.
 class RangeSelectionView : public QWidget
 {
     Q_OBJECT
@@ -35,6 +38,8 @@ signals:
 
 private:
     void showRange(model::TimePs begin, model::TimePs end);
+    void showSummary(std::shared_ptr<const model::RangeSummary> summary);
+    void raiseDock();
 
     QPointer<TimelineView> m_timeline;
     qt::RangeSelectionModel* m_model;

@@ -96,7 +96,9 @@ void TimelineTracks::computeOpNumbers()
     m_opFlopsUtil.assign(nOps, std::nan(""));
     m_opHbmUtil.assign(nOps, std::nan(""));
     m_opTimeFraction.assign(nOps, 0);
-    const model::OpBreakdown& breakdown = *m_breakdown;
+    // Without a breakdown (a load's preview) no op has utilization numbers yet.
+    static const model::OpBreakdown noBreakdown;
+    const model::OpBreakdown& breakdown = m_breakdown ? *m_breakdown : noBreakdown;
     std::map<std::string, double> categoryTime;
     m_lowUtilOps.assign(nOps, false);
     m_opRooflineEfficiency.assign(nOps, std::nan(""));
@@ -178,7 +180,8 @@ std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral)
 {
     std::vector<TimelineLegendEntry> entries;
     for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
-        entries.push_back({QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {qt::colors::flameColor(stop).rgb()}});
+        entries.push_back(
+            {QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {qt::colors::flameColor(stop).rgb()}});
     entries.push_back({tr("no FLOPS data"), {qt::colors::flameColor(std::nan("")).rgb()}});
     bool nonOps = false;
     for (const OpKind kind : m_opKind)

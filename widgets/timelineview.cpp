@@ -92,9 +92,7 @@ TimelineView::~TimelineView()
 void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
 {
     m_profile = std::move(profile);
-    m_breakdown = std::move(breakdown);
-    if (m_profile && !m_breakdown) // a preview (part of a file) has no analysis yet
-        m_breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*m_profile));
+    m_breakdown = std::move(breakdown); // null on a preview: no utilization colours until the load ends
     // The levels of detail are built after the first frame (paintEvent starts them): on two cores
     // they would slow loading and that frame, which draws without them.
     m_builder.setProfile(m_profile, false);
@@ -102,7 +100,8 @@ void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const m
     m_hovered = {kNone, 0};
     const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {0, 0};
-    m_rangeSummary = {};
+    m_rangeSummary.reset();
+    m_rangeSummaryPending = false;
     m_selectionSummary.clear();
     m_searchMatches.clear();
     m_highlightedOp = kNone;
@@ -155,10 +154,14 @@ std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
 
 void TimelineView::setSession(qt::TraceSession* session)
 {
+    m_session = session;
     auto showSession = [this, session] { setProfile(session->profile(), session->breakdown()); };
     connect(session, &qt::TraceSession::loaded, this, showSession);
     connect(session, &qt::TraceSession::previewDropped, this, showSession);
-    connect(session, &qt::TraceSession::previewReady, this, [this](const model::ProfilePtr& p) { setProfile(p); });
+    connect(session, &qt::TraceSession::previewReady, this,
+        [this](const model::ProfilePtr& partial, const std::shared_ptr<const model::OpBreakdown>& breakdown) {
+            setProfile(partial, breakdown);
+        });
     connect(session, &qt::TraceSession::closed, this, [this] { setProfile(nullptr); });
 }
 
@@ -497,23 +500,53 @@ void TimelineView::selectRange(TimePs begin, TimePs end)
         begin = end = 0;
     const bool hadRange = m_rangeSelection.second > m_rangeSelection.first;
     m_rangeSelection = {begin, end};
-    computeSelectionSummary();
+    requestSelectionSummary();
     viewport()->update();
     if (end > begin || hadRange)
         emit rangeSelected(begin, end);
 }
 
-void TimelineView::computeSelectionSummary()
+bool TimelineView::hasRangeStatistics() const
+{
+    return m_profile && m_session && m_session->analysis() && m_session->analysis()->profile == m_profile;
+}
+
+void TimelineView::requestSelectionSummary()
+{
+    m_rangeSummary.reset();
+    const auto [begin, end] = m_rangeSelection;
+    m_rangeSummaryPending = end > begin && hasRangeStatistics();
+    updateSelectionSummaryLines();
+    if (!m_rangeSummaryPending)
+        return;
+    // A newer range (Shift+drag again) supersedes this request in the session; a result that
+    // arrives for a range no longer selected (cleared, another profile) is dropped here too.
+    m_session->requestRangeSummary(
+        begin, end, this, [this, begin, end](std::shared_ptr<const model::RangeSummary> summary) {
+            if (m_rangeSelection != std::make_pair(begin, end) || !m_rangeSummaryPending)
+                return;
+            m_rangeSummary = std::move(summary);
+            m_rangeSummaryPending = false;
+            updateSelectionSummaryLines();
+            viewport()->update();
+            emit rangeSummaryReady(m_rangeSummary);
+        });
+}
+
+void TimelineView::updateSelectionSummaryLines()
 {
     m_selectionSummary.clear();
     const auto [begin, end] = m_rangeSelection;
-    if (!m_profile || end <= begin) {
-        m_rangeSummary = {};
+    if (!m_profile || end <= begin)
+        return;
+    const QString range = tr("Selection %1").arg(TimeScale::formatDuration(double(end - begin)));
+    if (!m_rangeSummary) {
+        m_selectionSummary << (m_rangeSummaryPending ? tr("%1 · computing…").arg(range)
+                                                     : tr("%1 · statistics after the load").arg(range));
         return;
     }
-    m_rangeSummary = model::summarizeRange(*m_profile, begin, end);
-    const model::RangeSummary& s = m_rangeSummary;
-    m_selectionSummary << tr("Selection %1").arg(TimeScale::formatDuration(double(end - begin)));
+    m_selectionSummary << range;
+    const model::RangeSummary& s = *m_rangeSummary;
     if (s.occurrences == 0) {
         m_selectionSummary << tr("no XLA ops in the range");
         return;

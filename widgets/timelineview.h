@@ -46,7 +46,8 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
 
-    /// `breakdown` is the profile's op breakdown (the session's analysis); null = computed here.
+    /// `breakdown` is the profile's op breakdown (the session's analysis); null while there is none
+    /// (a load's preview): the utilization colours wait for it.
     void setProfile(
         tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr);
     tpuscope::model::ProfilePtr profile() const { return m_profile; }
@@ -84,9 +85,17 @@ public:
     /// emits rangeSelected(0, 0) when a range was selected).
     void selectRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_rangeSelection; }
-    /// The statistics of the selected range (model::summarizeRange; empty without a selection).
-    const tpuscope::model::RangeSummary& rangeSummary() const { return m_rangeSummary; }
-    /// The range statistics in a few lines: the range, the op count and busy share, the top three ops.
+    /// The statistics of the selected range, computed by the session's range job
+    /// (TraceSession::requestRangeSummary); null without a selection, while the job runs, and for
+    /// a range on a load's preview (no analysis yet). rangeSummaryReady announces it.
+    std::shared_ptr<const tpuscope::model::RangeSummary> rangeSummary() const { return m_rangeSummary; }
+    /// True while the statistics of the selected range are being computed.
+    bool isRangeSummaryPending() const { return m_rangeSummaryPending; }
+    /// True when a selected range gets statistics: the profile shown is the session's analysed one
+    /// (not a load's preview, not a profile set without a session).
+    bool hasRangeStatistics() const;
+    /// The range statistics in a few lines: the range, the op count and busy share, the top three
+    /// ops ("Selection 12 ms · computing…" until the session's job delivers them).
     QStringList selectionSummary() const { return m_selectionSummary; }
 
     /// While a search is active the events of the other ops are dimmed: `matching` is indexed by
@@ -135,6 +144,9 @@ public:
 signals:
     void eventSelected(tpuscope::model::TrackId track, quint32 index);
     void rangeSelected(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
+    /// The session's statistics of the selected range arrived (the Selection table shows the same
+    /// object); a cleared or newer range never gets an older range's statistics.
+    void rangeSummaryReady(std::shared_ptr<const tpuscope::model::RangeSummary> summary);
     void visibleRangeChanged(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     void framePainted(qint64 nanoseconds);
 
@@ -216,7 +228,9 @@ private:
     const Row* rowAtContentY(int y) const;
     int contentY(int viewportY) const;
     QRectF eventRect(model::TrackId track, uint32_t index) const; // viewport coordinates
-    void computeSelectionSummary();
+    /// Asks the session for the selected range's statistics (or shows why there are none).
+    void requestSelectionSummary();
+    void updateSelectionSummaryLines();
     void paintRuler(QPainter& p, const TimeScale& s);
     void paintLabels(QPainter& p);
     void updateLegend();
@@ -246,8 +260,10 @@ private:
     std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
     std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};
     std::pair<TimePs, TimePs> m_rangeSelection {0, 0};
-    model::RangeSummary m_rangeSummary;
+    std::shared_ptr<const model::RangeSummary> m_rangeSummary;
+    bool m_rangeSummaryPending = false;
     QStringList m_selectionSummary;
+    QPointer<qt::TraceSession> m_session;
     std::vector<bool> m_searchMatches; // per op; empty: no search dimming
 
     DragMode m_drag = DragMode::None;

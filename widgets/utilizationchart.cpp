@@ -34,8 +34,6 @@ constexpr int kBuckets = kAnalysisUtilizationBuckets;
 constexpr int kRecomputeDelayMs = 40;
 constexpr int kEmitDelayMs = 15;
 constexpr int kFollowDelayMs = 80;
-// Below this many events a recompute takes a few ms at most: do it inline.
-constexpr size_t kBackgroundEventThreshold = 200000;
 
 } // namespace
 
@@ -165,6 +163,7 @@ void UtilizationChart::setAnalysis(ProfileAnalysisPtr analysis)
 
     if (!m_profile || !m_profile->hasTpuOps()) {
         ++m_generation; // drops a result still in flight for the previous profile
+        m_computing = false;
         m_implausibleLabel->hide();
         for (QCPGraph* g : {m_flops, m_flopsPeak, m_hbm, m_hbmPeak})
             g->data()->clear();
@@ -274,8 +273,13 @@ void UtilizationChart::flush()
 {
     m_recomputeTimer->stop();
     m_followTimer->stop();
-    recompute(true);
+    recompute();
     m_plot->replot();
+}
+
+bool UtilizationChart::isComputing() const
+{
+    return m_computing || m_recomputeTimer->isActive();
 }
 
 int UtilizationChart::pointCount() const
@@ -337,8 +341,10 @@ void UtilizationChart::onXRangeChanged()
     m_recomputeTimer->start();
 }
 
-void UtilizationChart::recompute(bool synchronous)
+void UtilizationChart::recompute()
 {
+    const int generation = ++m_generation; // drops a result still in flight for an older range
+    m_computing = false;
     if (!m_profile || !m_profile->hasTpuOps())
         return;
     // Compute over twice the visible range so a drag shows data before the debounced recompute.
@@ -351,22 +357,21 @@ void UtilizationChart::recompute(bool synchronous)
         options.end = options.begin + 1;
     options.buckets = kBuckets;
     options.implausibleRateFactor = kAnalysisImplausibleRateFactor;
-    const int generation = ++m_generation;
     const UtilizationOptions whole = analysisUtilizationOptions(*m_profile);
-    if (options.core == whole.core && options.begin == whole.begin && options.end == whole.end) {
+    const bool wholeSpan = options.core == whole.core && options.begin == whole.begin && options.end == whole.end;
+    // Every other range or core is a session job over the analysis shown; without a session
+    // showing this analysis (a chart on its own) the whole-span series is all there is.
+    if (wholeSpan || !m_session || m_session->analysis() != m_analysis) {
         applySeries(m_analysis->utilization); // computed with the load
         return;
     }
-    const bool sessionShowsThis = m_session && m_session->profile() == m_profile;
-    if (synchronous || !sessionShowsThis || m_profile->eventCount() < kBackgroundEventThreshold) {
-        applySeries(computeUtilization(*m_profile, options));
-        return;
-    }
-    // Large profiles: a session job computes it (the profile is immutable); a newer request
-    // supersedes an older one, there and through our generation counter.
+    // A newer request supersedes an older one, in the session and through our generation counter.
+    m_computing = true;
     m_session->requestUtilization(options, this, [this, generation](const UtilizationSeries& series) {
-        if (generation == m_generation)
-            applySeries(series);
+        if (generation != m_generation)
+            return;
+        m_computing = false;
+        applySeries(series);
     });
 }
 

@@ -39,8 +39,9 @@ public:
 
     /// Shows a profile's analysis (its whole-span series first); null clears.
     void setAnalysis(std::shared_ptr<const tpuscope::model::ProfileAnalysis> analysis);
-    /// Follows the session's analysis; series for other ranges and cores of large profiles are
-    /// computed as jobs of this session (when it shows the same profile), else here.
+    /// Follows the session's analysis; series for other ranges and cores are computed as jobs of
+    /// this session (TraceSession::requestUtilization). Without a session the chart shows the
+    /// analysis' whole-span series only.
     void setSession(tpuscope::qt::TraceSession* session);
     /// Follows the shared visible range and writes the range dragged or zoomed here to it.
     void setViewRange(tpuscope::qt::ViewRange* range);
@@ -51,8 +52,12 @@ public:
     // For tests and the screenshot tool.
     QCustomPlot* plot() const { return m_plot; }
     int core() const { return m_core; }
-    /// Recomputes now instead of after the debounce delay.
+    /// Asks for the visible range's series now instead of after the debounce delay; it arrives
+    /// from the session's job (isComputing() turns false).
     void flush();
+    /// True while a series for the range shown is on its way (debounce or session job): a grab
+    /// now would show the previous range's buckets.
+    bool isComputing() const;
     /// Number of points of the FLOPS line currently shown.
     int pointCount() const;
     /// Value shown at a bucket index (percent of peak, or absolute when the peak is unknown).
@@ -75,7 +80,7 @@ protected:
 private:
     void updateAxisAlignment();
     void onXRangeChanged();
-    void recompute(bool synchronous = false);
+    void recompute();
     void applySeries(const tpuscope::model::UtilizationSeries& series);
     void applyPalette();
     void rebuildCoreCombo();
@@ -100,6 +105,7 @@ private:
     QTimer* m_followTimer = nullptr;
     QTimer* m_recomputeTimer = nullptr;
     int m_generation = 0;
+    bool m_computing = false; // a session request for the range shown is in flight
     QTimer* m_emitTimer = nullptr;
     int m_core = -1;
     bool m_settingRange = false;

@@ -21,6 +21,11 @@ OpBreakdown ProfileAnalysis::breakdownFor(const OpFilter& filter, GroupBy groupB
     return computeOpBreakdown(*profile, filter, groupBy);
 }
 
+RangeSummary ProfileAnalysis::summarizeRange(TimePs begin, TimePs end) const
+{
+    return model::summarizeRange(*profile, begin, end);
+}
+
 StepAnalysis ProfileAnalysis::stepsFor(const StepOptions& options) const
 {
     if (options.core < 0 && options.program.empty())

@@ -10,6 +10,7 @@
 #include "diff.h"
 #include "memory.h"
 #include "opbreakdown.h"
+#include "rangesummary.h"
 #include "steps.h"
 #include "summary.h"
 #include "utilization.h"
@@ -47,6 +48,9 @@ struct ProfileAnalysis
     /// The steps seen from one core or with another program as the step (the overview's pickers);
     /// the all-cores default is the `steps` above, returned without computing anything.
     StepAnalysis stepsFor(const StepOptions& options) const;
+    /// What ran on the TPU cores in [begin, end) (model::summarizeRange over all cores): the
+    /// timeline's Shift+drag statistics and the Selection table.
+    RangeSummary summarizeRange(TimePs begin, TimePs end) const;
     /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
     ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
 };

@@ -4,6 +4,7 @@
 #include "opbreakdown.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace tpuscope::model {
 
@@ -14,10 +15,18 @@ TimePs clippedLength(TimePs start, TimePs end, TimePs begin, TimePs rangeEnd)
     return std::max<TimePs>(0, std::min(end, rangeEnd) - std::max(start, begin));
 }
 
+std::atomic<uint64_t> g_rangeSummaryComputations {0};
+
 } // namespace
+
+uint64_t rangeSummaryComputations()
+{
+    return g_rangeSummaryComputations.load(std::memory_order_relaxed);
+}
 
 RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, int core)
 {
+    g_rangeSummaryComputations.fetch_add(1, std::memory_order_relaxed);
     if (end < begin)
         std::swap(begin, end);
     RangeSummary summary;

@@ -45,4 +45,8 @@ struct RangeSummary
 /// ordinal as in OpFilter (-1 = all cores).
 RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, int core = -1);
 
+/// How many times summarizeRange has run in this process (a debug counter for tests that check a
+/// range change is summarized once; it changes no behaviour).
+uint64_t rangeSummaryComputations();
+
 } // namespace tpuscope::model

@@ -17,29 +17,41 @@ RangeSelectionModel::RangeSelectionModel(QObject* parent)
 {
 }
 
-void RangeSelectionModel::setSummary(model::RangeSummary summary)
+void RangeSelectionModel::setSummary(std::shared_ptr<const model::RangeSummary> summary)
 {
     beginResetModel();
     m_summary = std::move(summary);
     m_names.clear();
     m_categories.clear();
-    m_names.reserve(qsizetype(m_summary.rows.size()));
-    m_categories.reserve(qsizetype(m_summary.rows.size()));
-    for (const model::RangeOpRow& row : m_summary.rows) {
+    const model::RangeSummary& shown = this->summary();
+    m_names.reserve(qsizetype(shown.rows.size()));
+    m_categories.reserve(qsizetype(shown.rows.size()));
+    for (const model::RangeOpRow& row : shown.rows) {
         m_names << qs(row.name);
         m_categories << qs(row.category);
     }
     endResetModel();
 }
 
+void RangeSelectionModel::setSummary(model::RangeSummary summary)
+{
+    setSummary(std::make_shared<const model::RangeSummary>(std::move(summary)));
+}
+
 void RangeSelectionModel::clear()
 {
-    setSummary({});
+    setSummary(std::shared_ptr<const model::RangeSummary>());
+}
+
+const model::RangeSummary& RangeSelectionModel::summary() const
+{
+    static const model::RangeSummary empty;
+    return m_summary ? *m_summary : empty;
 }
 
 int RangeSelectionModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : int(m_summary.rows.size());
+    return parent.isValid() ? 0 : int(summary().rows.size());
 }
 
 int RangeSelectionModel::columnCount(const QModelIndex& parent) const
@@ -51,7 +63,7 @@ QVariant RangeSelectionModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const model::RangeOpRow& row = m_summary.rows[size_t(index.row())];
+    const model::RangeOpRow& row = m_summary->rows[size_t(index.row())];
     const int column = index.column();
     if (role == OpRole)
         return QVariant::fromValue(quint32(row.op));

@@ -6,6 +6,8 @@
 #include <QAbstractTableModel>
 #include <QVector>
 
+#include <memory>
+
 namespace tpuscope::qt {
 
 /// The ops of a selected time range (model::summarizeRange), one row per op, sortable by the
@@ -28,10 +30,14 @@ public:
 
     explicit RangeSelectionModel(QObject* parent = nullptr);
 
+    /// Shows `summary` (shared with whoever computed it: the timeline's range job); null clears.
+    void setSummary(std::shared_ptr<const model::RangeSummary> summary);
     void setSummary(model::RangeSummary summary);
     void clear();
-    const model::RangeSummary& summary() const { return m_summary; }
-    bool isEmpty() const { return m_summary.end <= m_summary.begin; }
+    const model::RangeSummary& summary() const;
+    /// The object shown (the same one the timeline got), null when empty.
+    std::shared_ptr<const model::RangeSummary> sharedSummary() const { return m_summary; }
+    bool isEmpty() const { return summary().end <= summary().begin; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -39,7 +45,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    model::RangeSummary m_summary;
+    std::shared_ptr<const model::RangeSummary> m_summary;
     QVector<QString> m_names; // converted once
     QVector<QString> m_categories;
 };

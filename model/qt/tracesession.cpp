@@ -58,6 +58,15 @@ void TraceSession::openBytes(const QByteArray& bytes, const QString& name)
         });
 }
 
+void TraceSession::openProfile(model::ProfilePtr profile, const QString& name)
+{
+    start(name, [profile](const model::LoadOptions&, const model::ProgressFn&, std::stop_token) {
+        model::LoadResult result;
+        result.profile = profile;
+        return result;
+    });
+}
+
 void TraceSession::chooseDevice(const QString& generation)
 {
     m_options.deviceOverride = generation.toStdString();
@@ -218,6 +227,17 @@ void TraceSession::requestForumPost(
         std::move(done));
 }
 
+void TraceSession::requestRangeSummary(model::TimePs begin, model::TimePs end, QObject* context,
+    std::function<void(std::shared_ptr<const model::RangeSummary>)> done)
+{
+    request<std::shared_ptr<const model::RangeSummary>>(
+        m_rangeRequests, context,
+        [begin, end](const model::ProfileAnalysis& analysis, std::stop_token) {
+            return std::make_shared<const model::RangeSummary>(analysis.summarizeRange(begin, end));
+        },
+        [done = std::move(done)](const std::shared_ptr<const model::RangeSummary>& summary) { done(summary); });
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     auto finished = std::make_shared<std::atomic_bool>(false);
@@ -249,7 +269,7 @@ void TraceSession::close()
 {
     cancel();
     m_compareStop.request_stop();
-    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests, &m_shareRequests})
+    for (RequestChannel* channel : {&m_utilizationRequests, &m_stepsRequests, &m_shareRequests, &m_rangeRequests})
         channel->stop.request_stop();
     const bool hadProfile = m_profile != nullptr;
     m_profile.reset();
@@ -278,14 +298,31 @@ void TraceSession::start(const QString& name,
     // The job gets the session's stop token rather than its own, so cancel() reaches it; the
     // destructor stops it through the jthread's token, which launch() forwards too.
     model::LoadOptions options = m_options;
+    // The preview's op breakdown (the timeline's utilization colours) is a job of its own, started
+    // from the GUI thread with this load's stop token; it is dropped once the load moved on.
     options.preview = [this, generation](model::ProfilePtr partial) {
         QMetaObject::invokeMethod(
             this,
             [this, generation, partial = std::move(partial)] {
-                if (generation == m_generation && m_loading) {
-                    m_previewShown = true;
-                    emit previewReady(partial);
-                }
+                if (generation != m_generation || !m_loading)
+                    return;
+                reapFinished();
+                launch(m_stop.get_token(), [this, generation, partial](std::stop_token stop) {
+                    if (stop.stop_requested())
+                        return;
+                    auto breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*partial));
+                    if (stop.stop_requested())
+                        return;
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, generation, partial, breakdown] {
+                            if (generation == m_generation && m_loading) {
+                                m_previewShown = true;
+                                emit previewReady(partial, breakdown);
+                            }
+                        },
+                        Qt::QueuedConnection);
+                });
             },
             Qt::QueuedConnection);
     };

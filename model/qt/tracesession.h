@@ -53,6 +53,9 @@ public:
     void openRun(const model::ProfileRun& run, const QString& displayPath);
     /// Same for bytes already in memory (the bundled demo); `name` appears in messages.
     void openBytes(const QByteArray& bytes, const QString& name);
+    /// Shows a profile already built in memory (a generator's, a test's) as if it had been loaded:
+    /// its analysis is built in a job, then loaded() fires. `name` is what path() reports.
+    void openProfile(model::ProfilePtr profile, const QString& name);
     /// Uses a TPU generation (a key such as "v6e"; empty = the file's own) for the shown profile
     /// and every later load. The shown profile is not read again: a job copies it with the new
     /// device and recomputes the analysis, then loaded() fires as after a load.
@@ -82,6 +85,11 @@ public:
     /// reads it back), off the GUI thread, as requestShareFile.
     void requestForumPost(
         const model::ForumPostOptions& options, QObject* context, std::function<void(const model::ForumPost&)> done);
+    /// The statistics of [begin, end) of the shown profile (ProfileAnalysis::summarizeRange), off
+    /// the GUI thread; `done` runs on `context`'s thread. A newer range request supersedes an older
+    /// one (Shift+drag again before the numbers came), and stale results are dropped as above.
+    void requestRangeSummary(model::TimePs begin, model::TimePs end, QObject* context,
+        std::function<void(std::shared_ptr<const model::RangeSummary>)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -114,8 +122,10 @@ signals:
     /// `fraction` is 0..1, or negative while the loader has not reported any progress yet.
     void progress(const QString& phase, double fraction);
     /// Part of a large profile, read while the load goes on (Chrome JSON after ~0.4 s), so the
-    /// timeline can draw something at once; `loaded()` follows with the whole profile.
-    void previewReady(const tpuscope::model::ProfilePtr& partial);
+    /// timeline can draw something at once; `loaded()` follows with the whole profile. `breakdown`
+    /// is the partial profile's op breakdown (computed in a job of the load, never a full analysis).
+    void previewReady(const tpuscope::model::ProfilePtr& partial,
+        const std::shared_ptr<const tpuscope::model::OpBreakdown>& breakdown);
     void loaded();
     /// close() dropped the shown profile.
     void closed();
@@ -175,6 +185,7 @@ private:
     RequestChannel m_utilizationRequests;
     RequestChannel m_stepsRequests;
     RequestChannel m_shareRequests; // the share file and the forum post
+    RequestChannel m_rangeRequests;
     std::vector<Job> m_jobs;
 };
 

@@ -468,6 +468,16 @@ TEST_F(MainWindowTest, LargeJsonShowsAPreviewOnTheTimelineWhileLoading)
     QSignalSpy loaded(window.session(), &TraceSession::loaded);
     window.openFile(path);
     ASSERT_TRUE(preview.wait(60000) || preview.count() == 1);
+    // The preview brings its partial profile's op breakdown, computed in a job of the load (the
+    // timeline computes none), so the utilization colours work on the preview too.
+    const auto partial = preview.at(0).at(0).value<model::ProfilePtr>();
+    const auto previewBreakdown = preview.at(0).at(1).value<std::shared_ptr<const model::OpBreakdown>>();
+    ASSERT_TRUE(partial);
+    ASSERT_TRUE(previewBreakdown);
+    const model::OpBreakdown expected = model::computeOpBreakdown(*partial);
+    ASSERT_EQ(previewBreakdown->rows.size(), expected.rows.size());
+    EXPECT_DOUBLE_EQ(previewBreakdown->rows.front().totalTimePs, expected.rows.front().totalTimePs);
+    EXPECT_EQ(previewBreakdown->rows.size(), 97u); // fusion.0 … fusion.96, all among the first events
     if (loaded.isEmpty()) { // the preview is still what the window shows
         ASSERT_TRUE(window.timeline()->profile());
         EXPECT_LT(window.timeline()->profile()->eventCount(), size_t(events));

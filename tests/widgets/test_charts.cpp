@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "../testanalysis.h"
+#include "../testsession.h"
 #include "rooflinechart.h"
 #include "timeaxisticker.h"
 #include "utilizationchart.h"
@@ -15,6 +16,8 @@
 #include <qcustomplot.h>
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace tpuscope::model;
 using tpuscope::widgets::RooflineChart;
@@ -80,10 +83,14 @@ TEST(TimeAxisTicker, LabelsCountFromTheTickOrigin)
 TEST(UtilizationChart, FollowsProfileCoreAndRange)
 {
     auto profile = makeFusionProfile();
+    // Other ranges and cores are session jobs, as in the application.
+    tpuscope::qt::TraceSession session;
     UtilizationChart chart;
     chart.resize(800, 300);
-    chart.setAnalysis(tpuscope::test::analysisOf(profile));
+    chart.setSession(&session);
+    ASSERT_TRUE(tpuscope::test::showInSession(session, profile));
     chart.flush();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !chart.isComputing(); }, 10'000));
     EXPECT_EQ(chart.pointCount(), 1000);
     // The conv op runs 4096 FLOP in 400 ps on both cores = 10.24 TFLOP/s of 100 → 10.24 % peak
     // somewhere; the averaged line never goes above it.
@@ -112,12 +119,58 @@ TEST(UtilizationChart, FollowsProfileCoreAndRange)
     chart.setCore(1);
     EXPECT_EQ(chart.core(), 1);
     chart.flush();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !chart.isComputing(); }, 10'000));
     EXPECT_GT(chart.pointCount(), 0);
     chart.setCore(-1);
     EXPECT_EQ(chart.core(), -1);
 
     chart.setAnalysis(nullptr);
     EXPECT_EQ(chart.pointCount(), 0);
+}
+
+// Re-bucketing a zoomed range is a session job, never a computation on the GUI thread; a chart
+// without a session shows the whole-span series of the analysis only.
+TEST(UtilizationChart, ZoomedRangesAreSessionJobs)
+{
+    auto profile = makeFusionProfile();
+    const auto analysis = tpuscope::test::analysisOf(profile);
+    const TimePs span = profile->spanEnd - profile->spanBegin;
+    const TimePs begin = profile->spanBegin + span / 3, end = profile->spanBegin + span / 2;
+
+    UtilizationChart alone;
+    alone.resize(800, 300);
+    alone.setAnalysis(analysis);
+    alone.setVisibleRange(begin, end);
+    alone.setCore(1);
+    alone.flush();
+    EXPECT_FALSE(alone.isComputing());
+    ASSERT_EQ(alone.pointCount(), int(analysis->utilization.size()));
+    const double wholeScale = 100.0 / analysis->utilization.peakTflops;
+    for (int i = 0; i < alone.pointCount(); i += 97)
+        EXPECT_DOUBLE_EQ(
+            alone.flopsValueAt(i), std::min(100.0, analysis->utilization.flopsAverage[size_t(i)] * wholeScale));
+
+    tpuscope::qt::TraceSession session;
+    UtilizationChart chart;
+    chart.resize(800, 300);
+    chart.setSession(&session);
+    ASSERT_TRUE(tpuscope::test::showInSession(session, profile));
+    chart.setVisibleRange(begin, end);
+    chart.flush();
+    EXPECT_TRUE(chart.isComputing()); // flush() only asks: the job answers through the event loop
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !chart.isComputing(); }, 10'000));
+    // The buckets of the zoomed range (twice it, around it), as computeUtilization gives them.
+    UtilizationOptions options;
+    const double half = double(end - begin) / 2;
+    options.begin = std::max<TimePs>(profile->spanBegin, TimePs(std::floor(double(begin) - half)));
+    options.end = std::min<TimePs>(profile->spanEnd, TimePs(std::ceil(double(end) + half)));
+    options.buckets = kAnalysisUtilizationBuckets;
+    options.implausibleRateFactor = kAnalysisImplausibleRateFactor;
+    const UtilizationSeries expected = computeUtilization(*profile, options);
+    ASSERT_EQ(chart.pointCount(), int(expected.size()));
+    const double scale = 100.0 / expected.peakTflops;
+    for (int i = 0; i < chart.pointCount(); i += 97)
+        EXPECT_NEAR(chart.flopsValueAt(i), std::min(100.0, expected.flopsAverage[size_t(i)] * scale), 1e-9) << i;
 }
 
 TEST(RooflineChart, PointsAndClickSelects)
@@ -158,10 +211,13 @@ TEST(Charts, RealSample)
     auto profile = loadSample();
     if (!profile)
         GTEST_SKIP() << "sample not found";
+    tpuscope::qt::TraceSession session;
     UtilizationChart util;
     util.resize(1000, 300);
-    util.setAnalysis(tpuscope::test::analysisOf(profile));
+    util.setSession(&session);
+    ASSERT_TRUE(tpuscope::test::showInSession(session, profile));
     util.flush();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !util.isComputing(); }, 10'000));
     EXPECT_EQ(util.pointCount(), 1000);
     RooflineChart roof;
     roof.resize(800, 500);
@@ -174,6 +230,7 @@ TEST(Charts, RealSample)
     util.setVisibleRange(profile->spanBegin + (profile->spanEnd - profile->spanBegin) / 2,
         profile->spanBegin + (profile->spanEnd - profile->spanBegin) / 2 + 2'000'000'000'000LL);
     util.flush();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !util.isComputing(); }, 10'000));
     saveShot(util, "details_util_sample_zoom.png");
 
     auto fusion = makeFusionProfile();
@@ -191,8 +248,8 @@ TEST(Charts, RealSample)
 
 TEST(UtilizationChart, LargeProfileComputesInBackground)
 {
-    // Above the inline threshold (200k events) the chart computes nothing for the whole span: the
-    // buckets come with the analysis; without a session, other ranges are computed inline.
+    // The chart computes nothing for the whole span: the buckets come with the analysis; other
+    // ranges are session jobs.
     ProfileBuilder b;
     OpInfo info;
     info.name = b.intern("fusion.0");
@@ -207,9 +264,11 @@ TEST(UtilizationChart, LargeProfileComputesInBackground)
         b.addEvent(track, i * 2000, 1000, op);
     auto profile = b.finish();
 
+    tpuscope::qt::TraceSession session;
     auto chart = std::make_unique<UtilizationChart>();
     chart->resize(800, 300);
-    chart->setAnalysis(tpuscope::test::analysisOf(profile));
+    chart->setSession(&session);
+    ASSERT_TRUE(tpuscope::test::showInSession(session, profile));
     // The whole-span series comes with the analysis (computed off the GUI thread by the session).
     EXPECT_TRUE(QTest::qWaitFor([&] { return chart->pointCount() == 1000; }, 5000));
     // Busy half of the time at 50 % of peak → 25 % average in every bucket.
@@ -217,6 +276,8 @@ TEST(UtilizationChart, LargeProfileComputesInBackground)
 
     // A newer request supersedes an older one; deleting the chart with a job in flight is safe.
     chart->setVisibleRange(0, 1'000'000);
+    chart->flush();
+    EXPECT_TRUE(chart->isComputing());
     chart->setCore(0);
     chart.reset();
     QCoreApplication::processEvents();

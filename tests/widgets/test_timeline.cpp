@@ -4,12 +4,15 @@
 #include "timelineview.h"
 #include "timescale.h"
 
+#include "../testsession.h"
+#include "analysis/opbreakdown.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 
 #include <QApplication>
 #include <QResizeEvent>
 #include <QSignalSpy>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -147,7 +150,8 @@ TEST(TimeScale, FormatsDurations)
     EXPECT_EQ(TimeScale::formatDuration(12'340'000), QString::fromUtf8("12.3 µs"));
     EXPECT_EQ(TimeScale::formatDuration(2.5e9), QStringLiteral("2.5 ms"));
     EXPECT_EQ(TimeScale::formatDuration(3e12), QStringLiteral("3 s"));
-    EXPECT_EQ(TimeScale::formatDuration(12'340'000), QString::fromStdString(tpuscope::model::formatDurationPs(12'340'000)));
+    EXPECT_EQ(
+        TimeScale::formatDuration(12'340'000), QString::fromStdString(tpuscope::model::formatDurationPs(12'340'000)));
 }
 
 // --- geometry ------------------------------------------------------------------------------------
@@ -434,7 +438,15 @@ TEST(TimelineView, MarksLowUtilizationFusions)
 {
     const auto data = twoCoreProfile();
     TimelineView view;
+    // Without a breakdown (a load's preview) nothing is computed here: no op is marked yet.
+    const uint64_t breakdowns = model::opBreakdownComputations();
     view.setProfile(data.profile);
+    EXPECT_EQ(model::opBreakdownComputations(), breakdowns);
+    EXPECT_FALSE(view.isLowUtilizationOp(data.slowFusion));
+    // The session's analysis brings the breakdown.
+    qt::TraceSession session;
+    view.setSession(&session);
+    ASSERT_TRUE(test::showInSession(session, data.profile));
     EXPECT_TRUE(view.isLowUtilizationOp(data.slowFusion)); // 10 % < 25 %
     EXPECT_FALSE(view.isLowUtilizationOp(data.fastConv)); // 90 %
     EXPECT_FALSE(view.isLowUtilizationOp(data.copy)); // not a fusion
@@ -448,14 +460,19 @@ TEST(TimelineView, MarksLowUtilizationFusions)
 TEST(TimelineView, RangeSelectionShowsStatistics)
 {
     const auto data = twoCoreProfile();
+    // The statistics are a session job over the shown analysis, as in the application.
+    qt::TraceSession session;
     TimelineView view;
-    view.setProfile(data.profile);
+    view.setSession(&session);
+    ASSERT_TRUE(test::showInSession(session, data.profile));
+    ASSERT_EQ(view.profile(), data.profile);
     resizeUnshown(view, QSize(1200, 500));
     QSignalSpy spy(&view, &TimelineView::rangeSelected);
     // [0, 295 ns) overlaps events 0, 1, 2 on both cores: fusion.7, convolution.3, copy.1 twice each.
     view.selectRange(0, 295 * kNs);
     ASSERT_EQ(spy.count(), 1);
     EXPECT_EQ(spy.at(0).at(1).value<TimePs>(), 295 * kNs);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.isRangeSummaryPending(); }, 10'000));
     const QStringList summary = view.selectionSummary();
     ASSERT_GE(summary.size(), 5);
     EXPECT_TRUE(summary[1].startsWith(QStringLiteral("6 ops"))) << summary[1].toStdString();
@@ -483,6 +500,7 @@ TEST(TimelineView, RangeSelectionShowsStatistics)
     EXPECT_GT(view.visibleRange().second, 9960 * kNs);
 
     view.selectRange(20'000 * kNs, 30'000 * kNs); // beyond the ops
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.isRangeSummaryPending(); }, 10'000));
     ASSERT_GE(view.selectionSummary().size(), 2);
     EXPECT_EQ(view.selectionSummary()[1], QStringLiteral("no XLA ops in the range"));
 }

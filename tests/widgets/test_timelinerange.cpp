@@ -2,6 +2,7 @@
 // Issue 17 point 3 on the demo profile: the Selection table, Esc, search order and dimming,
 // non-op event details, the legend, keys with the pointer over the timeline, group toggles.
 #include "../testanalysis.h"
+#include "../testsession.h"
 #include "detailspanel.h"
 #include "rangeselectionview.h"
 #include "timelineeventinfo.h"
@@ -60,6 +61,7 @@ QString qs(const std::string& s)
 /// real window), with a push button to hold the focus.
 struct Window
 {
+    qt::TraceSession session; // the range statistics are its job, as in the application
     QWidget window;
     TimelineView* timeline = nullptr;
     RangeSelectionView* range = nullptr;
@@ -78,9 +80,15 @@ struct Window
         layout->addWidget(timeline, 3);
         layout->addWidget(range, 1);
         window.resize(1200, 800);
-        timeline->setProfile(std::move(profile));
+        timeline->setSession(&session);
+        EXPECT_TRUE(test::showInSession(session, std::move(profile)));
         window.show();
         EXPECT_TRUE(QTest::qWaitForWindowExposed(&window));
+    }
+    /// Waits until the session's range job delivered the selected range's statistics.
+    bool waitForRangeSummary() const
+    {
+        return QTest::qWaitFor([this] { return !timeline->isRangeSummaryPending(); }, 10'000);
     }
     QPoint timelineCentre() const { return timeline->viewport()->mapToGlobal(timeline->viewport()->rect().center()); }
 };
@@ -123,6 +131,7 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     const TimePs span = profile->spanEnd - profile->spanBegin;
     const TimePs begin = profile->spanBegin + span / 7 + 12345, end = profile->spanBegin + span / 3;
     w.timeline->selectRange(begin, end);
+    ASSERT_TRUE(w.waitForRangeSummary());
 
     const qt::RangeSelectionModel* model = w.range->model();
     const model::RangeSummary expected = model::summarizeRange(*profile, begin, end);
@@ -182,6 +191,7 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     EXPECT_EQ(model->rowCount(), 0);
     // And with the timeline focused.
     w.timeline->selectRange(begin, end);
+    ASSERT_TRUE(w.waitForRangeSummary());
     EXPECT_GT(model->rowCount(), 0);
     w.timeline->setFocus();
     QTest::keyClick(w.timeline, Qt::Key_Escape);
@@ -189,6 +199,73 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     // A new profile empties it too.
     w.timeline->selectRange(begin, end);
     w.timeline->setProfile(demoProfile());
+    EXPECT_EQ(model->rowCount(), 0);
+}
+
+TEST(RangeSelection, OneSessionJobPerRangeChangeAndTheNewestWins)
+{
+    const model::ProfilePtr profile = demoProfile();
+    ASSERT_TRUE(profile);
+    Window w(profile);
+    const TimePs span = profile->spanEnd - profile->spanBegin;
+    const TimePs firstBegin = profile->spanBegin + span / 10, firstEnd = profile->spanBegin + span / 5;
+    const TimePs begin = profile->spanBegin + span / 4, end = profile->spanBegin + span / 2;
+    QSignalSpy ready(w.timeline, &TimelineView::rangeSummaryReady);
+    const qt::RangeSelectionModel* model = w.range->model();
+
+    // Off the GUI thread: selectRange returns at once with "computing…" in both views.
+    w.timeline->selectRange(firstBegin, firstEnd);
+    EXPECT_TRUE(w.timeline->isRangeSummaryPending());
+    EXPECT_EQ(w.timeline->rangeSummary(), nullptr);
+    ASSERT_EQ(w.timeline->selectionSummary().size(), 1);
+    EXPECT_TRUE(w.timeline->selectionSummary()[0].endsWith(QStringLiteral("· computing…")))
+        << w.timeline->selectionSummary()[0].toStdString();
+    EXPECT_TRUE(w.range->summaryText().contains(QStringLiteral("computing…"))) << w.range->summaryText().toStdString();
+    EXPECT_EQ(model->rowCount(), 0);
+    // Another Shift+drag before the numbers came: only the newer range's statistics arrive.
+    w.timeline->selectRange(begin, end);
+    ASSERT_TRUE(w.waitForRangeSummary());
+    QTest::qWait(200); // a superseded result would have been delivered by now
+    ASSERT_EQ(ready.count(), 1);
+    const auto delivered = ready.at(0).at(0).value<std::shared_ptr<const model::RangeSummary>>();
+    ASSERT_TRUE(delivered);
+    EXPECT_EQ(delivered->begin, begin);
+    EXPECT_EQ(delivered->end, end);
+    // The timeline and the Selection table show the same object: one computation for both.
+    EXPECT_EQ(w.timeline->rangeSummary(), delivered);
+    EXPECT_EQ(model->sharedSummary(), delivered);
+    EXPECT_EQ(model->rowCount(), int(delivered->rows.size()));
+    EXPECT_EQ(delivered->rows.front().name, model::summarizeRange(*profile, begin, end).rows.front().name);
+
+    // One range change, one summarizeRange.
+    const uint64_t before = model::rangeSummaryComputations();
+    w.timeline->selectRange(firstBegin, firstEnd);
+    ASSERT_TRUE(w.waitForRangeSummary());
+    EXPECT_EQ(model::rangeSummaryComputations() - before, 1u);
+    EXPECT_EQ(ready.count(), 2);
+    EXPECT_EQ(model->sharedSummary(), w.timeline->rangeSummary());
+
+    // Cleared while the job runs: nothing arrives afterwards, both views stay empty.
+    w.timeline->selectRange(begin, end);
+    w.timeline->selectRange(0, 0);
+    QTest::qWait(300);
+    EXPECT_EQ(ready.count(), 2);
+    EXPECT_EQ(w.timeline->rangeSummary(), nullptr);
+    EXPECT_TRUE(w.timeline->selectionSummary().isEmpty());
+    EXPECT_EQ(model->rowCount(), 0);
+
+    // A profile the session has no analysis of (as a load's preview) gets no statistics and no
+    // computation on the GUI thread.
+    w.timeline->setProfile(demoProfile());
+    const uint64_t beforePreview = model::rangeSummaryComputations();
+    w.timeline->selectRange(begin, end);
+    EXPECT_FALSE(w.timeline->isRangeSummaryPending());
+    EXPECT_FALSE(w.timeline->hasRangeStatistics());
+    ASSERT_EQ(w.timeline->selectionSummary().size(), 1);
+    EXPECT_TRUE(w.timeline->selectionSummary()[0].endsWith(QStringLiteral("statistics after the load")));
+    EXPECT_TRUE(w.range->summaryText().contains(QStringLiteral("statistics after the load")));
+    QTest::qWait(100);
+    EXPECT_EQ(model::rangeSummaryComputations(), beforePreview);
     EXPECT_EQ(model->rowCount(), 0);
 }
 
@@ -404,4 +481,3 @@ TEST(TimelineKeys, OnlyTheHeaderToggleCollapsesAGroup)
     QTest::mouseClick(viewport, Qt::LeftButton, {}, QPoint(10, headerY));
     EXPECT_FALSE(w.timeline->isGroupCollapsed(0));
 }
-

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// For tests that show a profile the way the application does: through a TraceSession, whose job
+// builds the analysis and whose request jobs compute everything else off the GUI thread.
+
+#include "qt/tracesession.h"
+
+#include <QSignalSpy>
+
+namespace tpuscope::test {
+
+/// Shows `profile` in `session` as after a load (TraceSession::openProfile) and waits for
+/// loaded(); false when it did not come.
+inline bool showInSession(qt::TraceSession& session, model::ProfilePtr profile)
+{
+    QSignalSpy loaded(&session, &qt::TraceSession::loaded);
+    session.openProfile(std::move(profile), QStringLiteral("test profile"));
+    return loaded.wait(60'000) || !loaded.isEmpty();
+}
+
+} // namespace tpuscope::test
