@@ -14,36 +14,57 @@ using namespace tpuscope::model;
 
 namespace {
 
-/// share --forum: the post the GUI's Copy for Forum puts on the clipboard, on stdout (or -o).
-int runForumPost(const Arguments& args, std::ostream& out, std::ostream& err)
+/// What both forms start with: the redaction (`fallback` when --redact is not given), the check
+/// that -o does not overwrite the input, and the load with its analysis. 0 when it went well,
+/// else the exit code (a message is written).
+int prepare(const Arguments& args, const ShareRedaction& fallback, ShareRedaction& redaction,
+    ProfileAnalysisPtr& analysis, std::ostream& err)
 {
-    ForumPostOptions options;
     std::string error;
-    if (!args.redact.empty() && !parseShareRedaction(args.redact, options.redaction, error)) {
+    redaction = fallback;
+    if (!args.redact.empty() && !parseShareRedaction(args.redact, redaction, error)) {
         err << "tpuscope-cli share: " << error << "\n";
         return 2;
     }
-    options.includeShareBlock = args.text;
-    if (args.top > 0)
-        options.topOps = args.top;
     const std::string& input = args.positional.front();
     if (!args.output.empty() && outputRefused("share", args.output, {input}, err))
         return 2;
     ProfilePtr profile;
     if (!load(args, input, err, profile))
         return 1;
-    const ForumPost post = buildForumPost(*buildProfileAnalysis(profile), options);
-    if (!post.ok()) {
-        err << "tpuscope-cli share: " << post.error << "\n";
-        return 1;
-    }
+    analysis = buildProfileAnalysis(profile);
+    return 0;
+}
+
+/// `payload` on stdout, or written atomically to -o (never over the input). 0, or the exit code.
+int emit(const Arguments& args, const std::string& payload, std::ostream& out, std::ostream& err)
+{
+    std::string error;
     if (args.output.empty())
-        out << post.markdown;
-    else if (!saveFileAtomically(args.output, post.markdown, error, {input})) {
+        out << payload;
+    else if (!saveFileAtomically(args.output, payload, error, {args.positional.front()})) {
         err << "tpuscope-cli share: " << error << "\n";
         return 1;
     }
     return 0;
+}
+
+/// share --forum: the post the GUI's Copy for Forum puts on the clipboard, on stdout (or -o).
+int runForumPost(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    ForumPostOptions options;
+    ProfileAnalysisPtr analysis;
+    if (const int code = prepare(args, ForumPostOptions::defaultRedaction(), options.redaction, analysis, err))
+        return code;
+    options.includeShareBlock = args.text;
+    if (args.top > 0)
+        options.topOps = args.top;
+    const ForumPost post = buildForumPost(*analysis, options);
+    if (!post.ok()) {
+        err << "tpuscope-cli share: " << post.error << "\n";
+        return 1;
+    }
+    return emit(args, post.markdown, out, err);
 }
 
 } // namespace
@@ -61,31 +82,19 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     ShareOptions options;
-    std::string error;
-    if (!parseShareRedaction(args.redact, options.redaction, error)) {
-        err << "tpuscope-cli share: " << error << "\n";
-        return 2;
-    }
+    ProfileAnalysisPtr analysis;
+    if (const int code = prepare(args, {}, options.redaction, analysis, err))
+        return code;
     if (args.top > 0)
         options.maxOps = args.top;
-    const std::string& input = args.positional.front();
-    if (!args.output.empty() && outputRefused("share", args.output, {input}, err))
-        return 2;
-    ProfilePtr profile;
-    if (!load(args, input, err, profile))
-        return 1;
-    const ShareResult share = buildShareFile(*buildProfileAnalysis(profile), options);
+    const ShareResult share = buildShareFile(*analysis, options);
     if (!share.ok()) {
         err << "tpuscope-cli share: " << share.error << "\n";
         return 1;
     }
     const std::string payload = args.text ? shareFileToText(share.bytes) : share.bytes;
-    if (args.output.empty()) {
-        out << payload;
-    } else if (!saveFileAtomically(args.output, payload, error, {input})) {
-        err << "tpuscope-cli share: " << error << "\n";
-        return 1;
-    }
+    if (const int code = emit(args, payload, out, err))
+        return code;
     const ShareStats& s = share.stats;
     char line[320];
     std::snprintf(line, sizeof line,
