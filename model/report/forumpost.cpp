@@ -50,7 +50,8 @@ std::string headline(const Profile& profile, const ProfileSummary& summary, cons
         out += " · span " + formatDurationPs(static_cast<double>(summary.spanPs));
     out += " · op time " + formatDurationPs(summary.totalOpTimePs);
     if (summary.steps.count > 0)
-        out += " · " + std::to_string(summary.steps.count) + " steps of " + formatDurationPs(summary.steps.averagePs);
+        out += " · " + std::to_string(summary.steps.count) + (summary.steps.count == 1 ? " step of " : " steps of ")
+            + formatDurationPs(summary.steps.averagePs);
     out += "\n\n";
     out += "- FLOPS utilization: " + headlineUtilizationText(summary.flops) + "\n";
     out += "- HBM utilization: " + headlineUtilizationText(summary.hbm) + "\n";

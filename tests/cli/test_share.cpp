@@ -4,9 +4,9 @@
 
 #include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "analysis/summary.h"
 #include "loader/loader.h"
-#include "analysis/profileanalysis.h"
 #include "report/forumpost.h"
 #include "report/report.h"
 #include "share/sharefile.h"
@@ -118,6 +118,8 @@ TEST(ShareCli, ForumPrintsTheCopyForForumPost)
     const CommandResult r = runCommand(cli + " share '" + demo + "' --forum");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_TRUE(r.output.starts_with("### tpuscope: profile (file name redacted)\n")) << r.output;
+    EXPECT_NE(
+        r.output.find("**TPU v3**, 8 cores · span 197 ms · op time 1.54 s · 20 steps of 9.85 ms"), std::string::npos);
     EXPECT_NE(r.output.find("| 1 | fusion.3 | output fusion | 58.0% |"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("redacted: source paths"), std::string::npos);
     EXPECT_EQ(r.output.find("```tpuscope"), std::string::npos);
@@ -131,4 +133,12 @@ TEST(ShareCli, ForumPrintsTheCopyForForumPost)
     EXPECT_NE(open.output.find("<details>"), std::string::npos);
     EXPECT_NE(open.output.find("```tpuscope"), std::string::npos);
     EXPECT_NE(open.output.find("redacted: framework op names"), std::string::npos);
+
+    // One step is "1 step", not "1 steps" (the vLLM sample captured one run of its program).
+    const std::string vllm = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_vllm_serving.trace.json.gz";
+    if (std::filesystem::exists(vllm)) {
+        const CommandResult one = runCommand(cli + " share '" + vllm + "' --forum");
+        ASSERT_EQ(one.exitCode, 0) << one.output;
+        EXPECT_NE(one.output.find(" · 1 step of "), std::string::npos) << one.output;
+    }
 }
