@@ -77,8 +77,9 @@ void RangeSelectionView::showRange(model::TimePs begin, model::TimePs end)
     const QString range = tr("Selection %1 (from +%2)")
                               .arg(qs(model::formatDurationPs(double(end - begin))),
                                   qs(model::formatDurationPs(double(begin - profile->spanBegin))));
-    m_summary->setText(m_timeline->isRangeSummaryPending() ? tr("%1 · computing…").arg(range)
-                                                           : tr("%1 · statistics after the load").arg(range));
+    m_summary->setText(m_timeline->isRangeSummaryPending()
+            ? tr("%1 · computing…").arg(range)
+            : tr("%1 · select it again when the load is done").arg(range));
     raiseDock();
 }
 

@@ -542,7 +542,7 @@ void TimelineView::updateSelectionSummaryLines()
     const QString range = tr("Selection %1").arg(TimeScale::formatDuration(double(end - begin)));
     if (!m_rangeSummary) {
         m_selectionSummary << (m_rangeSummaryPending ? tr("%1 · computing…").arg(range)
-                                                     : tr("%1 · statistics after the load").arg(range));
+                                                     : tr("%1 · select it again when the load is done").arg(range));
         return;
     }
     m_selectionSummary << range;

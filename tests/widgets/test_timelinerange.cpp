@@ -262,8 +262,8 @@ TEST(RangeSelection, OneSessionJobPerRangeChangeAndTheNewestWins)
     EXPECT_FALSE(w.timeline->isRangeSummaryPending());
     EXPECT_FALSE(w.timeline->hasRangeStatistics());
     ASSERT_EQ(w.timeline->selectionSummary().size(), 1);
-    EXPECT_TRUE(w.timeline->selectionSummary()[0].endsWith(QStringLiteral("statistics after the load")));
-    EXPECT_TRUE(w.range->summaryText().contains(QStringLiteral("statistics after the load")));
+    EXPECT_TRUE(w.timeline->selectionSummary()[0].endsWith(QStringLiteral("select it again when the load is done")));
+    EXPECT_TRUE(w.range->summaryText().contains(QStringLiteral("select it again when the load is done")));
     QTest::qWait(100);
     EXPECT_EQ(model::rangeSummaryComputations(), beforePreview);
     EXPECT_EQ(model->rowCount(), 0);
