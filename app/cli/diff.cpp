@@ -2,6 +2,8 @@
 // tpuscope-cli diff: what changed from one profile to another.
 #include "cli.h"
 
+#include "analysis/profileanalysis.h"
+
 #include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "report/diffreport.h"
@@ -30,7 +32,8 @@ int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
             err << "tpuscope-cli diff: " << p->load.path << ": " << computeSummary(*p).message << "\n";
             return 1;
         }
-    out << diffReport(computeDiff(*a, *b), format, args.top);
+    // The GUI's Compare: the diff of the two analyses.
+    out << diffReport(buildProfileAnalysis(a)->diffAgainst(*buildProfileAnalysis(b)), format, args.top);
     return 0;
 }
 

@@ -2,6 +2,8 @@
 // tpuscope-cli fusion: one fusion's drill-down (HLO, layouts, padding, rates).
 #include "cli.h"
 
+#include "analysis/profileanalysis.h"
+
 #include "analysis/advice.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
@@ -84,7 +86,8 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
     const std::string& name = args.positional[1];
-    const OpBreakdown breakdown = computeOpBreakdown(*profile);
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    const OpBreakdown& breakdown = analysis->breakdown;
     const OpRow* row = nullptr;
     for (const OpRow& r : breakdown.rows)
         if (r.name == name) {

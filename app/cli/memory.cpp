@@ -2,6 +2,8 @@
 // tpuscope-cli memory: the HBM peak of each module, the buffers alive at it and their padding.
 #include "cli.h"
 
+#include "analysis/profileanalysis.h"
+
 #include "analysis/memory.h"
 #include "report/memoryreport.h"
 
@@ -20,13 +22,14 @@ int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile); rc != 0)
         return rc;
-    MemoryReport report = analyzeMemory(*profile);
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    MemoryReport report = analysis->memory;
     if (!args.module.empty()) {
         std::erase_if(report.modules, [&](const ModuleMemory& m) { return m.name != args.module; });
         if (report.modules.empty()) {
             err << "tpuscope-cli memory: no module named '" << args.module << "' with a buffer assignment";
             std::string names;
-            for (const auto& m : analyzeMemory(*profile).modules)
+            for (const auto& m : analysis->memory.modules)
                 names += (names.empty() ? "" : ", ") + m.name;
             err << (names.empty() ? std::string(" (the file has none)") : " (modules: " + names + ")") << "\n";
             return 1;

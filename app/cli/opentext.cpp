@@ -2,6 +2,8 @@
 // tpuscope-cli open-text: a pasted share-text block back into a share file or a summary.
 #include "cli.h"
 
+#include "analysis/profileanalysis.h"
+
 #include "analysis/opbreakdown.h"
 #include "analysis/summary.h"
 #include "core/atomicfile.h"
@@ -100,11 +102,10 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         err << "tpuscope-cli open-text: --format must be text or json\n";
         return 2;
     }
-    out << summaryReport(*result.profile, computeSummary(*result.profile), json);
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(result.profile);
+    out << summaryReport(*result.profile, analysis->summary, json);
     if (!json)
-        out << "\n"
-            << opsReport(
-                   *result.profile, computeOpBreakdown(*result.profile), TableFormat::Text, args.top ? args.top : 10);
+        out << "\n" << opsReport(*result.profile, analysis->breakdown, TableFormat::Text, args.top ? args.top : 10);
     return 0;
 }
 

@@ -2,6 +2,8 @@
 // tpuscope-cli steps: how long a step is and where its time goes.
 #include "cli.h"
 
+#include "analysis/profileanalysis.h"
+
 #include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "report/report.h"
@@ -33,7 +35,7 @@ int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
     StepOptions options;
     options.program = args.program;
     options.core = args.core;
-    const StepAnalysis steps = computeSteps(*profile, options);
+    const StepAnalysis steps = buildProfileAnalysis(profile)->stepsFor(options);
     if (!args.program.empty() && steps.source == StepSource::None) {
         err << "tpuscope-cli steps: " << steps.note << "; programs:";
         for (const ProgramRunStats& p : steps.programs)
