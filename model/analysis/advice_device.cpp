@@ -62,8 +62,10 @@ void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out)
         .set("fastest_hbm_gbps_per_core", check.fastestHbm.value)
         .set("fastest_hbm_op", check.fastestHbm.op)
         .set("footprint_bytes", check.footprint.value)
-        .set("footprint_program", check.footprint.op)
         .set("fitting_generations", generationKeys(check));
+    // Named only when the file names it ("the program" reads well in a sentence, not as a value).
+    if (!check.footprint.program.empty())
+        a.numbers.set("footprint_program", check.footprint.program);
     a.threshold = format("a rate of ordinary XLA ops (at least 20 µs per occurrence; custom kernels' own estimates "
                          "excluded) more than %s above the device peak, or a footprint larger than one chip's HBM "
                          "(FORMATS.md §6.1); ours",
