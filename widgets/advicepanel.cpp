@@ -3,6 +3,7 @@
 #include "qt/colors.h"
 #include "qt/qstrings.h"
 #include "report/advicenumbers.h"
+#include "report/advicereport.h"
 
 #include "analysis/advice.h"
 #include "analysis/attribution.h"
@@ -161,9 +162,9 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
     const Profile& profile = *m_profile;
 
     QString header
-        = QStringLiteral("<b>%1</b>, %2 TPU cores")
-              .arg(qs(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped())
-              .arg(profile.device.cores);
+        = QStringLiteral("<b>%1</b>, %2")
+              .arg(qs(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped(),
+                  qs(model::adviceCoresText(profile, report)).toHtmlEscaped());
     if (report.batch.known)
         header += tr("<br>Per-core batch <b>%1</b>, global <b>%2</b> (%1 × %3 cores, assumed data-parallel); "
                      "confidence %4")

@@ -808,6 +808,7 @@ AdviceReport runAdviceRules(
                                           "that many took part, so per-core figures are upper bounds)",
                 devices));
         }
+    report.cores = ctx.cores;
     report.steps = steps.stepsPerCore;
     report.stepPs = steps.avgStepPs;
     ctx.paddings.reserve(breakdown.rows.size());

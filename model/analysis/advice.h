@@ -118,6 +118,7 @@ struct AdviceReport
 {
     std::vector<Advice> advice; // by severity, then estimated gain
     BatchInference batch;
+    int cores = 0; // cores the per-core numbers divide by (an op_profile's from its replica groups)
     int64_t steps = 0; // steps the per-step numbers divide by (0 = per profile)
     double stepPs = 0; // average step time
     std::vector<std::string> notes; // what could not be checked, and why

@@ -87,10 +87,25 @@ std::string valueText(const AdviceValue& v)
     return {};
 }
 
+} // namespace
+
+std::string adviceCoresText(const Profile& profile, const AdviceReport& report)
+{
+    // The cores the per-core numbers divide by: an op_profile sums all devices in one plane, and
+    // the advice counts them from the collectives' replica groups.
+    const int cores = report.cores > 0 ? report.cores : profile.device.cores;
+    std::string out = format("%d TPU core%s", cores, cores == 1 ? "" : "s");
+    if (cores != profile.device.cores)
+        out += " (counted from the collectives' replica groups)";
+    return out;
+}
+
+namespace {
+
 std::string headerLine(const Profile& profile, const AdviceReport& report)
 {
     std::string device = profile.device.type.empty() ? "unknown TPU" : profile.device.type;
-    std::string out = format("%s, %d TPU cores", device.c_str(), profile.device.cores);
+    std::string out = device + ", " + adviceCoresText(profile, report);
     if (report.steps > 0)
         out += format(", %lld step%s (average %s)", static_cast<long long>(report.steps), report.steps == 1 ? "" : "s",
             formatDurationPs(report.stepPs).c_str());

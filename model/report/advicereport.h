@@ -12,6 +12,9 @@ namespace tpuscope::model {
 enum class AdviceFormat { Text, Json, Markdown };
 bool parseAdviceFormat(std::string_view name, AdviceFormat& out);
 std::string adviceReport(const Profile& profile, const AdviceReport& report, AdviceFormat format);
+/// "8 TPU cores", or "4 TPU cores (counted from the collectives' replica groups)" when the per-core
+/// numbers divide by more cores than the file has planes (an op_profile's summed devices).
+std::string adviceCoresText(const Profile& profile, const AdviceReport& report);
 
 class JsonWriter;
 /// Writes an advice value as JSON. `text`, when given, rewrites every text on the way out

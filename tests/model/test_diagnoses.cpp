@@ -4,6 +4,7 @@
 #include "analysis/advice.h"
 #include "analysistestutil.h"
 #include "loader/loader.h"
+#include "report/advicereport.h"
 #include "synth/synth.h"
 #include "testutil.h"
 
@@ -153,6 +154,24 @@ TEST(Collectives, V5CountsAsyncCollectiveFusionsAndReduceScatters)
     // The reduce-scatters run in bf16: bf16 advice names only the f32 ones (the f32 logits gradient).
     EXPECT_LT(adviceNumber(*a, "f32_time_fraction"), 0.03);
     EXPECT_NE(a->detail.find("fusion.24"), std::string::npos);
+}
+
+// The report's header counts the cores the per-core numbers divide by: the op_profile has one
+// plane, but its times are the 4 devices' sum ("1 TPU cores" contradicted every per-core figure).
+TEST(Collectives, V5HeaderCountsTheCoresThePerCoreNumbersUse)
+{
+    TPUSCOPE_REQUIRE_SAMPLE(kV5);
+    const ProfilePtr profile = loadSample(kV5);
+    const AdviceReport report = computeAdvice(*profile);
+    EXPECT_EQ(profile->device.cores, 1);
+    EXPECT_EQ(report.cores, 4);
+    const std::string text = adviceReport(*profile, report, AdviceFormat::Text);
+    EXPECT_EQ(text.rfind("Advice: TPU, 4 TPU cores (counted from the collectives' replica groups)\n", 0), 0u) << text;
+
+    // A profile whose planes are its cores keeps its own count, in the singular for one.
+    const ProfilePtr one = loadSample("demo_synthetic.op_profile.json");
+    const std::string oneText = adviceReport(*one, computeAdvice(*one), AdviceFormat::Text);
+    EXPECT_EQ(oneText.rfind("Advice: unknown TPU, 1 TPU core\n", 0), 0u) << oneText;
 }
 
 TEST(Collectives, InferenceGetsNoGradientAdvice)
