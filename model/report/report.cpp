@@ -483,8 +483,9 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     }
     std::string out;
     const DeviceInfo& d = profile.device;
-    const std::string scope = breakdown.core >= 0 ? "core " + std::to_string(breakdown.core)
-                                                  : std::to_string(breakdown.coresCounted) + " TPU cores";
+    const std::string scope = breakdown.core >= 0
+        ? "core " + std::to_string(breakdown.core)
+        : std::to_string(breakdown.coresCounted) + (breakdown.coresCounted == 1 ? " TPU core" : " TPU cores");
     if (format == TableFormat::Markdown) {
         out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
             + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
