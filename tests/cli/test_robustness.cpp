@@ -349,18 +349,7 @@ TEST(Robustness, ABigOpNameCostsAboutTwiceItsSizeInSummary)
     REQUIRE_MEMORY_TOOLS();
     const std::string dir = tempDir("big_name_summary");
     constexpr size_t kBig = 200u << 20;
-    {
-        const std::string big(kBig, 'n');
-        // An XSpace whose one op (the metadata of two events on the XLA Ops line) has that name.
-        auto event = [](uint64_t offset) {
-            return lengthField(4, varintField(1, 1) + varintField(2, offset) + varintField(3, 10));
-        };
-        const std::string line = varintField(1, 1) + lengthField(2, "XLA Ops") + event(0) + event(20);
-        const std::string metadata
-            = lengthField(4, varintField(1, 1) + lengthField(2, varintField(1, 1) + lengthField(2, big)));
-        writeFile(dir + "/big.xplane.pb",
-            lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
-    }
+    writeFile(dir + "/big.xplane.pb", xspaceWithOneOpNamed(std::string(kBig, 'n')));
     const Measured m = runCli("summary '" + dir + "/big.xplane.pb'");
     EXPECT_EQ(m.exitCode, 0) << m.output.substr(0, 2000);
     const long bigKb = static_cast<long>(kBig / 1024);

@@ -70,6 +70,19 @@ inline std::string repeatedMembers(const std::string& chunk, size_t copies)
     return out;
 }
 
+/// An XSpace with one TPU core whose one op (the metadata of two events on its XLA Ops line) is
+/// called `name`.
+inline std::string xspaceWithOneOpNamed(const std::string& name)
+{
+    auto event = [](uint64_t offset) {
+        return lengthField(4, varintField(1, 1) + varintField(2, offset) + varintField(3, 10));
+    };
+    const std::string line = varintField(1, 1) + lengthField(2, "XLA Ops") + event(0) + event(20);
+    const std::string metadata
+        = lengthField(4, varintField(1, 1) + lengthField(2, varintField(1, 1) + lengthField(2, name)));
+    return lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata);
+}
+
 inline std::string synthXSpace(const std::string& path)
 {
     model::SynthOptions options;

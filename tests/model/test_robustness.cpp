@@ -102,14 +102,7 @@ TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
     {
         const std::string big(kBig, 'n');
         // XSpace: the name of an event's metadata, used by two events.
-        auto event = [](uint64_t offset) {
-            return lengthField(4, varintField(1, 1) + varintField(2, offset) + varintField(3, 10));
-        };
-        const std::string line = varintField(1, 1) + lengthField(2, "XLA Ops") + event(0) + event(20);
-        const std::string metadata
-            = lengthField(4, varintField(1, 1) + lengthField(2, varintField(1, 1) + lengthField(2, big)));
-        writeFile(dir + "/big.xplane.pb",
-            lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
+        writeFile(dir + "/big.xplane.pb", xspaceWithOneOpNamed(big));
         cases.push_back({"big.xplane.pb", kBig});
         // TF1 trace: the name of one event (a second one is short).
         const std::string resource
