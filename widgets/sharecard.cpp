@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sharecard.h"
+#include "pagefont.h"
 #include "qt/colors.h"
 #include "qt/qstrings.h"
 
@@ -28,21 +29,12 @@ namespace {
 
 constexpr auto& q = tpuscope::qt::qs; // the one Qt string helper
 
-const QColor kBackground(0xff, 0xff, 0xff);
-const QColor kInk(0x20, 0x24, 0x2a);
+const QColor kBackground = qt::colors::pageBackground();
+const QColor kInk = qt::colors::pageInk();
 const QColor kMuted(0x6a, 0x73, 0x7d);
-const QColor kRule(0xd8, 0xde, 0xe4);
+const QColor kRule = qt::colors::pageRule();
 const QColor kTimeBar(0x3b, 0x6e, 0xc4);
-const QColor kHeader(0x1f, 0x3a, 0x5f);
-
-QFont font(int pixels, bool bold = false)
-{
-    QFont f(QStringLiteral("DejaVu Sans"));
-    f.setStyleHint(QFont::SansSerif);
-    f.setPixelSize(pixels);
-    f.setBold(bold);
-    return f;
-}
+const QColor kHeader = qt::colors::pageHeaderBand();
 
 QColor severityColor(Severity s)
 {
@@ -79,7 +71,7 @@ void drawBar(QPainter& p, QRect r, double fraction, const QColor& color, const Q
     filled.setWidth(std::max(fraction > 0 ? 2 : 0, int(std::lround(r.width() * std::clamp(fraction, 0.0, 1.0)))));
     p.fillRect(filled, color);
     p.setPen(kInk);
-    p.setFont(font(15, true));
+    p.setFont(pageFont(15, true));
     p.drawText(r.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
 }
 
@@ -146,7 +138,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     const int headerHeight = 150;
     p.fillRect(QRect(0, 0, width, headerHeight), kHeader);
     p.setPen(Qt::white);
-    p.setFont(font(30, true));
+    p.setFont(pageFont(30, true));
     QString device = profile.device.type.empty() ? QStringLiteral("Unknown TPU") : q(profile.device.type);
     device += QStringLiteral(" \u00B7 %1 TensorCore%2")
                   .arg(profile.device.cores)
@@ -159,10 +151,10 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         const auto slash = profile.load.path.find_last_of('/');
         title = q(slash == std::string::npos ? profile.load.path : profile.load.path.substr(slash + 1));
     }
-    p.setFont(font(16));
+    p.setFont(pageFont(16));
     p.setPen(QColor(0xc8, 0xd6, 0xea));
     p.drawText(QRect(margin, 56, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetrics(font(16)).elidedText(title, Qt::ElideMiddle, inner));
+        QFontMetrics(pageFont(16)).elidedText(title, Qt::ElideMiddle, inner));
 
     struct Stat
     {
@@ -195,12 +187,12 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     for (size_t i = 0; i < stats.size(); ++i) {
         const int x = margin + int(i) * statWidth;
         p.setPen(QColor(0xa9, 0xbc, 0xd6));
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         p.drawText(QRect(x, 88, statWidth, 18), Qt::AlignLeft | Qt::AlignVCenter, stats[i].label.toUpper());
         p.setPen(Qt::white);
-        p.setFont(font(24, true));
+        p.setFont(pageFont(24, true));
         p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font(24, true)).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
+            QFontMetrics(pageFont(24, true)).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
     }
     y = headerHeight + 24;
 
@@ -225,7 +217,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
                 {"idle", a.idlePs, stepPartColor(StepPart::Idle)}};
         const int labelWidth = 230;
         p.setPen(kInk);
-        p.setFont(font(18, true));
+        p.setFont(pageFont(18, true));
         p.drawText(
             QRect(margin, y, labelWidth, 26), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Where a step goes"));
         const QRect bar(margin + labelWidth, y + 3, inner - labelWidth, 20);
@@ -242,25 +234,25 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         }
         y += 30;
         p.setPen(kMuted);
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         const QString idle = QStringLiteral("   (outside the steps: warm-up %1, tail %2 idle)")
                                  .arg(q(formatDurationPs(steps.warmup.idlePs)), q(formatDurationPs(steps.tail.idlePs)));
         p.drawText(QRect(margin + labelWidth, y, inner - labelWidth, 20), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font(14)).elidedText(
-                legend.join(QStringLiteral(" \u00B7 ")) + idle, Qt::ElideRight, inner - labelWidth));
+            QFontMetrics(pageFont(14))
+                .elidedText(legend.join(QStringLiteral(" \u00B7 ")) + idle, Qt::ElideRight, inner - labelWidth));
         y += 36;
     }
 
     // Top ops: time share and FLOPS utilization bars.
     p.setPen(kInk);
-    p.setFont(font(20, true));
+    p.setFont(pageFont(20, true));
     p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Top ops by time"));
     y += 34;
     const int nameWidth = 360, categoryWidth = 190, barGap = 16;
     const int barWidth = (inner - nameWidth - categoryWidth - 2 * barGap) / 2;
     const int timeX = margin + nameWidth + categoryWidth + barGap;
     const int flopsX = timeX + barWidth + barGap;
-    p.setFont(font(14, true));
+    p.setFont(pageFont(14, true));
     p.setPen(kMuted);
     p.drawText(QRect(margin, y, nameWidth, 20), Qt::AlignLeft, QStringLiteral("OP"));
     p.drawText(QRect(margin + nameWidth, y, categoryWidth, 20), Qt::AlignLeft, QStringLiteral("CATEGORY"));
@@ -275,13 +267,13 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         if (i % 2 == 0)
             p.fillRect(QRect(margin - 8, y - 2, inner + 16, rowHeight), QColor(0xf7, 0xf9, 0xfb));
         p.setPen(kInk);
-        p.setFont(font(16, true));
+        p.setFont(pageFont(16, true));
         p.drawText(QRect(margin, y, nameWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font(16, true)).elidedText(q(row.name), Qt::ElideMiddle, nameWidth - 10));
+            QFontMetrics(pageFont(16, true)).elidedText(q(row.name), Qt::ElideMiddle, nameWidth - 10));
         p.setPen(kMuted);
-        p.setFont(font(15));
+        p.setFont(pageFont(15));
         p.drawText(QRect(margin + nameWidth, y, categoryWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font(15)).elidedText(q(row.category), Qt::ElideRight, categoryWidth - 10));
+            QFontMetrics(pageFont(15)).elidedText(q(row.category), Qt::ElideRight, categoryWidth - 10));
         // Time bars are scaled to the largest op so small shares stay visible; the label is exact.
         QColor timeColor = kTimeBar;
         timeColor.setAlpha(110);
@@ -308,7 +300,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         for (size_t i = rows; i < breakdown.rows.size(); ++i)
             rest += breakdown.rows[i].timeFraction;
         p.setPen(kMuted);
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         p.drawText(QRect(margin, y + 2, inner, 20), Qt::AlignLeft | Qt::AlignVCenter,
             QStringLiteral("+ %1 more ops, %2 of op time")
                 .arg(breakdown.rows.size() - rows)
@@ -326,7 +318,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
             p.fillRect(QRect(legend.x() + x, legend.y(), 1, legend.height()), c);
         }
         p.setPen(kMuted);
-        p.setFont(font(13));
+        p.setFont(pageFont(13));
         p.drawText(QRect(flopsX - 260, y - 4, 250, 20), Qt::AlignRight | Qt::AlignVCenter,
             QStringLiteral("FLOPS colour (xprof scale):"));
         p.drawText(QRect(flopsX, y + 14, 60, 18), Qt::AlignLeft, QStringLiteral("0%"));
@@ -335,7 +327,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         y += 40;
     } else {
         p.setPen(kMuted);
-        p.setFont(font(13));
+        p.setFont(pageFont(13));
         p.drawText(QRect(margin, y, inner, 18), Qt::AlignLeft,
             QStringLiteral("Device peaks unknown: utilizations need --device GEN"));
         y += 26;
@@ -366,15 +358,15 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.fillRect(QRect(margin, y, inner, 1), kRule);
         y += 14;
         p.setPen(kInk);
-        p.setFont(font(20, true));
+        p.setFont(pageFont(20, true));
         p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter,
             QStringLiteral("Tile padding of flagged ops"));
         y += 34;
         for (const QString& line : paddingLines) {
             p.setPen(kInk);
-            p.setFont(font(16));
+            p.setFont(pageFont(16));
             p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(font(16)).elidedText(line, Qt::ElideMiddle, inner - 8));
+                QFontMetrics(pageFont(16)).elidedText(line, Qt::ElideMiddle, inner - 8));
             y += 26;
         }
         y += 8;
@@ -385,14 +377,14 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.fillRect(QRect(margin, y, inner, 1), kRule);
         y += 14;
         p.setPen(kInk);
-        p.setFont(font(20, true));
+        p.setFont(pageFont(20, true));
         p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("HBM peak"));
         y += 34;
         for (int i = 0; i < memoryLines.size(); ++i) {
             p.setPen(i == 0 ? kInk : kMuted);
-            p.setFont(font(16, i == 0));
+            p.setFont(pageFont(16, i == 0));
             p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(font(16, i == 0)).elidedText(memoryLines[i], Qt::ElideMiddle, inner - 8));
+                QFontMetrics(pageFont(16, i == 0)).elidedText(memoryLines[i], Qt::ElideMiddle, inner - 8));
             y += 26;
         }
         y += 8;
@@ -402,20 +394,20 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     p.fillRect(QRect(margin, y, inner, 1), kRule);
     y += 14;
     p.setPen(kInk);
-    p.setFont(font(20, true));
+    p.setFont(pageFont(20, true));
     p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Advice"));
     y += 36;
     if (advice.advice.empty()) {
         p.setPen(kMuted);
-        p.setFont(font(16));
+        p.setFont(pageFont(16));
         const QString why = advice.notes.empty() ? QStringLiteral("No rule fired.") : q(advice.notes.front());
-        y += drawWrapped(p, why, font(16), margin, y, inner, 2) + 8;
+        y += drawWrapped(p, why, pageFont(16), margin, y, inner, 2) + 8;
     }
     for (size_t i = 0; i < advice.advice.size() && i < options.maxAdvice; ++i) {
         const Advice& a = advice.advice[i];
         const QColor color = severityColor(a.severity);
         const QString chip = q(severityName(a.severity)).toUpper();
-        const QFont chipFont = font(13, true);
+        const QFont chipFont = pageFont(13, true);
         // One chip width for all severities so the titles line up.
         const int chipWidth = QFontMetrics(chipFont).horizontalAdvance(QStringLiteral("CRITICAL")) + 16;
         p.setPen(Qt::NoPen);
@@ -426,27 +418,27 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.drawText(QRect(margin, y + 2, chipWidth, 22), Qt::AlignCenter, chip);
         p.setPen(kInk);
         const int textX = margin + chipWidth + 12;
-        const int used = drawWrapped(p, q(a.title), font(17, true), textX, y, inner - chipWidth - 12, 2);
+        const int used = drawWrapped(p, q(a.title), pageFont(17, true), textX, y, inner - chipWidth - 12, 2);
         y += std::max(used, 26);
         // Whose code it is: the top evidence's layer and line (a redacted share file has none).
         if (!a.evidence.empty()) {
             const AdviceEvidence& top = a.evidence.front();
             if (const std::string whose = attributionText({top.frameworkOp, top.source}); !whose.empty()) {
                 p.setPen(kInk);
-                y += drawWrapped(p, q(top.name + " = " + whose), font(14), textX, y, inner - chipWidth - 12, 1);
+                y += drawWrapped(p, q(top.name + " = " + whose), pageFont(14), textX, y, inner - chipWidth - 12, 1);
             }
         }
         const std::string gain = gainText(a, advice.steps);
         if (!gain.empty()) {
             p.setPen(kMuted);
-            y += drawWrapped(
-                p, q(gain + " (upper bound)  \u00B7  rule " + a.rule), font(14), textX, y, inner - chipWidth - 12, 1);
+            y += drawWrapped(p, q(gain + " (upper bound)  \u00B7  rule " + a.rule), pageFont(14), textX, y,
+                inner - chipWidth - 12, 1);
         }
         y += 12;
     }
     if (advice.advice.size() > options.maxAdvice) {
         p.setPen(kMuted);
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         p.drawText(QRect(margin, y, inner, 20), Qt::AlignLeft,
             QStringLiteral("+ %1 more (tpuscope-cli advise)").arg(advice.advice.size() - options.maxAdvice));
         y += 24;
@@ -456,10 +448,10 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     y += 10;
     p.fillRect(QRect(0, y, width, 40), QColor(0xf0, 0xf3, 0xf6));
     p.setPen(kHeader);
-    p.setFont(font(16, true));
+    p.setFont(pageFont(16, true));
     p.drawText(QRect(margin, y, 200, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("tpuscope"));
     p.setPen(kMuted);
-    p.setFont(font(13));
+    p.setFont(pageFont(13));
     QString source
         = QStringLiteral("from %1").arg(q(profile.load.format.empty() ? std::string("profile") : profile.load.format));
     if (!profile.device.peakNote.empty() && peaksKnown)
@@ -467,7 +459,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
                       .arg(profile.device.peakTflopsPerCore, 0, 'g', 4)
                       .arg(profile.device.peakHbmGbpsPerCore, 0, 'g', 4);
     p.drawText(QRect(margin + 120, y, inner - 120, 40), Qt::AlignRight | Qt::AlignVCenter,
-        QFontMetrics(font(13)).elidedText(source, Qt::ElideLeft, inner - 120));
+        QFontMetrics(pageFont(13)).elidedText(source, Qt::ElideLeft, inner - 120));
     y += 40;
     p.end();
     return image.copy(0, 0, width, std::min(y, image.height()));
@@ -505,13 +497,13 @@ QImage renderComparisonCard(
 
     p.fillRect(QRect(0, 0, width, 150), kHeader);
     p.setPen(Qt::white);
-    p.setFont(font(28, true));
+    p.setFont(pageFont(28, true));
     p.drawText(QRect(margin, 16, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Before \u2192 after"));
-    p.setFont(font(16));
+    p.setFont(pageFont(16));
     p.setPen(QColor(0xc8, 0xd6, 0xea));
     p.drawText(QRect(margin, 54, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetrics(font(16)).elidedText(
-            beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
+        QFontMetrics(pageFont(16))
+            .elidedText(beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
     auto change = [](double before, double after, bool fraction) { return beforeAfterText(before, after, fraction); };
     const QString stats[][2] = {
         {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
@@ -524,16 +516,16 @@ QImage renderComparisonCard(
     for (int i = 0; i < 3; ++i) {
         const int x = margin + i * statWidth;
         p.setPen(QColor(0xa9, 0xbc, 0xd6));
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         p.drawText(QRect(x, 88, statWidth, 18), Qt::AlignLeft | Qt::AlignVCenter, stats[i][0].toUpper());
         p.setPen(Qt::white);
-        p.setFont(font(20, true));
+        p.setFont(pageFont(20, true));
         p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter, stats[i][1]);
     }
 
     int y = 150 + 24;
     p.setPen(kInk);
-    p.setFont(font(20, true));
+    p.setFont(pageFont(20, true));
     p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter,
         diff.perStep ? QStringLiteral("Ops that moved most (time per step)") : QStringLiteral("Ops that moved most"));
     y += 36;
@@ -545,14 +537,14 @@ QImage renderComparisonCard(
         const DiffRow& row = diff.rows[i];
         int x = margin;
         p.setPen(kInk);
-        p.setFont(font(15, true));
+        p.setFont(pageFont(15, true));
         QString name = q(row.name);
         if (row.status == DiffStatus::New)
             name += QStringLiteral("  (new)");
         else if (row.status == DiffStatus::Removed)
             name += QStringLiteral("  (removed)");
         p.drawText(QRect(x, y, nameWidth - 8, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(font(15, true)).elidedText(name, Qt::ElideMiddle, nameWidth - 8));
+            QFontMetrics(pageFont(15, true)).elidedText(name, Qt::ElideMiddle, nameWidth - 8));
         x += nameWidth;
         drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.a.timePs / longest, kRule.darker(120),
             row.status == DiffStatus::New ? QString() : q(formatDurationPs(row.a.timePs)));
@@ -562,12 +554,12 @@ QImage renderComparisonCard(
         x += barWidth;
         const double delta = row.timeDeltaPs();
         p.setPen(delta < 0 ? QColor(0x1b, 0x7f, 0x3b) : delta > 0 ? QColor(0xb7, 0x1c, 0x1c) : kMuted);
-        p.setFont(font(15, true));
+        p.setFont(pageFont(15, true));
         p.drawText(QRect(x, y, deltaWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter,
             (delta > 0 ? QStringLiteral("+") : QString()) + q(formatDurationPs(delta)));
         x += deltaWidth + 12;
         p.setPen(kMuted);
-        p.setFont(font(14));
+        p.setFont(pageFont(14));
         if (row.status == DiffStatus::Both)
             p.drawText(QRect(x, y, width - margin - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
                 QStringLiteral("FLOPS ") + beforeAfterText(row.a.flopsUtilization, row.b.flopsUtilization));
@@ -575,7 +567,7 @@ QImage renderComparisonCard(
     }
     y += 10;
     p.setPen(kMuted);
-    p.setFont(font(13));
+    p.setFont(pageFont(13));
     p.drawText(QRect(margin, y, inner, 20), Qt::AlignLeft | Qt::AlignVCenter,
         QStringLiteral("grey bar: before \u00B7 blue bar: after \u00B7 %1 ops matched, %2 new, %3 removed")
             .arg(diff.matched)
@@ -583,7 +575,7 @@ QImage renderComparisonCard(
             .arg(diff.removed));
     p.fillRect(QRect(0, height - 40, width, 40), QColor(0xf0, 0xf3, 0xf6));
     p.setPen(kHeader);
-    p.setFont(font(16, true));
+    p.setFont(pageFont(16, true));
     p.drawText(QRect(margin, height - 40, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("tpuscope"));
     p.end();
     return image;

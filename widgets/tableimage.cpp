@@ -2,6 +2,8 @@
 #include "tableimage.h"
 
 #include "core/atomicfile.h"
+#include "pagefont.h"
+#include "qt/colors.h"
 
 #include <QBuffer>
 #include <QFont>
@@ -14,21 +16,12 @@ namespace tpuscope::widgets {
 
 namespace {
 
-const QColor kBackground(0xff, 0xff, 0xff);
-const QColor kInk(0x20, 0x24, 0x2a);
-const QColor kMuted(0x55, 0x5e, 0x68);
-const QColor kRule(0xd8, 0xde, 0xe4);
+const QColor kBackground = qt::colors::pageBackground();
+const QColor kInk = qt::colors::pageInk();
+const QColor kMuted(0x55, 0x5e, 0x68); // darker than the card's: it sits on striped rows
+const QColor kRule = qt::colors::pageRule();
 const QColor kStripe(0xf3, 0xf5, 0xf8);
-const QColor kHeaderBand(0x1f, 0x3a, 0x5f);
-
-QFont tableFont(int pixels, bool bold = false)
-{
-    QFont f(QStringLiteral("DejaVu Sans"));
-    f.setStyleHint(QFont::SansSerif);
-    f.setPixelSize(pixels);
-    f.setBold(bold);
-    return f;
-}
+const QColor kHeaderBand = qt::colors::pageHeaderBand();
 
 constexpr int kMargin = 16;
 constexpr int kCellPadding = 8;
@@ -38,10 +31,10 @@ constexpr int kRowHeight = 22;
 
 QImage renderTableImage(const model::Table& table, const QStringList& header, const TableImageOptions& options)
 {
-    const QFont titleFont = tableFont(18, true);
-    const QFont headerFont = tableFont(13);
-    const QFont cellFont = tableFont(13);
-    const QFont boldFont = tableFont(13, true);
+    const QFont titleFont = pageFont(18, true);
+    const QFont headerFont = pageFont(13);
+    const QFont cellFont = pageFont(13);
+    const QFont boldFont = pageFont(13, true);
     const QFontMetrics cellMetrics(cellFont);
     const QFontMetrics boldMetrics(boldFont);
 

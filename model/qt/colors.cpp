@@ -178,6 +178,26 @@ QColor fasterColor()
     return QColor(0x1b, 0x7f, 0x3b);
 }
 
+QColor pageBackground()
+{
+    return QColor(0xff, 0xff, 0xff);
+}
+
+QColor pageInk()
+{
+    return QColor(0x20, 0x24, 0x2a);
+}
+
+QColor pageRule()
+{
+    return QColor(0xd8, 0xde, 0xe4);
+}
+
+QColor pageHeaderBand()
+{
+    return QColor(0x1f, 0x3a, 0x5f);
+}
+
 QColor slowerColor()
 {
     return QColor(0xb7, 0x1c, 0x1c);

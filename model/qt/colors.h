@@ -65,6 +65,13 @@ QColor stepPartColor(StepPart part);
 QColor fasterColor();
 QColor slowerColor();
 
+/// The light page the share card and the op-table image are drawn on, whatever the window's
+/// palette: background, ink, hairline rules and the dark title band.
+QColor pageBackground();
+QColor pageInk();
+QColor pageRule();
+QColor pageHeaderBand();
+
 // --- Severity and text -----------------------------------------------------------------------
 
 /// Icon/dot colour of an advice severity (not for text: see severityTextColor).
