@@ -7,6 +7,7 @@
 #include "optableview.h"
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
+#include "report/report.h"
 #include "share/sharefile.h"
 #include "sharecard.h"
 #include "tableimage.h"
@@ -265,7 +266,7 @@ QStringList ShareActions::tableImageHeader() const
         const model::DeviceInfo& device = profile->device;
         lines << tr("Device: %1, %2")
                      .arg(device.type.empty() ? tr("unknown device") : qs(device.type),
-                         device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
+                         qs(model::coresCountText(device, device.cores)));
     }
     lines << tr("Grouping: %1").arg(groupingText(model->grouping()));
     QStringList filter;

@@ -46,7 +46,7 @@ void StatusMetrics::update(bool visible)
                   .arg(device.peakTflopsPerCore)
                   .arg(device.peakHbmGbpsPerCore)
                   .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
-    m_cores->setText(device.cores == 1 ? tr("1 core") : tr("%1 cores").arg(device.cores));
+    m_cores->setText(qs(model::coresCountText(device, device.cores)));
     if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
         m_util->setText(tr("FLOPS util %1 · %2")
                             .arg(qs(model::formatOptionalPercent(breakdown->flops.capped)),

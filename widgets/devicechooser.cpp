@@ -7,11 +7,15 @@
 #include "qt/tracesession.h"
 #include "report/report.h"
 
+#include <algorithm>
+
 #include <QActionGroup>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
 #include <QStyle>
 
 namespace tpuscope::widgets {
@@ -44,6 +48,18 @@ DeviceChooser::DeviceChooser(QWidget* parent)
     layout->addWidget(m_label, 1);
     m_buttons = new QHBoxLayout;
     layout->addLayout(m_buttons);
+    // The core count, where the file does not record it: what every per-core figure divides by.
+    m_cores = new QSpinBox(this);
+    m_cores->setRange(1, 1 << 16);
+    m_cores->setPrefix(tr("Cores: "));
+    m_cores->setToolTip(tr("How many TPU cores ran the program: per-core figures divide the file's totals by it"));
+    m_applyCores = new QPushButton(tr("Apply"), this);
+    layout->addWidget(m_cores);
+    layout->addWidget(m_applyCores);
+    connect(m_applyCores, &QPushButton::clicked, this, [this] {
+        if (m_session)
+            m_session->chooseCores(m_cores->value());
+    });
     auto* other = new QPushButton(tr("Other…"), this);
     other->setToolTip(tr("Choose any TPU generation"));
     layout->addWidget(other);
@@ -124,6 +140,19 @@ void DeviceChooser::refresh()
     const model::AdviceValue* excesses = check ? check->numbers.find("excesses") : nullptr;
     const model::DeviceInfo& device = profile->device;
     QString text;
+    // A choice the file contradicts is refused: say what the file records, first.
+    const QString refusal = qs(profile->load.deviceRefusal);
+    const bool coresUnrecorded = device.coresSource != model::CoreCountSource::Planes;
+    m_cores->setVisible(coresUnrecorded);
+    m_applyCores->setVisible(coresUnrecorded);
+    if (coresUnrecorded) {
+        const QSignalBlocker block(m_cores);
+        m_cores->setMinimum(std::max(1, device.coresAtLeast));
+        m_cores->setValue(std::max(1, device.cores));
+    }
+    QString coresText;
+    if (coresUnrecorded && !device.coresNote.empty())
+        coresText = qs(device.coresNote) + QLatin1Char('.');
     if (device.peakTflopsPerCore <= 0 && device.peakHbmGbpsPerCore <= 0) {
         text = tr("This file does not record the TPU generation, so every utilization is unknown (–).");
         if (!fitting.empty())
@@ -137,10 +166,15 @@ void DeviceChooser::refresh()
                    .arg(qs(field("what")->text));
         if (!fitting.empty())
             text += QLatin1Char(' ') + tr("The data fit:");
-    } else {
+    } else if (refusal.isEmpty() && coresText.isEmpty()) {
         hide();
         return;
     }
+    // The device's text may end in "…fit:" before its buttons: the core count goes before it.
+    if (!coresText.isEmpty())
+        text = coresText + (text.isEmpty() ? QString() : QStringLiteral(" ") + text);
+    if (!refusal.isEmpty())
+        text = tr("Refused: %1.").arg(refusal) + (text.isEmpty() ? QString() : QStringLiteral(" ") + text);
     m_label->setText(text);
     for (const model::TpuGeneration* g : fitting) {
         auto* button = new QPushButton(tr("Use %1").arg(QString::fromLatin1(g->displayName)), this);

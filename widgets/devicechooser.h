@@ -7,6 +7,8 @@ class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QActionGroup;
+class QSpinBox;
+class QPushButton;
 
 namespace tpuscope::qt {
 class TraceSession;
@@ -14,10 +16,12 @@ class TraceSession;
 
 namespace tpuscope::widgets {
 
-/// The TPU generation behind every utilization, made visible and choosable: an info bar that
-/// appears when the file names no generation or its data contradict the one in use, with one
-/// button per generation the data fit, and a menu of every generation. A choice goes to the
-/// session, which recomputes the analysis without reading the file again.
+/// The TPU generation and core count behind every utilization and per-core figure, made visible
+/// and choosable: an info bar that appears when the file names no generation, its data contradict
+/// the one in use, it does not record the cores (with a core count to set), or a choice was refused
+/// because the file records otherwise. One button per generation the data fit, and a menu of every
+/// generation. A choice goes to the session, which recomputes the analysis without reading the file
+/// again.
 class DeviceChooser : public QWidget
 {
     Q_OBJECT
@@ -44,6 +48,8 @@ private:
     QHBoxLayout* m_buttons = nullptr;
     QMenu* m_menu = nullptr;
     QActionGroup* m_group = nullptr;
+    QSpinBox* m_cores = nullptr;
+    QPushButton* m_applyCores = nullptr;
 };
 
 } // namespace tpuscope::widgets

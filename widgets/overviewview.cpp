@@ -322,12 +322,10 @@ void OverviewView::showHeadline()
               .arg(d.peakTflopsPerCore, 0, 'g', 4)
               .arg(d.peakHbmGbpsPerCore, 0, 'g', 4)
               .arg(qs(d.peakNote).toHtmlEscaped());
-    QString text
-        = tr("<span style='font-size:large'><b>%1</b></span> &middot; %2 TPU core%3 <span "
-             "style='color:%5'>(%4)</span>")
-              .arg(device)
-              .arg(d.cores)
-              .arg(d.cores == 1 ? QString() : QStringLiteral("s"), peaks, qt::colors::mutedTextColor(palette()).name());
+    QString text = tr("<span style='font-size:large'><b>%1</b></span> &middot; %2 <span "
+                      "style='color:%4'>(%3)</span>")
+                       .arg(device, qs(model::coresCountText(d, d.cores)).toHtmlEscaped(), peaks,
+                           qt::colors::mutedTextColor(palette()).name());
     const StepAnalysis* s = m_defaultSteps.get();
     if (s && s->stepsPerCore > 0) {
         text += (s->stepsPerCore == 1

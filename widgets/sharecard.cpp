@@ -140,9 +140,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     p.setPen(Qt::white);
     p.setFont(pageFont(30, true));
     QString device = profile.device.type.empty() ? QStringLiteral("Unknown TPU") : q(profile.device.type);
-    device += QStringLiteral(" \u00B7 %1 TensorCore%2")
-                  .arg(profile.device.cores)
-                  .arg(profile.device.cores == 1 ? QString() : QStringLiteral("s"));
+    device += QStringLiteral(" \u00B7 ") + q(model::coresCountText(profile.device, profile.device.cores));
     if (profile.device.hosts > 1)
         device += QStringLiteral(" \u00B7 %1 hosts").arg(profile.device.hosts);
     p.drawText(QRect(margin, 18, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, device);

@@ -68,6 +68,12 @@ bool parseArguments(int argc, char** argv, Arguments& args)
                 args.error = "--core needs a core number (0, 1, ...)";
                 return false;
             }
+        } else if (a == "--cores") {
+            const char* v = value("--cores");
+            if (!v || !parseNumber(v, args.cores) || args.cores <= 0 || args.cores > (1 << 20)) {
+                args.error = "--cores needs the number of TPU cores (1, 2, ...)";
+                return false;
+            }
         } else if (a == "--top") {
             const char* v = value("--top");
             if (!v || !parseNumber(v, args.top)) {
@@ -134,6 +140,7 @@ LoadOptions loadOptionsFromArguments(const Arguments& args)
 {
     LoadOptions options;
     options.deviceOverride = args.device;
+    options.coresOverride = args.cores;
     options.maxDecompressedBytes = args.maxDecompressedMb << 20;
     options.maxCompressionRatio = args.maxCompressionRatio;
     options.memoryBudgetBytes = args.memoryBudgetMb << 20;
@@ -151,6 +158,11 @@ int loadProfileArgument(const Arguments& args, const std::string& path, std::ost
     if (!result.ok()) {
         err << "tpuscope-cli: " << result.error << "\n";
         return 1;
+    }
+    // What the file records wins over a choice that contradicts it: the choice is refused, loudly.
+    if (!result.profile->load.deviceRefusal.empty()) {
+        err << "tpuscope-cli: " << path << ": refused: " << result.profile->load.deviceRefusal << "\n";
+        return 2;
     }
     profile = result.profile;
     return 0;

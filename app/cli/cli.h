@@ -21,6 +21,7 @@ struct Arguments
     std::string device;
     std::string output;
     int core = -1;
+    int cores = 0; // --cores N: TPU cores where the file does not record them
     size_t top = 0;
     uint64_t maxDecompressedMb = 0;
     uint64_t maxCompressionRatio = 0; // 0 = TPUSCOPE_MAX_COMPRESSION_RATIO or 200

@@ -43,9 +43,10 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
             out << opsReport(*profile, analysis->breakdownFor({}, groupBy), format);
         return 0;
     }
-    if (args.core >= profile->device.cores) {
-        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has " << profile->device.cores
-            << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
+    if (args.core >= static_cast<int>(profile->tpuCorePlanes().size())) {
+        err << "tpuscope-cli ops: --core " << args.core << " is out of range; the profile has "
+            << profile->tpuCorePlanes().size() << " TPU core planes (0.." << profile->tpuCorePlanes().size() - 1
+            << ")\n";
         return 2;
     }
     OpFilter filter;

@@ -27,9 +27,10 @@ int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
         err << "tpuscope-cli steps: " << computeSummary(*profile).message << "\n";
         return 1;
     }
-    if (args.core >= profile->device.cores) {
+    if (args.core >= static_cast<int>(profile->tpuCorePlanes().size())) {
         err << "tpuscope-cli steps: --core " << args.core << " is out of range; the profile has "
-            << profile->device.cores << " TPU cores (0.." << profile->device.cores - 1 << ")\n";
+            << profile->tpuCorePlanes().size() << " TPU core planes (0.." << profile->tpuCorePlanes().size() - 1
+            << ")\n";
         return 2;
     }
     StepOptions options;

@@ -3,6 +3,7 @@
 
 #include "advicerules.h"
 #include "deviceconsistency.h"
+#include "hostlink.h"
 
 #include "../core/format.h"
 #include "summary.h"
@@ -13,6 +14,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace tpuscope::model {
@@ -36,6 +38,9 @@ constexpr double kBatchCriticalShare = 0.5;
 constexpr double kPaddingEfficiency = 0.5;
 constexpr size_t kPaddingMaxItems = 3;
 constexpr double kPaddingWarningShare = 0.10; // op time share for "warning" (ours)
+// ...and its non-batch dimensions alone leave less than this share of the tiles to data (a channel
+// count of 5 in an 8-wide tile: 62.5 %; an RGB input padded 3 -> 4, 75 %, is not worth a line; ours).
+constexpr double kPaddingNonBatchEfficiency = 0.75;
 // Low-utilization fusion: FLOPS utilization below 25 % (ours; xprof's latency-bound precondition is
 // MXU < 50 %, smart_suggestion/constants.h) in a fusion with >= 10 % of time ("dominating").
 constexpr double kLowUtilDominantShare = 0.10;
@@ -74,6 +79,8 @@ const std::vector<AdviceThreshold>& adviceThresholds()
         {"padding", "efficiency", kPaddingEfficiency,
             "an array of a top op uses less than this fraction of its tiles, with a padded non-batch dimension",
             "Cloud TPU performance guide (128x8 tiles, feature dims multiples of 8 or 128); 0.5 is ours"},
+        {"padding", "non_batch_efficiency", kPaddingNonBatchEfficiency,
+            "...and its padded non-batch dimensions alone leave less than this fraction of the tiles to data", "ours"},
         {"padding", "warning_share", kPaddingWarningShare, "warning when the op takes this share of op time", "ours"},
         {"all", "low_utilization", kDefaultLowUtilizationThreshold,
             "an op is low-utilization when its roofline efficiency (attained FLOP/s over the roofline bound at its "
@@ -282,14 +289,18 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
     a.threshold = format("batch dimension padded in its tile in ops taking >= %s of op time (here %s); critical "
                          "from %s. Source: Cloud TPU performance guide (batch divisible by 8 or 128, 8x128 tiles)",
         pct(kBatchEvidenceMinShare).c_str(), pct(share).c_str(), pct(kBatchCriticalShare).c_str());
-    a.gainPs = ctx.perStep(evidenceTime) * (1.0 - occupancy);
-    a.gain = format("up to %s of the evidence ops' time per %lld examples per core (their time x (1 - %lld/%lld)): "
-                    "at %lld per core the same padded tiles would hold %.0fx the examples. An upper bound: it assumes "
-                    "these ops' time is dominated by padded tile work and does not grow until the tile is full, "
-                    "and that the larger batch fits in memory and trains as well",
-        ctx.perStepText(evidenceTime * (1.0 - occupancy)).c_str(), static_cast<long long>(perCore),
-        static_cast<long long>(perCore), static_cast<long long>(suggestedPerCore),
-        static_cast<long long>(suggestedPerCore), 1.0 / occupancy);
+    // Per op: its time x (1 - occupancy), never more than the time its useful work leaves to save.
+    double gainTime = 0;
+    for (const OpRow* r : rows)
+        gainTime += addOpGain(a, ctx, *r, r->totalTimePs * (1.0 - occupancy), true);
+    a.gainPs = ctx.perStep(gainTime);
+    a.gain = format("up to %s of the evidence ops' time per %lld examples per core (their time x (1 - %lld/%lld), at "
+                    "most their time x (1 - FLOPS utilization)): at %lld per core the same padded tiles would hold "
+                    "%.0fx the examples. An upper bound: it assumes these ops' time is dominated by padded tile work "
+                    "and does not grow until the tile is full, and that the larger batch fits in memory and trains "
+                    "as well",
+        ctx.perStepText(gainTime).c_str(), static_cast<long long>(perCore), static_cast<long long>(perCore),
+        static_cast<long long>(suggestedPerCore), static_cast<long long>(suggestedPerCore), 1.0 / occupancy);
     out.push_back(std::move(a));
 }
 
@@ -308,17 +319,22 @@ void paddingRule(const Context& ctx, std::vector<Advice>& out)
             break; // rows are sorted by time
         const OpPadding& p = ctx.paddings[i];
         const ArrayPadding* chosen = nullptr;
+        double chosenNonBatch = 1;
         for (const ArrayPadding& a : p.arrays) {
             if (!a.padding.valid || a.padding.efficiency >= kPaddingEfficiency)
                 continue;
-            // The padding of the non-batch dims alone must be large: a batch-only waste is the
-            // per-core-batch rule's, and an RGB input padded 3 -> 4 is not worth a line.
+            // The tiles are mostly padding; the non-batch dims must waste a real part of them too: a batch-only waste
+            // is the per-core-batch rule's (which may fire for the same op: both are then named), and an RGB input
+            // padded 3 -> 4 is not worth a line.
             double nonBatch = 1;
             for (const layout::DimPadding& d : a.padding.dims)
                 if (!isBatchLike(d) && d.tile > 1 && d.padded > d.size)
                     nonBatch *= static_cast<double>(d.size) / static_cast<double>(d.padded);
-            if (nonBatch < kPaddingEfficiency && (!chosen || a.padding.efficiency < chosen->padding.efficiency))
+            if (nonBatch < kPaddingNonBatchEfficiency
+                && (!chosen || a.padding.efficiency < chosen->padding.efficiency)) {
                 chosen = &a;
+                chosenNonBatch = nonBatch;
+            }
         }
         if (!chosen)
             continue;
@@ -370,10 +386,16 @@ void paddingRule(const Context& ctx, std::vector<Advice>& out)
         a.threshold = format("tile efficiency < %s with a padded non-batch dimension, op >= %s of op time (warning "
                              "from %s). Source: Cloud TPU performance guide (8x128 tiles)",
             pct(kPaddingEfficiency).c_str(), pct(kMinOpShare).c_str(), pct(kPaddingWarningShare).c_str());
-        a.gainPs = ctx.perStep(row.totalTimePs) * (1 - pad.efficiency);
-        a.gain = format("up to %s (the op's time x (1 - %s)). An upper bound: only the part of the op's time spent on "
-                        "padded tiles can go, and some dimensions (a 1-channel model output) cannot change",
-            ctx.perStepText(row.totalTimePs * (1 - pad.efficiency)).c_str(), pct(pad.efficiency).c_str());
+        // What fixing the non-batch dims frees (the batch's share is per-core-batch's), at most the
+        // time the op's useful work leaves.
+        const double gainTime = addOpGain(a, ctx, row, row.totalTimePs * (1 - chosenNonBatch), true);
+        a.numbers.set("non_batch_efficiency", chosenNonBatch);
+        a.gainPs = ctx.perStep(gainTime);
+        a.gain = format("up to %s (the op's time x (1 - %s), the share of its tiles the padded non-batch dimensions "
+                        "waste, and at most its time x (1 - FLOPS utilization)). An upper bound: only the part of the "
+                        "op's time spent on padded tiles can go, and some dimensions (a 1-channel model output) "
+                        "cannot change",
+            ctx.perStepText(gainTime).c_str(), pct(chosenNonBatch).c_str());
         out.push_back(std::move(a));
     }
 }
@@ -383,6 +405,13 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
     if (ctx.profile.device.peakTflopsPerCore <= 0) {
         notes.push_back(
             "low-utilization-fusion and hbm-bound not checked: the device peaks are unknown (use --device)");
+        return;
+    }
+    if (ctx.profile.bytesNotRecorded) {
+        // Far from the roofline needs both roofs: a low FLOPS utilization alone may be an op that
+        // is bound by HBM bandwidth, which this file cannot show.
+        notes.push_back("low-utilization-fusion and hbm-bound not checked: the file records no bytes, so no op's "
+                        "position under the roofline is known (FLOPS utilizations are the file's)");
         return;
     }
     std::vector<const OpRow*> rows;
@@ -399,7 +428,6 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
         rows.push_back(&row);
         indexes.push_back(i);
         time += row.totalTimePs;
-        gainTime += row.totalTimePs * std::max(0.0, 1 - *row.rooflineEfficiency / kTargetUtilization);
     }
     if (rows.empty() || rows.front()->timeFraction < kLowUtilDominantShare)
         return;
@@ -435,8 +463,11 @@ void lowUtilizationFusionRule(const Context& ctx, std::vector<Advice>& out, std:
         pct(topHbm).c_str(), pct(topEfficiency).c_str(), top.arithmeticIntensity.value_or(0), kIntensityUnit,
         why.c_str(), pct(kDefaultLowUtilizationThreshold).c_str(), pct(kMinOpShare).c_str(), opList(ctx, rows).c_str(),
         pct(time / ctx.breakdown.totalTimePs).c_str());
-    for (const OpRow* r : rows)
+    for (const OpRow* r : rows) {
         addEvidence(a, ctx, r->op);
+        gainTime += addOpGain(
+            a, ctx, *r, r->totalTimePs * std::max(0.0, 1 - *r->rooflineEfficiency / kTargetUtilization), false);
+    }
     a.numbers.set("flops_utilization", topFlops)
         .set("hbm_utilization", topHbm)
         .set("roofline_efficiency", topEfficiency)
@@ -463,8 +494,8 @@ void hbmBoundRule(const Context& ctx, std::vector<Advice>& out)
     for (const OpRow& row : ctx.breakdown.rows) {
         if (row.op == kNone || row.timeFraction < kMinOpShare)
             continue;
-        if (!row.hbmUtilization || !row.flopsUtilization)
-            continue; // unknown cost, unknown peak or a host transfer: not evidence of HBM limits
+        if (!row.hbmUtilization || !row.flopsUtilization || !row.rooflineEfficiency)
+            continue; // unknown cost or peak, or an op not on the roofline: no evidence of HBM limits
         if (*row.hbmUtilization > kHbmBoundHbmUtilization && *row.flopsUtilization < kHbmBoundFlopsUtilization) {
             rows.push_back(&row);
             time += row.totalTimePs;
@@ -483,51 +514,22 @@ void hbmBoundRule(const Context& ctx, std::vector<Advice>& out)
                       "activations, fusing them into their producer or consumer, or a larger batch per core to raise "
                       "arithmetic intensity (xprof MemoryBoundRule advice).",
         opList(ctx, rows).c_str(), pct(kHbmBoundHbmUtilization).c_str(), pct(kHbmBoundFlopsUtilization).c_str());
-    for (const OpRow* r : rows)
+    double gainTime = 0;
+    for (const OpRow* r : rows) {
         addEvidence(a, ctx, r->op);
+        gainTime += addOpGain(a, ctx, *r, r->totalTimePs * 0.5, false);
+    }
     a.numbers.set("hbm_utilization", *rows.front()->hbmUtilization)
         .set("flops_utilization", *rows.front()->flopsUtilization)
         .set("evidence_time_fraction", share);
     a.threshold = format("HBM BW utilization > %s and FLOPS utilization < %s (xprof MemoryBoundRule) in ops with >= %s "
                          "of op time",
         pct(kHbmBoundHbmUtilization).c_str(), pct(kHbmBoundFlopsUtilization).c_str(), pct(kHbmBoundMinShare).c_str());
-    a.gainPs = ctx.perStep(time) * 0.5;
+    a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s if their bytes halved (f32 -> bf16): bandwidth-bound time scales with bytes. An upper "
                     "bound for that change; ops already in 16-bit gain nothing from it",
-        ctx.perStepText(time * 0.5).c_str());
+        ctx.perStepText(gainTime).c_str());
     out.push_back(std::move(a));
-}
-
-bool isCopyCategory(const std::string& c)
-{
-    return c == "data formatting" || c == "copy" || c == "transpose" || c == "copy-start" || c == "copy-done"
-        || c == "reshape";
-}
-
-bool isCollectiveCategory(const std::string& c)
-{
-    static const char* const prefixes[]
-        = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "all-reduce-scatter"};
-    for (const char* p : prefixes)
-        if (c.rfind(p, 0) == 0)
-            return true;
-    return false;
-}
-
-// Memory space S(5) is host memory (FORMATS.md §6.2): a copy from or to it is host offloading.
-constexpr int64_t kHostMemorySpace = 5;
-
-bool touchesHostMemory(const Profile& profile, OpId op, const OpPadding& padding)
-{
-    for (const ArrayPadding& a : padding.arrays)
-        if (a.shape.hasLayout && a.shape.layout.memorySpace == kHostMemorySpace)
-            return true;
-    if (padding.instruction)
-        for (const hlo::Shape& s : padding.instruction->operandShapes)
-            if (s.hasLayout && s.layout.memorySpace == kHostMemorySpace)
-                return true;
-    // The HLO text names operand layouts too ("copy-done((..., f32[..]{..S(5)}, ...) %copy-start)").
-    return profile.str(profile.ops[op].longName).find("S(5)}") != std::string::npos;
 }
 
 void dataFormattingRule(const Context& ctx, std::vector<Advice>& out)
@@ -536,13 +538,13 @@ void dataFormattingRule(const Context& ctx, std::vector<Advice>& out)
     double time = 0, hostTime = 0, asyncTime = 0;
     for (size_t i = 0; i < ctx.breakdown.rows.size(); ++i) {
         const OpRow& row = ctx.breakdown.rows[i];
-        if (row.op == kNone || !isCopyCategory(row.category))
+        if (row.op == kNone || !ctx.traits(row).movesData())
             continue;
         rows.push_back(&row);
         time += row.totalTimePs;
-        if (row.category == "copy-start" || row.category == "copy-done")
+        if (ctx.traits(row).async != AsyncRole::None)
             asyncTime += row.totalTimePs;
-        if (touchesHostMemory(ctx.profile, row.op, ctx.paddings[i]))
+        if (ctx.traits(row).isHostTransfer())
             hostTime += row.totalTimePs;
     }
     const double share = ctx.breakdown.totalTimePs > 0 ? time / ctx.breakdown.totalTimePs : 0;
@@ -573,50 +575,29 @@ void dataFormattingRule(const Context& ctx, std::vector<Advice>& out)
     for (const OpRow* r : rows)
         if (r->timeFraction >= kMinOpShare || a.ops.size() < 3)
             addEvidence(a, ctx, r->op);
+    double gainTime = 0;
+    for (const OpRow* r : rows)
+        gainTime += addOpGain(a, ctx, *r, r->totalTimePs, false);
     a.numbers.set("time_fraction", share)
         .set("host_memory_fraction", time > 0 ? hostTime / time : 0.0)
         .set("ops", static_cast<int64_t>(rows.size()));
     a.threshold = format(">= %s of op time (ours, information); warning from %s (xprof DataShuffleBound)",
         pct(kDataFormattingInfoShare).c_str(), pct(kDataFormattingWarningShare).c_str());
-    a.gainPs = ctx.perStep(time);
+    a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s (their whole time) if they disappeared or were fully overlapped. An upper bound",
-        ctx.perStepText(time).c_str());
+        ctx.perStepText(gainTime).c_str());
     out.push_back(std::move(a));
 }
 
-// What kind of collective an op is ("" when it is none): by category, else by name or HLO opcode, so
-// that async collective fusions ("async-collective-start.3", category "custom fusion") and
-// all-gather-start/-done pairs count too.
-std::string collectiveKind(const Profile& profile, const OpRow& row)
+// "all-gather", "reduce-scatter (async)", "async collective": what the op model says a collective is.
+std::string collectiveKindText(const OpTraits& t)
 {
-    const std::string& c = row.category;
-    if (isCollectiveCategory(c) || c.find("reduce-scatter") != std::string::npos) {
-        if (c.find("reduce-scatter") != std::string::npos)
-            return "reduce-scatter";
-        for (const char* kind : {"all-gather", "all-reduce", "all-to-all", "collective-permute"})
-            if (c.rfind(kind, 0) == 0)
-                return kind;
-    }
-    const std::string& name = row.name;
-    if (name.rfind("async-collective-", 0) == 0)
+    if (t.collective == CollectiveKind::Fused)
         return "async collective";
-    // The opcode after the result shape in the HLO text: "%x = bf16[...]{...} all-gather-start(".
-    const std::string& text = profile.str(profile.ops[row.op].longName);
-    static const char* const opcodes[]
-        = {"all-gather", "all-reduce", "reduce-scatter", "all-to-all", "collective-permute", "async-collective"};
-    for (const char* op : opcodes) {
-        const std::string plain = std::string(" ") + op + "(";
-        const std::string start = std::string(" ") + op + "-start(";
-        const std::string done = std::string(" ") + op + "-done(";
-        const bool asyncPart = name.rfind(std::string(op) + "-start", 0) == 0
-            || name.rfind(std::string(op) + "-done", 0) == 0 || text.find(start) != std::string::npos
-            || text.find(done) != std::string::npos;
-        if (asyncPart)
-            return std::string(op) == "async-collective" ? "async collective" : std::string(op) + " (async)";
-        if (text.find(plain) != std::string::npos && text.find(" = ") < text.find(plain))
-            return op;
-    }
-    return {};
+    std::string kind = collectiveKindName(t.collective);
+    if (kind.empty())
+        kind = "collective";
+    return t.opClass == OpClass::SyncCollective ? kind : kind + " (async)";
 }
 
 // Whether the program has a backward pass: JAX names its ops transpose(jvp(...)), TF1 puts them under
@@ -655,15 +636,15 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
     std::vector<std::pair<std::string, double>> byKind; // in order of first appearance (by time)
     std::vector<const OpRow*> f32Rows;
     double time = 0, f32Time = 0;
+    double syncTime = 0, asyncTime = 0;
     for (size_t i = 0; i < ctx.breakdown.rows.size(); ++i) {
         const OpRow& row = ctx.breakdown.rows[i];
-        if (row.op == kNone)
+        if (row.op == kNone || !ctx.traits(row).isCollective())
             continue;
-        const std::string kind = collectiveKind(ctx.profile, row);
-        if (kind.empty())
-            continue;
+        const std::string kind = collectiveKindText(ctx.traits(row));
         rows.push_back(&row);
         time += row.totalTimePs;
+        (ctx.traits(row).opClass == OpClass::SyncCollective ? syncTime : asyncTime) += row.totalTimePs;
         auto it = std::find_if(byKind.begin(), byKind.end(), [&](const auto& k) { return k.first == kind; });
         if (it == byKind.end())
             byKind.emplace_back(kind, row.totalTimePs);
@@ -694,13 +675,23 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
     std::string what;
     if (training)
         what = " The program has a backward pass (framework ops under transpose(jvp(...)) or gradients/, or a "
-               "training step): these are weight all-gathers (FSDP) and gradient reductions. Overlap them with "
-               "compute (XLA's async collectives and latency-hiding scheduler), or communicate less often "
-               "(gradient accumulation, a larger per-device batch, less sharding).";
+               "training step): these are weight all-gathers (FSDP) and gradient reductions.";
     else
         what = " The program has no backward pass (no transpose(jvp(...)) ops and no training step): these "
-               "collectives move weights or activations between devices. Overlap them with compute, or shard less "
-               "(replicate small weights, fewer devices per model copy).";
+               "collectives move weights or activations between devices.";
+    // Only synchronous collectives can be made asynchronous; the time of async ones is what the
+    // latency-hiding scheduler could not hide.
+    if (syncTime > 0)
+        what += format(" The synchronous ones (%s of op time) block the core: make them asynchronous so XLA's "
+                       "latency-hiding scheduler can overlap them with compute.",
+            pct(syncTime / total).c_str());
+    if (asyncTime > 0)
+        what += format(" The asynchronous ones (%s of op time) are already async: this is the part the scheduler could "
+                       "not hide behind compute, so give it more independent compute to overlap (a larger per-device "
+                       "batch, microbatching) or move fewer bytes.",
+            pct(asyncTime / total).c_str());
+    what += training ? " Communicating less often (gradient accumulation, less sharding) also helps."
+                     : " Sharding less (replicating small weights, fewer devices per model copy) also helps.";
     if (f32Time > 0 && training)
         what += format(" %s %s f32 arrays (%s of op time): reducing gradients in bf16 halves their bytes.",
             opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
@@ -712,7 +703,12 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
     for (const OpRow* r : rows)
         if (r->timeFraction >= kMinOpShare || a.ops.size() < 3)
             addEvidence(a, ctx, r->op);
+    double gainTime = 0;
+    for (const OpRow* r : rows)
+        gainTime += addOpGain(a, ctx, *r, r->totalTimePs, false);
     a.numbers.set("time_fraction", share)
+        .set("sync_time_fraction", total > 0 ? syncTime / total : 0.0)
+        .set("async_time_fraction", total > 0 ? asyncTime / total : 0.0)
         .set("by_kind", kindNumbers)
         .set("f32_time_fraction", total > 0 ? f32Time / total : 0.0)
         .set("backward_pass", training ? 1 : 0)
@@ -721,51 +717,12 @@ void collectivesRule(const Context& ctx, std::vector<Advice>& out)
         .set("ops", static_cast<int64_t>(rows.size()));
     a.threshold = format(">= %s of op time (xprof all-reduce bound); warning from %s (xprof CollectiveBound)",
         pct(kCollectivesInfoShare).c_str(), pct(kCollectivesWarningShare).c_str());
-    a.gainPs = ctx.perStep(time);
+    a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s if fully overlapped with compute (their time / %d cores%s). An upper bound",
-        ctx.perStepText(time).c_str(), ctx.cores,
+        ctx.perStepText(gainTime).c_str(), ctx.cores,
         ctx.steps > 0 ? format(" / %lld steps", static_cast<long long>(ctx.steps)).c_str()
                       : "; the profile records no steps, so this is over the whole profile");
     out.push_back(std::move(a));
-}
-
-// The number of devices the collectives' replica groups span: "replica_groups=[1,4]<=[4]" (iota form)
-// gives 4, "replica_groups={{0,1,2,3}}" gives 4; 0 when no op names any.
-int devicesFromReplicaGroups(const Profile& profile)
-{
-    int devices = 0;
-    for (const OpInfo& op : profile.ops) {
-        const std::string& text = profile.str(op.longName);
-        for (size_t at = text.find("replica_groups="); at != std::string::npos;
-             at = text.find("replica_groups=", at + 1)) {
-            size_t i = at + std::strlen("replica_groups=");
-            int found = 0;
-            if (const size_t iota = text.find("<=[", i); text.compare(i, 1, "[") == 0 && iota != std::string::npos
-                && iota < text.find_first_of(" ,)", text.find(']', i) + 1)) {
-                // [groups,size]<=[d0,d1,...]: the devices are the product of the reshape dims.
-                int64_t product = 1;
-                size_t j = iota + 3;
-                while (j < text.size() && text[j] != ']') {
-                    product *= std::max<int64_t>(1, std::atoll(text.c_str() + j));
-                    j = text.find_first_of(",]", j);
-                    if (j == std::string::npos)
-                        break;
-                    if (text[j] == ',')
-                        ++j;
-                }
-                found = static_cast<int>(std::min<int64_t>(product, 1 << 20));
-            } else if (text.compare(i, 2, "{{") == 0) {
-                const size_t close = text.find("}}", i);
-                for (size_t j = i; j < close && j < text.size(); ++j)
-                    if (std::isdigit(static_cast<unsigned char>(text[j]))
-                        && !std::isdigit(static_cast<unsigned char>(text[j - 1]))) {
-                        found = std::max(found, std::atoi(text.c_str() + j) + 1);
-                    }
-            }
-            devices = std::max(devices, found);
-        }
-    }
-    return devices;
 }
 
 } // namespace
@@ -782,32 +739,84 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
 
 namespace {
 
-AdviceReport runAdviceRules(
-    const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport* memory)
+/// Marks the items whose gains come from the same ops and bounds what all of them save together:
+/// per op at most its time, all together at most the step.
+void combineGains(const Context& ctx, AdviceReport& report)
+{
+    std::map<OpId, double> byOp;
+    double elsewhere = 0;
+    for (const Advice& a : report.advice) {
+        if (a.gainByOp.empty())
+            elsewhere += a.gainPs;
+        for (const auto& [op, g] : a.gainByOp)
+            byOp[op] += g;
+    }
+    for (Advice& a : report.advice)
+        for (const Advice& b : report.advice) {
+            if (&a == &b || a.gainPs <= 0 || b.gainPs <= 0)
+                continue;
+            const bool shared = std::any_of(a.gainByOp.begin(), a.gainByOp.end(), [&](const auto& x) {
+                return x.second > 0 && std::any_of(b.gainByOp.begin(), b.gainByOp.end(), [&](const auto& y) {
+                    return y.first == x.first && y.second > 0;
+                });
+            });
+            if (shared && std::find(a.overlapsWith.begin(), a.overlapsWith.end(), b.rule) == a.overlapsWith.end())
+                a.overlapsWith.push_back(b.rule);
+        }
+    double combined = elsewhere;
+    for (const auto& [op, g] : byOp) {
+        // However many fixes claim an op, its useful work at the peak still takes its time.
+        double opTime = g;
+        for (const OpRow& row : ctx.breakdown.rows)
+            if (row.op == op) {
+                opTime = ctx.perStep(saveableTimePs(row, true));
+                break;
+            }
+        combined += std::min(g, opTime);
+    }
+    const double limit = ctx.steps > 0 && report.stepPs > 0 ? report.stepPs : ctx.perStep(ctx.breakdown.totalTimePs);
+    const bool capped = combined > limit;
+    combined = std::min(combined, limit);
+    report.combinedGainPs = combined;
+    double sum = 0;
+    for (const Advice& a : report.advice)
+        sum += a.gainPs;
+    if (combined <= 0)
+        return;
+    report.combinedGain = format("all the fixes together save at most %s (the items' gains add up to %s; where they "
+                                 "share ops, an op counts once, at most its time beyond its useful work at the peak%s)",
+        ctx.perStepText(combined * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+        ctx.perStepText(sum * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+        capped ? (ctx.steps > 0 ? ", and never more than the step" : ", and never more than the op time") : "");
+    for (Advice& a : report.advice) {
+        if (a.overlapsWith.empty())
+            continue;
+        std::string names;
+        for (size_t i = 0; i < a.overlapsWith.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == a.overlapsWith.size() ? " and " : ", ") + a.overlapsWith[i];
+        a.gain += ". It overlaps with " + names + " (the same ops' time): do not add these gains up; "
+            + report.combinedGain;
+    }
+}
+
+AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
+    const MemoryReport* memory, const OpModel& model, const HostLinkStats& hostLink)
 {
     AdviceReport report;
     if (!profile.hasTpuOps()) {
         report.notes.push_back("no advice: the profile has no XLA ops on TPU cores");
         return report;
     }
-    Context ctx {profile, breakdown};
+    Context ctx {profile, breakdown, model, hostLink};
     ctx.stepAnalysis = &steps;
     ctx.memory = memory;
     ctx.steps = steps.stepsPerCore;
-    ctx.cores = std::max(1, breakdown.coresCounted);
-    // An op_profile sums op time over all devices without saying how many: the collectives' replica
-    // groups tell at least how many took part.
-    const bool opProfile = profile.load.format.rfind("op-profile-json", 0) == 0
-        || std::any_of(profile.load.limitations.begin(), profile.load.limitations.end(),
-            [](const std::string& l) { return l.rfind("shared from a op-profile-json", 0) == 0; });
-    if (profile.tpuCorePlanes().size() <= 1 && opProfile)
-        if (const int devices = devicesFromReplicaGroups(profile); devices > 1) {
-            ctx.cores = devices;
-            report.notes.push_back(format("op_profile times are summed over all devices; per-core figures divide "
-                                          "them by the %d devices the collectives' replica groups span (at least "
-                                          "that many took part, so per-core figures are upper bounds)",
-                devices));
-        }
+    // One core count for every figure: the one the breakdown's per-core numbers divide by.
+    ctx.cores = std::max(1, breakdown.coresRepresented);
+    ctx.coresKnown = profile.device.coresSource == CoreCountSource::Planes
+        || profile.device.coresSource == CoreCountSource::UserChoice;
+    if (!profile.device.coresNote.empty())
+        report.notes.push_back(profile.device.coresNote);
     report.cores = ctx.cores;
     report.steps = steps.stepsPerCore;
     report.stepPs = steps.avgStepPs;
@@ -815,13 +824,6 @@ AdviceReport runAdviceRules(
     for (const OpRow& row : breakdown.rows)
         ctx.paddings.push_back(row.op == kNone ? OpPadding {} : resolveOpPadding(profile, row.op));
     ctx.batch = inferPerCoreBatch(profile, breakdown);
-    if (opProfile && profile.tpuCorePlanes().size() <= 1) {
-        ctx.coresKnown = ctx.cores > 1; // from the replica groups
-        if (ctx.batch.known && ctx.coresKnown) {
-            ctx.batch.cores = ctx.cores;
-            ctx.batch.globalBatch = ctx.batch.perCoreBatch * ctx.cores;
-        }
-    }
     report.batch = ctx.batch;
     if (!ctx.batch.known)
         report.notes.push_back(ctx.batch.reason);
@@ -861,6 +863,7 @@ AdviceReport runAdviceRules(
             return a.severity > b.severity;
         return a.gainPs > b.gainPs;
     });
+    combineGains(ctx, report);
     return report;
 }
 
@@ -868,13 +871,21 @@ AdviceReport runAdviceRules(
 
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps)
 {
-    return runAdviceRules(profile, breakdown, steps, nullptr);
+    const OpModel model = buildOpModel(profile);
+    return runAdviceRules(profile, breakdown, steps, nullptr, model, computeHostLink(profile, model));
 }
 
 AdviceReport computeAdvice(
     const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory)
 {
-    return runAdviceRules(profile, breakdown, steps, &memory);
+    const OpModel model = buildOpModel(profile);
+    return runAdviceRules(profile, breakdown, steps, &memory, model, computeHostLink(profile, model));
+}
+
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
+    const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink)
+{
+    return runAdviceRules(profile, breakdown, steps, &memory, model, hostLink);
 }
 
 } // namespace tpuscope::model

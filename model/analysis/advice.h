@@ -101,6 +101,11 @@ struct Advice
     std::string threshold; // the condition that fired, with its source
     double gainPs = 0; // estimated upper bound of time saved per step per core (0 = not estimated)
     std::string gain; // the estimate in words, with why it is an upper bound
+    /// Where the gain comes from, per evidence op (per step per core); empty for a gain on time that
+    /// no op holds (idle time, the step's waits as a whole).
+    std::vector<std::pair<OpId, double>> gainByOp;
+    /// Items whose gains come from the same ops' time: they do not add up.
+    std::vector<std::string> overlapsWith;
 };
 
 /// A named threshold with the public source it follows (listed in the README).
@@ -121,6 +126,10 @@ struct AdviceReport
     int cores = 0; // cores the per-core numbers divide by (an op_profile's from its replica groups)
     int64_t steps = 0; // steps the per-step numbers divide by (0 = per profile)
     double stepPs = 0; // average step time
+    /// What all the items together could save per step and core: per op at most what the op can
+    /// save, never more than the step. 0 when no item estimates a gain.
+    double combinedGainPs = 0;
+    std::string combinedGain; // the figure in words, with how it was bounded
     std::vector<std::string> notes; // what could not be checked, and why
 };
 
@@ -134,5 +143,8 @@ struct MemoryReport;
 /// Same, reusing the memory view too (buildProfileAnalysis: everything computed once).
 AdviceReport computeAdvice(
     const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory);
+/// Same, with the op model and the host link too (buildProfileAnalysis).
+AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
+    const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink);
 
 } // namespace tpuscope::model

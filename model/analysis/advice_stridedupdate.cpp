@@ -157,6 +157,7 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
         const OpRow* row;
         StridedWrite write;
         double attainedGbps;
+        double gainTime;
     };
     std::vector<Hit> hits;
     double time = 0, bytes = 0, gainTime = 0;
@@ -171,12 +172,12 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
         const double attained = row.hbmBytes * 1000.0 / row.totalTimePs;
         if (attained >= kStridedMaxHbmShare * peakGbps)
             continue;
-        hits.push_back({&row, write, attained});
+        hits.push_back({&row, write, attained, 0});
         time += row.totalTimePs;
         bytes += row.hbmBytes;
         // Achievable: the rate the same writes would reach with full tile rows, capped at the peak.
         const double achievable = std::min(peakGbps, attained / std::max(write.fill, 1e-6));
-        gainTime += row.totalTimePs * (1 - attained / achievable);
+        hits.back().gainTime = row.totalTimePs * (1 - attained / achievable);
     }
     const double share = ctx.breakdown.totalTimePs > 0 ? time / ctx.breakdown.totalTimePs : 0;
     if (hits.empty() || share < kStridedMinTimeShare)
@@ -205,8 +206,10 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
         static_cast<long long>(w.target.dimensions[static_cast<size_t>(w.dim)]), where,
         static_cast<long long>(w.update.dimensions[static_cast<size_t>(w.dim)]), static_cast<long long>(w.tileExtent),
         unit, pct(w.fill).c_str(), attained, pct(attained / peakGbps).c_str(), peakGbps);
-    for (const OpRow* r : rows)
-        addEvidence(a, ctx, r->op);
+    for (const Hit& h : hits) {
+        addEvidence(a, ctx, h.row->op);
+        gainTime += addOpGain(a, ctx, *h.row, h.gainTime, false);
+    }
     a.numbers.set("time_fraction", share)
         .set("attained_gbps", attained)
         .set("hbm_peak_gbps", peakGbps)

@@ -70,6 +70,20 @@ void nameTopEvidence(Advice& a)
     a.detail += " Top evidence: " + top.name + " = " + whose + ".";
 }
 
+double saveableTimePs(const OpRow& row, bool usefulWorkStays)
+{
+    if (!usefulWorkStays || !row.flopsUtilization)
+        return row.totalTimePs;
+    return row.totalTimePs * (1.0 - std::min(1.0, *row.flopsUtilization));
+}
+
+double addOpGain(Advice& a, const Context& ctx, const OpRow& row, double ps, bool usefulWorkStays)
+{
+    const double gain = std::max(0.0, std::min(ps, saveableTimePs(row, usefulWorkStays)));
+    a.gainByOp.emplace_back(row.op, ctx.perStep(gain));
+    return gain;
+}
+
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max)
 {
     std::string out;

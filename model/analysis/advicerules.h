@@ -10,6 +10,7 @@
 #include "advice.h"
 #include "attribution.h"
 #include "memory.h"
+#include "opmodel.h"
 #include "steps.h"
 
 #include <algorithm>
@@ -26,9 +27,11 @@ struct Context
 {
     const Profile& profile;
     const OpBreakdown& breakdown;
+    const OpModel& model;
+    const HostLinkStats& hostLink;
     int64_t steps = 0;
-    int cores = 1;
-    bool coresKnown = true; // false for an op_profile that names no replica groups
+    int cores = 1; // what per-core figures divide by (OpBreakdown::coresRepresented)
+    bool coresKnown = true; // false where the file does not record the cores (DeviceInfo::coresNote)
     std::vector<OpPadding> paddings; // by breakdown row
     BatchInference batch;
     const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
@@ -42,7 +45,16 @@ struct Context
     }
     /// "unet/conv2d_18/Conv2D, unet.py:87": the op's framework op and source line (attribution.h).
     std::string layer(OpId op) const { return attributionText(opAttribution(profile, op)); }
+    const OpTraits& traits(const OpRow& row) const { return model[row.op]; }
 };
+
+/// What fixing an op can save at most, over the profile (all cores): its time, and for gains where
+/// the useful work stays (roofline, padding, per-core batch) its time × (1 − FLOPS utilization):
+/// the useful FLOPs at the peak still take that long. Unknown utilization leaves the time.
+double saveableTimePs(const OpRow& row, bool usefulWorkStays);
+/// Records that `ps` (over the profile, all cores) of an item's gain comes from `op`, capped at what
+/// the op can save; returns what was recorded. computeAdvice combines the items from these.
+double addOpGain(Advice& a, const Context& ctx, const OpRow& row, double ps, bool usefulWorkStays);
 
 /// Padding-bound: an MXU op (a convolution/dot, or an op with an op_profile layout analysis, which
 /// xprof records for convolutions only) whose FLOPS utilization is within kPaddingBoundPoints of the

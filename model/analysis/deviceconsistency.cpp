@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "deviceconsistency.h"
 
-#include "opcost.h"
+#include "opmodel.h"
 
 #include <map>
 #include <unordered_map>
@@ -48,7 +48,7 @@ DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdo
             check.customKernelsSkipped += row.capped ? 1 : 0;
             continue;
         }
-        if (row.boundBy == BoundBy::Host || !row.asyncPartner.empty() || row.occurrences <= 0)
+        if (row.ratedAgainst != RatedAgainst::Roofline || !row.asyncPartner.empty() || row.occurrences <= 0)
             continue;
         if (row.rateTimePs / static_cast<double>(row.occurrences) < kDeviceEvidenceMinOccurrencePs)
             continue;
@@ -60,16 +60,14 @@ DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdo
     // Footprint: per program, the distinct entry parameters its ops read (in HBM), or its largest
     // array. Programs without ids (Chrome JSON) share one key; names repeat per core, so a
     // parameter seen on every core is counted once, as a per-core figure should be.
-    const std::vector<OpCostTraits> traits = classifyOpCosts(profile);
+    const OpModel traits = buildOpModel(profile);
     std::map<std::string, std::unordered_map<std::string, double>> parameters;
     std::map<std::string, double> largest;
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         const OpInfo& op = profile.ops[id];
         if (!op.isXlaOp)
             continue;
-        const std::string program = op.program != kNone ? profile.programs[op.program].name
-            : op.hasProgramId                           ? "program " + std::to_string(op.programId)
-                                                        : std::string();
+        const std::string program = opProgramLabel(profile, op);
         for (const auto& [name, bytes] : traits[id].hbmParameters)
             parameters[program].emplace(name, bytes);
         largest[program] = std::max(largest[program], traits[id].largestArrayBytes);

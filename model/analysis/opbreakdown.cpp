@@ -2,11 +2,12 @@
 #include "opbreakdown.h"
 
 #include "attribution.h"
-#include "opcost.h"
+#include "hostlink.h"
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
+#include <cmath>
+#include <map>
 #include <unordered_map>
 
 namespace tpuscope::model {
@@ -27,11 +28,6 @@ std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbp
     return bytes * 1000.0 / (timePs * peakGbps);
 }
 
-bool isFusionCategory(std::string_view category)
-{
-    return category.ends_with(" fusion") || category == "fusion";
-}
-
 const char* boundByName(BoundBy bound)
 {
     switch (bound) {
@@ -41,6 +37,8 @@ const char* boundByName(BoundBy bound)
         return "hbm";
     case BoundBy::Host:
         return "host";
+    case BoundBy::Ici:
+        return "ici";
     case BoundBy::Unknown:
         break;
     }
@@ -49,7 +47,7 @@ const char* boundByName(BoundBy bound)
 
 std::optional<bool> isLowUtilization(const OpRow& row, double threshold)
 {
-    // Known only where the breakdown found it applicable (cost data, peaks, not a collective).
+    // Known only where the breakdown found it applicable (cost data, peaks, on the roofline).
     if (!row.rooflineEfficiency || !row.lowUtilization)
         return std::nullopt;
     return *row.rooflineEfficiency < threshold;
@@ -57,20 +55,11 @@ std::optional<bool> isLowUtilization(const OpRow& row, double threshold)
 
 namespace {
 
-struct OpTotals
-{
-    int64_t occurrences = 0;
-    double time = 0;
-    double self = 0;
-    double pairSpan = 0; // done halves: start→done spans of the pairs matched on the timeline
-    int64_t pairsTimed = 0; // how many occurrences those spans cover
-};
-
 /// Sums time and self time per op over one track. Self time = duration − time of the
 /// direct children on the same line (children clipped to their parent). Async done events are
-/// matched with the oldest open start of their pair on the same line, for the pair's span.
-void accumulateTrack(
-    const Track& track, const OpFilter& filter, const std::vector<OpCostTraits>& traits, std::vector<OpTotals>& totals)
+/// matched with their start half (forEachAsyncPair), for the pair's span.
+void accumulateTrack(const Track& track, const OpFilter& filter, const OpModel& model, const RecordedTimeline* recorded,
+    std::vector<OpTotals>& totals)
 {
     const bool ranged = filter.rangeEnd > filter.rangeBegin;
     const size_t n = track.size();
@@ -87,145 +76,166 @@ void accumulateTrack(
         }
         lastAtDepth[depth] = static_cast<uint32_t>(i);
     }
-    std::unordered_map<OpId, std::deque<TimePs>> openStarts;
+    auto inRange
+        = [&](size_t i) { return !ranged || (track.start[i] < filter.rangeEnd && track.end(i) > filter.rangeBegin); };
     for (size_t i = 0; i < n; ++i) {
-        const OpCostTraits& trait = traits[track.op[i]];
-        TimePs pairBegin = -1;
-        if (trait.async == AsyncRole::Start) {
-            openStarts[track.op[i]].push_back(track.start[i]);
-        } else if (trait.async == AsyncRole::Done) {
-            auto it = openStarts.find(trait.partner);
-            if (it != openStarts.end() && !it->second.empty()) {
-                pairBegin = it->second.front();
-                it->second.pop_front();
-            }
-        }
-        if (ranged && (track.start[i] >= filter.rangeEnd || track.end(i) <= filter.rangeBegin))
+        if (!inRange(i))
             continue;
         OpTotals& t = totals[track.op[i]];
         t.occurrences += 1;
         t.time += static_cast<double>(track.duration[i]);
         t.self += static_cast<double>(std::max<TimePs>(0, track.duration[i] - childTime[i]));
-        if (pairBegin >= 0) {
-            t.pairSpan += static_cast<double>(track.end(i) - pairBegin);
-            t.pairsTimed += 1;
-        }
     }
+    forEachAsyncPair(track, model, [&](size_t done, size_t start) {
+        if (!inRange(done))
+            return;
+        OpTotals& t = totals[track.op[done]];
+        t.pairSpan += static_cast<double>(track.end(done) - track.start[start]);
+        t.pairsTimed += 1;
+    });
     if (!ranged) {
         for (const auto& a : track.aggregated) {
             OpTotals& t = totals[a.op];
             t.occurrences += a.occurrences;
             t.time += static_cast<double>(a.duration);
-            t.self += static_cast<double>(a.duration);
+            double self = static_cast<double>(a.duration);
+            // A file without a timeline may record what its original's timeline gave.
+            if (recorded && a.op < recorded->opTimes.size()) {
+                const RecordedOpTiming& r = recorded->opTimes[a.op];
+                if (r.selfPs >= 0)
+                    self = r.selfPs;
+                t.pairSpan += r.pairSpanPs;
+                t.pairsTimed += r.pairsTimed;
+            }
+            t.self += self;
         }
     }
-}
-
-std::string programName(const Profile& profile, const OpInfo& op)
-{
-    if (op.program != kNone)
-        return profile.programs[op.program].name;
-    if (op.hasProgramId)
-        return "program " + std::to_string(op.programId);
-    return {};
 }
 
 /// Per-row facts that the rates need beyond the row's totals.
 struct RowCost
 {
     bool costKnown = false;
-    bool hostTransfer = false;
-    bool collective = false;
+    bool bytesKnown = false;
     AsyncRole async = AsyncRole::None;
     size_t partnerRow = SIZE_MAX;
-    double vmemBytes = 0;
+    TransferDirection direction = TransferDirection::None;
     double pairSpan = 0;
     int64_t pairsTimed = 0;
-    double ratedFlops = 0; // what the rates use: an async pair's cost once, on its done half
-    double ratedBytes = 0;
+    double transferBytes = 0; // host transfers and async copies: the arrays moved (done half)
+    double iciBytes = 0; // collectives: the data each device moves
+    double partnerTimePs = 0; // async halves: the other half's own time
 };
 
-/// Utilizations, roofline position and waste of one op row, from its totals and rate time.
-void rateRow(OpRow& row, const RowCost& cost, const DeviceInfo& device)
+/// xprof's columns of one op row (own time, FORMATS.md §7), its bound and our own measures.
+void rateRow(OpRow& row, const RowCost& cost, const DeviceInfo& device, const HostLinkStats* hostLink)
 {
-    if (!cost.costKnown || row.rateTimePs <= 0)
+    const double ownTime = row.totalTimePs;
+    row.rateTimePs = ownTime;
+    if (cost.async == AsyncRole::Done && cost.partnerRow != SIZE_MAX)
+        // Spans from the timeline where pairs were matched; otherwise (op_profile, aggregated
+        // events) the two halves' own times, a lower bound of the span.
+        row.rateTimePs = cost.pairsTimed > 0
+            ? cost.pairSpan * (static_cast<double>(row.occurrences) / static_cast<double>(cost.pairsTimed))
+            : ownTime + cost.partnerTimePs;
+    if (!cost.costKnown || ownTime <= 0)
         return;
     // FLOP per ps = TFLOP/s; bytes per ps × 1000 = GB/s.
-    row.attainedTflops = cost.ratedFlops / row.rateTimePs;
-    if (!cost.hostTransfer)
-        row.attainedHbmGbps = cost.ratedBytes * 1000.0 / row.rateTimePs;
-    row.flopsUtilizationUncapped = flopsUtilization(cost.ratedFlops, row.rateTimePs, device.peakTflopsPerCore);
+    row.attainedTflops = row.flops / ownTime;
+    row.attainedHbmGbps = row.hbmBytes * 1000.0 / ownTime;
+    row.flopsUtilizationUncapped = flopsUtilization(row.flops, ownTime, device.peakTflopsPerCore);
+    if (cost.bytesKnown)
+        row.hbmUtilizationUncapped = hbmUtilization(row.hbmBytes, ownTime, device.peakHbmGbpsPerCore);
+    else
+        row.attainedHbmGbps.reset();
     if (row.flopsUtilizationUncapped)
         row.flopsUtilization = std::min(1.0, *row.flopsUtilizationUncapped);
-    if (cost.hostTransfer) {
-        // Host memory sits behind the host link, not HBM: rate the bytes there. No host-link peak
-        // is recorded in any format, so its efficiency stays unknown.
-        row.hostGbps = row.hostBytes * 1000.0 / row.rateTimePs;
-        row.boundBy = BoundBy::Host;
-        return;
-    }
-    if (cost.ratedBytes > 0)
-        row.arithmeticIntensity = cost.ratedFlops / cost.ratedBytes;
-    row.hbmUtilizationUncapped = hbmUtilization(cost.ratedBytes, row.rateTimePs, device.peakHbmGbpsPerCore);
     if (row.hbmUtilizationUncapped)
         row.hbmUtilization = std::min(1.0, *row.hbmUtilizationUncapped);
-    row.capped = row.flopsUtilizationUncapped.value_or(0) > 1 || row.hbmUtilizationUncapped.value_or(0) > 1;
-    if (row.flopsUtilizationUncapped && row.hbmUtilizationUncapped) {
-        // At intensity I the roofline bound is min(peak FLOP/s, I × peak B/s); attained over bound
-        // is the larger of the two utilizations, and the larger one names the roof (FORMATS.md §7).
-        const double fu = *row.flopsUtilizationUncapped;
-        const double hu = *row.hbmUtilizationUncapped;
-        row.rooflineEfficiency = std::min(1.0, std::max(fu, hu));
-        row.boundBy = fu >= hu ? BoundBy::Compute : BoundBy::Hbm;
-        row.wastedFraction = row.timeFraction * (1.0 - *row.rooflineEfficiency);
-        // Collectives and async halves wait on the interconnect or their partner: far from the
-        // HBM/compute roofline is no sign of a slow op there, so they are not "low utilization".
-        if (!cost.collective && cost.async == AsyncRole::None)
-            row.lowUtilization = *row.rooflineEfficiency < kDefaultLowUtilizationThreshold;
+    if (row.hbmBytes > 0)
+        row.arithmeticIntensity = row.flops / row.hbmBytes;
+    const double fu = row.flopsUtilizationUncapped.value_or(0), hu = row.hbmUtilizationUncapped.value_or(0);
+
+    switch (row.ratedAgainst) {
+    case RatedAgainst::HostLink:
+        row.boundBy = BoundBy::Host;
+        if (cost.async == AsyncRole::Done && row.rateTimePs > 0)
+            row.hostGbps = row.hostBytes * 1000.0 / row.rateTimePs;
+        if (hostLink) {
+            const bool toHost = cost.direction == TransferDirection::ToHost;
+            const HostLinkDirection& d = toHost ? hostLink->toHost : hostLink->toDevice;
+            if (d.busyPs > 0)
+                (toHost ? row.hostLinkToHostGbps : row.hostLinkToDeviceGbps) = d.gbps();
+        }
+        return;
+    case RatedAgainst::Ici:
+        // Collectives wait on the interconnect and on the other devices: never HBM- or compute-bound.
+        row.boundBy = BoundBy::Ici;
+        if (cost.iciBytes > 0 && row.rateTimePs > 0) {
+            row.iciGbps = cost.iciBytes * 1000.0 / row.rateTimePs;
+            if (device.iciGbpsPerCore > 0)
+                row.iciUtilization = *row.iciGbps / device.iciGbpsPerCore;
+        }
+        return;
+    case RatedAgainst::OnChip:
+    case RatedAgainst::Nothing:
+        return; // xprof: "Unknown" (no on-chip peak is recorded)
+    case RatedAgainst::Roofline:
+        break;
     }
+    // xprof's bound: the resource with the higher utilization; Unknown when neither is above zero.
+    if (fu > 0 || hu > 0)
+        row.boundBy = fu >= hu ? BoundBy::Compute : BoundBy::Hbm;
+    if (cost.async != AsyncRole::None && cost.partnerRow != SIZE_MAX) {
+        // An HBM-to-HBM async copy: its bytes once over the start→done span.
+        const double bytes = cost.transferBytes > 0 ? cost.transferBytes : row.countedHbmBytes;
+        if (cost.async == AsyncRole::Done && row.rateTimePs > 0 && bytes > 0) {
+            row.pairGbps = bytes * 1000.0 / row.rateTimePs;
+            if (device.peakHbmGbpsPerCore > 0)
+                row.pairHbmUtilization = *row.pairGbps / device.peakHbmGbpsPerCore;
+        }
+        return; // async halves wait on their partner: the roofline says nothing about them
+    }
+    if (!row.flopsUtilizationUncapped || !row.hbmUtilizationUncapped)
+        return;
+    row.capped = fu > 1 || hu > 1;
+    if (row.capped && row.customKernelCost) {
+        // A custom kernel's own estimate above the peak is a wrong estimate, not a fast kernel.
+        row.efficiencyNote = "cost estimate above peak";
+        return;
+    }
+    // At intensity I the roofline bound is min(peak FLOP/s, I × peak B/s); attained over bound is
+    // the larger of the two utilizations (FORMATS.md §7).
+    row.rooflineEfficiency = std::min(1.0, std::max(fu, hu));
+    row.wastedFraction = row.timeFraction * (1.0 - *row.rooflineEfficiency);
+    row.lowUtilization = *row.rooflineEfficiency < kDefaultLowUtilizationThreshold;
 }
 
-/// The start half of an async pair shows the pair's rates (its bytes are counted on the done half).
-void copyPairRates(OpRow& start, const OpRow& done)
-{
-    start.flopsUtilization = done.flopsUtilization;
-    start.flopsUtilizationUncapped = done.flopsUtilizationUncapped;
-    start.hbmUtilization = done.hbmUtilization;
-    start.hbmUtilizationUncapped = done.hbmUtilizationUncapped;
-    start.capped = done.capped;
-    start.hostGbps = done.hostGbps;
-    start.attainedTflops = done.attainedTflops;
-    start.attainedHbmGbps = done.attainedHbmGbps;
-    start.arithmeticIntensity = done.arithmeticIntensity;
-    start.rooflineEfficiency = done.rooflineEfficiency;
-    start.boundBy = done.boundBy;
-    start.rateTimePs = done.rateTimePs;
-    if (start.rooflineEfficiency)
-        start.wastedFraction = start.timeFraction * (1.0 - *start.rooflineEfficiency);
-}
-
-/// Time-weighted mean of a utilization over the rows that know it.
-template <typename Get> HeadlineUtilization headline(const std::vector<OpRow>& rows, Get get)
+/// xprof's program-level utilization: all counted work over all op time.
+HeadlineUtilization headline(const std::vector<OpRow>& rows, double totalTimePs, double peak, bool flops)
 {
     HeadlineUtilization h;
-    double capped = 0, uncapped = 0, overPeak = 0;
+    if (peak <= 0 || totalTimePs <= 0)
+        return h;
+    double work = 0, overPeakWork = 0;
     for (const OpRow& row : rows) {
-        const std::optional<double> u = get(row);
-        if (!u || row.totalTimePs <= 0)
+        const std::optional<double>& u = flops ? row.flopsUtilizationUncapped : row.hbmUtilizationUncapped;
+        if (!u)
             continue;
+        const double w = flops ? row.countedFlops : row.countedHbmBytes;
         h.coveredTimePs += row.totalTimePs;
-        capped += std::min(1.0, *u) * row.totalTimePs;
-        uncapped += *u * row.totalTimePs;
-        if (*u > 1) {
-            overPeak += row.totalTimePs;
+        work += w;
+        if (row.capped && *u > 1) {
+            overPeakWork += w;
             ++h.overPeakOps;
         }
     }
-    if (h.coveredTimePs > 0) {
-        h.capped = capped / h.coveredTimePs;
-        h.uncapped = uncapped / h.coveredTimePs;
-        h.overPeakPoints = overPeak / h.coveredTimePs;
-    }
+    if (h.coveredTimePs <= 0)
+        return h;
+    h.uncapped = flops ? *flopsUtilization(work, totalTimePs, peak) : *hbmUtilization(work, totalTimePs, peak);
+    h.capped = std::min(1.0, *h.uncapped);
+    h.overPeakPoints = work > 0 ? overPeakWork / work : 0;
+    h.coveredFraction = std::min(1.0, h.coveredTimePs / totalTimePs);
     return h;
 }
 
@@ -248,7 +258,8 @@ struct RowKeyHash
 };
 
 /// Category or program rows, each combined from its op rows (read in the given order, not copied).
-std::vector<OpRow> groupRows(const std::vector<const OpRow*>& opRows, GroupBy groupBy, double totalTimePs)
+std::vector<OpRow> groupRows(
+    const std::vector<const OpRow*>& opRows, GroupBy groupBy, double totalTimePs, const DeviceInfo& device)
 {
     std::vector<std::vector<const OpRow*>> members;
     std::vector<std::string> names;
@@ -269,7 +280,7 @@ std::vector<OpRow> groupRows(const std::vector<const OpRow*>& opRows, GroupBy gr
     std::vector<OpRow> rows;
     rows.reserve(members.size());
     for (size_t g = 0; g < members.size(); ++g) {
-        OpRow row = combineOpRows(members[g], totalTimePs);
+        OpRow row = combineOpRows(members[g], totalTimePs, device);
         switch (groupBy) {
         case GroupBy::Category:
             row.name = names[g];
@@ -294,6 +305,20 @@ std::vector<OpRow> groupRows(const std::vector<const OpRow*>& opRows, GroupBy gr
     return rows;
 }
 
+/// What an async pair's two records of work count for together. Producers record a transfer either
+/// on both halves alike (XSpace copies: each half carries the whole array) or split between them (an
+/// op_profile's copy-start reads HBM, its copy-done writes VMEM; a collective's start and done move
+/// different arrays): alike records are one transfer, counted once; different ones add up, as
+/// xprof's program totals add them.
+double pairWork(double done, double start)
+{
+    const double larger = std::max(done, start), smaller = std::min(done, start);
+    return larger > 0 && smaller >= 0.99 * larger ? larger : done + start;
+}
+
+/// Group efficiencies speak for the group only when the members that have one hold most of its time.
+constexpr double kGroupEfficiencyMinCoverage = 0.5;
+
 } // namespace
 
 std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& breakdown)
@@ -304,20 +329,22 @@ std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& break
         index.emplace(RowKey {breakdown.rows[r].program, breakdown.rows[r].name}, r);
     std::vector<size_t> rows(profile.ops.size(), SIZE_MAX);
     for (OpId id = 0; id < profile.ops.size(); ++id) {
-        auto it = index.find(RowKey {programName(profile, profile.ops[id]), profile.str(profile.ops[id].name)});
+        auto it = index.find(RowKey {opProgramLabel(profile, profile.ops[id]), profile.str(profile.ops[id].name)});
         if (it != index.end())
             rows[id] = it->second;
     }
     return rows;
 }
 
-OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs)
+OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs, const DeviceInfo& device)
 {
     OpRow row;
-    double fuT = 0, fuUT = 0, fuW = 0, huT = 0, huUT = 0, huW = 0, effT = 0, effW = 0, wasted = 0;
-    double knownCostTime = 0, hostRateTime = 0;
+    double knownCostTime = 0, effT = 0, effW = 0, wasted = 0, hostRateTime = 0, hostRateBytes = 0;
+    double iciTime = 0, iciBytes = 0, fuTime = 0, huTime = 0;
     bool anyWasted = false, lowApplies = false;
-    size_t hostMembers = 0;
+    std::map<BoundBy, double> timeByBound;
+    std::map<OpClass, double> timeByClass;
+    std::map<RatedAgainst, double> timeByRating;
     for (const OpRow* member : members) {
         const OpRow& r = *member;
         // A category or program row counts each instant once, for the innermost op running then
@@ -333,21 +360,20 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         row.bytesAccessed += r.bytesAccessed;
         row.hbmBytes += r.hbmBytes;
         row.hostBytes += r.hostBytes;
+        row.countedFlops += r.countedFlops;
+        row.countedHbmBytes += r.countedHbmBytes;
         row.largestArrayBytes = std::max(row.largestArrayBytes, r.largestArrayBytes);
         row.hbmFromBreakdown = row.hbmFromBreakdown || r.hbmFromBreakdown;
         row.customKernelCost = row.customKernelCost || r.customKernelCost;
         row.capped = row.capped || r.capped;
         knownCostTime += r.costCoverage * w;
-        if (r.flopsUtilizationUncapped) {
-            fuT += std::min(1.0, *r.flopsUtilizationUncapped) * w;
-            fuUT += *r.flopsUtilizationUncapped * w;
-            fuW += w;
-        }
-        if (r.hbmUtilizationUncapped) {
-            huT += std::min(1.0, *r.hbmUtilizationUncapped) * w;
-            huUT += *r.hbmUtilizationUncapped * w;
-            huW += w;
-        }
+        timeByBound[r.boundBy] += w;
+        timeByClass[r.opClass] += w;
+        timeByRating[r.ratedAgainst] += w;
+        if (r.flopsUtilizationUncapped)
+            fuTime += w;
+        if (r.hbmUtilizationUncapped)
+            huTime += w;
         if (r.rooflineEfficiency) {
             effT += *r.rooflineEfficiency * w;
             effW += w;
@@ -357,39 +383,64 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
             wasted += *r.wastedFraction * (r.selfTimePs / r.totalTimePs);
             anyWasted = true;
         }
-        if (r.boundBy == BoundBy::Host) {
-            ++hostMembers;
+        if (r.hostGbps) {
             hostRateTime += r.rateTimePs;
+            hostRateBytes += r.hostBytes;
+        }
+        if (r.hostLinkToDeviceGbps)
+            row.hostLinkToDeviceGbps = r.hostLinkToDeviceGbps;
+        if (r.hostLinkToHostGbps)
+            row.hostLinkToHostGbps = r.hostLinkToHostGbps;
+        if (r.iciGbps) {
+            iciTime += r.rateTimePs;
+            iciBytes += *r.iciGbps * r.rateTimePs / 1000.0;
         }
     }
-    // Sums add up; rates are the time-weighted means of the members that know them, so a group is
-    // never rated on ops without cost data.
+    auto most = [](const auto& byKey, auto fallback) {
+        auto best = fallback;
+        double bestTime = -1;
+        for (const auto& [key, time] : byKey)
+            if (time > bestTime) {
+                best = key;
+                bestTime = time;
+            }
+        return best;
+    };
     row.timeFraction = totalTimePs > 0 ? row.totalTimePs / totalTimePs : 0;
     row.rateTimePs = row.totalTimePs;
     row.costCoverage = row.totalTimePs > 0 ? knownCostTime / row.totalTimePs : 0;
-    if (fuW > 0) {
-        row.flopsUtilization = fuT / fuW;
-        row.flopsUtilizationUncapped = fuUT / fuW;
-    }
-    if (huW > 0) {
-        row.hbmUtilization = huT / huW;
-        row.hbmUtilizationUncapped = huUT / huW;
-    }
-    if (row.hbmBytes > 0 && row.costCoverage > 0)
-        row.arithmeticIntensity = row.flops / row.hbmBytes;
-    if (effW > 0) {
+    row.opClass = most(timeByClass, OpClass::Compute);
+    row.ratedAgainst = most(timeByRating, RatedAgainst::Roofline);
+    // xprof's group figures: the group's counted work over its time (as an op_profile category node).
+    if (fuTime > 0)
+        if ((row.flopsUtilizationUncapped
+                = flopsUtilization(row.countedFlops, row.totalTimePs, device.peakTflopsPerCore)))
+            row.flopsUtilization = std::min(1.0, *row.flopsUtilizationUncapped);
+    if (huTime > 0)
+        if ((row.hbmUtilizationUncapped
+                = hbmUtilization(row.countedHbmBytes, row.totalTimePs, device.peakHbmGbpsPerCore)))
+            row.hbmUtilization = std::min(1.0, *row.hbmUtilizationUncapped);
+    if (row.countedHbmBytes > 0 && row.costCoverage > 0)
+        row.arithmeticIntensity = row.countedFlops / row.countedHbmBytes;
+    // The group is bound by what bounds most of its time: a program that waits on the host link 97 %
+    // of its time is host-bound, whatever its few fusions are.
+    row.boundBy = most(timeByBound, BoundBy::Unknown);
+    if (effW > 0 && effW >= kGroupEfficiencyMinCoverage * row.totalTimePs) {
         row.rooflineEfficiency = effT / effW;
         if (lowApplies) // a group of collectives only is not "low utilization" either
             row.lowUtilization = *row.rooflineEfficiency < kDefaultLowUtilizationThreshold;
-        row.boundBy
-            = row.flopsUtilization.value_or(0) >= row.hbmUtilization.value_or(0) ? BoundBy::Compute : BoundBy::Hbm;
-    } else if (!members.empty() && hostMembers == members.size()) {
-        row.boundBy = BoundBy::Host;
-        if (hostRateTime > 0)
-            row.hostGbps = row.hostBytes * 1000.0 / hostRateTime;
+        if (anyWasted)
+            row.wastedFraction = wasted;
+    } else if (effW > 0) {
+        row.efficiencyNote = "most of its time is not on the roofline";
     }
-    if (anyWasted)
-        row.wastedFraction = wasted;
+    if (hostRateTime > 0)
+        row.hostGbps = hostRateBytes * 1000.0 / hostRateTime;
+    if (iciTime > 0) {
+        row.iciGbps = iciBytes * 1000.0 / iciTime;
+        if (device.iciGbpsPerCore > 0)
+            row.iciUtilization = *row.iciGbps / device.iciGbpsPerCore;
+    }
     return row;
 }
 
@@ -424,6 +475,8 @@ OpBreakdown regroupOpBreakdown(const OpBreakdown& opLevel, GroupBy groupBy)
     result.groupBy = groupBy;
     result.core = opLevel.core;
     result.coresCounted = opLevel.coresCounted;
+    result.coresRepresented = opLevel.coresRepresented;
+    result.device = opLevel.device;
     result.totalTimePs = opLevel.totalTimePs;
     result.totalFlops = opLevel.totalFlops;
     result.totalHbmBytes = opLevel.totalHbmBytes;
@@ -437,31 +490,44 @@ OpBreakdown regroupOpBreakdown(const OpBreakdown& opLevel, GroupBy groupBy)
     for (const OpRow& row : opLevel.rows)
         madeOrder.push_back(&row);
     std::stable_sort(madeOrder.begin(), madeOrder.end(), [](const OpRow* x, const OpRow* y) { return x->op < y->op; });
-    result.rows = groupRows(madeOrder, groupBy, opLevel.totalTimePs);
+    result.rows = groupRows(madeOrder, groupBy, opLevel.totalTimePs, opLevel.device);
     sortRowsByTime(result.rows);
     return result;
 }
 
 OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, GroupBy groupBy)
 {
+    const OpModel model = buildOpModel(profile);
+    const HostLinkStats hostLink = computeHostLink(profile, model);
+    return computeOpBreakdown(profile, model, &hostLink, filter, groupBy);
+}
+
+OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, const HostLinkStats* hostLink,
+    const OpFilter& filter, GroupBy groupBy)
+{
     g_opBreakdownComputations.fetch_add(1, std::memory_order_relaxed);
     OpBreakdown result;
     result.groupBy = groupBy;
     result.core = filter.core;
+    result.device = profile.device;
 
-    const std::vector<OpCostTraits> traits = classifyOpCosts(profile);
     std::vector<OpTotals> totals(profile.ops.size());
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
+    bool aggregate = false;
     for (size_t ordinal = 0; ordinal < cores.size(); ++ordinal) {
         if (filter.core >= 0 && static_cast<int>(ordinal) != filter.core)
             continue;
         ++result.coresCounted;
+        aggregate = aggregate || profile.planes[cores[ordinal]].aggregate;
         for (TrackId trackId : profile.planes[cores[ordinal]].tracks) {
             const Track& track = profile.tracks[trackId];
             if (track.kind == TrackKind::XlaOps)
-                accumulateTrack(track, filter, traits, totals);
+                accumulateTrack(track, filter, model, profile.recorded.get(), totals);
         }
     }
+    // Per-core figures divide by the cores the time is summed over: one plane each, or the device's
+    // count where one plane sums every core (op_profile.json).
+    result.coresRepresented = aggregate && filter.core < 0 ? std::max(1, profile.device.cores) : result.coresCounted;
 
     // Op rows keyed by (program, op name): the same HLO op on eight cores is one row.
     std::vector<OpRow> rows;
@@ -473,7 +539,8 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         if (t.occurrences == 0)
             continue;
         const OpInfo& op = profile.ops[id];
-        std::string program = programName(profile, op);
+        const OpTraits& trait = model[id];
+        std::string program = opProgramLabel(profile, op);
         auto [it, inserted] = rowIndex.emplace(RowKey {program, profile.str(op.name)}, rows.size());
         if (inserted) {
             OpRow row;
@@ -481,6 +548,8 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
             row.name = profile.str(op.name);
             row.program = program;
             row.category = profile.str(op.category);
+            row.opClass = trait.opClass;
+            row.ratedAgainst = trait.ratedAgainst;
             const OpAttribution attribution = opAttribution(profile, id);
             row.frameworkOp = attribution.frameworkOp;
             row.source = attribution.source;
@@ -490,7 +559,6 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         rowOfOp[id] = it->second;
         OpRow& row = rows[it->second];
         RowCost& cost = costs[it->second];
-        const OpCostTraits& trait = traits[id];
         const double occurrences = static_cast<double>(t.occurrences);
         row.occurrences += t.occurrences;
         row.totalTimePs += t.time;
@@ -506,92 +574,107 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter, G
         row.customKernelCost = row.customKernelCost || trait.customKernel;
         row.largestArrayBytes = std::max(row.largestArrayBytes, trait.largestArrayBytes);
         cost.costKnown = cost.costKnown || trait.costKnown;
-        cost.hostTransfer = cost.hostTransfer || trait.hostTransfer;
-        cost.collective = cost.collective || trait.collective;
+        cost.bytesKnown = cost.bytesKnown || trait.bytesKnown;
         cost.async = trait.async;
+        cost.direction = trait.direction != TransferDirection::None ? trait.direction : cost.direction;
         cost.pairSpan += t.pairSpan;
         cost.pairsTimed += t.pairsTimed;
+        cost.transferBytes += trait.transferBytes * occurrences;
+        if (trait.isCollective())
+            cost.iciBytes += trait.largestArrayBytes * occurrences;
     }
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         const size_t r = rowOfOp[id];
-        if (r != SIZE_MAX && traits[id].partner != kNone && rowOfOp[traits[id].partner] != SIZE_MAX)
-            costs[r].partnerRow = rowOfOp[traits[id].partner];
+        if (r != SIZE_MAX && model[id].partner != kNone && rowOfOp[model[id].partner] != SIZE_MAX)
+            costs[r].partnerRow = rowOfOp[model[id].partner];
     }
 
-    for (const OpRow& row : rows) {
+    for (const OpRow& row : rows)
         result.totalTimePs += row.selfTimePs;
-        result.totalFlops += row.flops;
-    }
     double costKnownTime = 0;
     for (size_t r = 0; r < rows.size(); ++r) {
         OpRow& row = rows[r];
         RowCost& cost = costs[r];
         row.timeFraction = result.totalTimePs > 0 ? row.totalTimePs / result.totalTimePs : 0;
-        row.rateTimePs = row.totalTimePs;
-        cost.ratedFlops = row.flops;
-        cost.ratedBytes = row.hbmBytes;
-        if (cost.partnerRow != SIZE_MAX)
+        row.countedFlops = row.flops;
+        row.countedHbmBytes = row.hbmBytes;
+        if (cost.partnerRow != SIZE_MAX) {
             row.asyncPartner = rows[cost.partnerRow].name;
-        if (cost.async == AsyncRole::Done && cost.partnerRow != SIZE_MAX) {
-            // One transfer: its bytes once (the larger record of the two halves), over start→done.
-            const OpRow& start = rows[cost.partnerRow];
-            const RowCost& startCost = costs[cost.partnerRow];
-            cost.ratedFlops = std::max(row.flops, start.flops);
-            cost.ratedBytes = std::max(row.hbmBytes, start.hbmBytes);
-            cost.costKnown = cost.costKnown || startCost.costKnown;
-            cost.hostTransfer = cost.hostTransfer || startCost.hostTransfer;
-            // Spans from the timeline where pairs were matched; otherwise (op_profile, aggregated
-            // events) the two halves' own times, a lower bound of the span.
-            row.rateTimePs = cost.pairsTimed > 0
-                ? cost.pairSpan * (static_cast<double>(row.occurrences) / cost.pairsTimed)
-                : row.totalTimePs + start.totalTimePs;
+            // A pair is one transfer: its work counts once, on the done half, in every aggregate.
+            const OpRow& other = rows[cost.partnerRow];
+            if (cost.async == AsyncRole::Done) {
+                row.countedFlops = pairWork(row.flops, other.flops);
+                row.countedHbmBytes = pairWork(row.hbmBytes, other.hbmBytes);
+                cost.costKnown = cost.costKnown || costs[cost.partnerRow].costKnown;
+                cost.bytesKnown = cost.bytesKnown || costs[cost.partnerRow].bytesKnown;
+                if (cost.transferBytes <= 0)
+                    cost.transferBytes = costs[cost.partnerRow].transferBytes;
+                if (cost.direction == TransferDirection::None)
+                    cost.direction = costs[cost.partnerRow].direction;
+                // One collective moves its data once: on the done half, the larger record.
+                cost.iciBytes = std::max(cost.iciBytes, costs[cost.partnerRow].iciBytes);
+                cost.partnerTimePs = other.totalTimePs;
+            } else {
+                row.countedFlops = 0;
+                row.countedHbmBytes = 0;
+            }
         }
-        if (cost.hostTransfer) {
-            row.hostBytes = cost.ratedBytes;
-            cost.ratedBytes = 0;
+        if (row.ratedAgainst == RatedAgainst::HostLink && cost.async != AsyncRole::Start) {
+            // The array each transfer moves, else (no HLO) the larger cost record of the halves.
+            row.hostBytes = cost.transferBytes > 0 ? cost.transferBytes : row.countedHbmBytes;
         }
-        row.costCoverage = cost.costKnown ? 1 : 0;
-        if (cost.costKnown)
-            costKnownTime += row.totalTimePs;
     }
     for (size_t r = 0; r < rows.size(); ++r) {
         const RowCost& cost = costs[r];
-        if (cost.async == AsyncRole::Start && cost.partnerRow != SIZE_MAX)
-            continue;
-        rateRow(rows[r], cost, profile.device);
+        if (cost.partnerRow != SIZE_MAX && cost.async == AsyncRole::Start)
+            rows[r].costCoverage = costs[cost.partnerRow].costKnown || cost.costKnown ? 1 : 0;
+        else
+            rows[r].costCoverage = cost.costKnown ? 1 : 0;
+        if (rows[r].costCoverage > 0)
+            costKnownTime += rows[r].totalTimePs;
+        RowCost rated = cost;
+        rated.costKnown = rows[r].costCoverage > 0;
+        rateRow(rows[r], rated, profile.device, hostLink);
     }
+    // The start half of a pair shows the pair's measures next to its own xprof columns.
     for (size_t r = 0; r < rows.size(); ++r) {
         const RowCost& cost = costs[r];
         if (cost.async != AsyncRole::Start || cost.partnerRow == SIZE_MAX)
             continue;
-        // The start half's bytes are the done half's: count them there only.
-        rows[r].hostBytes = 0;
-        costs[r].ratedBytes = 0;
-        costs[r].ratedFlops = 0;
-        rows[r].costCoverage = costs[cost.partnerRow].costKnown ? 1 : 0;
-        if (rows[r].costCoverage > 0 && !cost.costKnown)
-            costKnownTime += rows[r].totalTimePs;
-        copyPairRates(rows[r], rows[cost.partnerRow]);
+        const OpRow& done = rows[cost.partnerRow];
+        OpRow& start = rows[r];
+        start.rateTimePs = done.rateTimePs;
+        start.pairGbps = done.pairGbps;
+        start.pairHbmUtilization = done.pairHbmUtilization;
+        start.hostGbps = done.hostGbps;
+        start.iciGbps = done.iciGbps;
+        start.iciUtilization = done.iciUtilization;
     }
-    result.totalFlops = 0;
-    for (const RowCost& cost : costs) {
-        result.totalFlops += cost.ratedFlops;
-        result.totalHbmBytes += cost.ratedBytes;
+    for (const OpRow& row : rows) {
+        result.totalFlops += row.countedFlops;
+        result.totalHbmBytes += row.countedHbmBytes;
     }
     result.costCoverage = result.totalTimePs > 0 ? std::min(1.0, costKnownTime / result.totalTimePs) : 0;
-    result.flops = headline(rows, [](const OpRow& r) { return r.flopsUtilizationUncapped; });
-    result.hbm = headline(rows, [](const OpRow& r) { return r.hbmUtilizationUncapped; });
-    for (HeadlineUtilization* h : {&result.flops, &result.hbm})
-        h->coveredFraction = result.totalTimePs > 0 ? std::min(1.0, h->coveredTimePs / result.totalTimePs) : 0;
+    result.flops = headline(rows, result.totalTimePs, profile.device.peakTflopsPerCore, true);
+    result.hbm = headline(rows, result.totalTimePs, profile.device.peakHbmGbpsPerCore, false);
+    if (filter.core < 0 && filter.rangeEnd <= filter.rangeBegin) {
+        // The file's own program figure, where it records one, is what the headline reproduces.
+        auto agrees = [](const HeadlineUtilization& h, const std::optional<double>& file) {
+            return file && h.uncapped && std::fabs(*h.uncapped - *file) <= kRootAgreement;
+        };
+        result.flops.fromFile = agrees(result.flops, profile.fileRootUtilization.flops);
+        result.hbm.fromFile = agrees(result.hbm, profile.fileRootUtilization.hbm);
+    }
 
     if (groupBy == GroupBy::Op) {
         result.rows = std::move(rows);
+        result.perOp = std::move(totals);
     } else {
         std::vector<const OpRow*> members;
         members.reserve(rows.size());
         for (const OpRow& row : rows)
             members.push_back(&row);
-        result.rows = groupRows(members, groupBy, result.totalTimePs);
+        result.rows = groupRows(members, groupBy, result.totalTimePs, profile.device);
     }
     sortRowsByTime(result.rows);
     return result;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "../core/profile.h"
+#include "opmodel.h"
 
 #include <optional>
 #include <string>
@@ -20,20 +21,27 @@ struct OpFilter
     TimePs rangeEnd = 0;
 };
 
-/// What limits an op at its arithmetic intensity: the FLOP peak, HBM bandwidth, or the host link
-/// (transfers to or from host memory, S(5)); Unknown when its cost or the device peaks are unknown.
-enum class BoundBy : uint8_t { Unknown, Compute, Hbm, Host };
-/// "compute", "hbm", "host"; nullptr for Unknown (JSON null).
+/// What limits an op (xprof's bound-by, FORMATS.md §7): the FLOP peak or HBM bandwidth for ops
+/// on the roofline, the host link for transfers to or from host memory (S(5)), the inter-chip
+/// interconnect for collectives; Unknown when the cost or the peaks are unknown, when the op
+/// records neither FLOPs nor bytes, or for copies into on-chip memory (xprof: "Unknown").
+enum class BoundBy : uint8_t { Unknown, Compute, Hbm, Host, Ici };
+/// "compute", "hbm", "host", "ici"; nullptr for Unknown (JSON null).
 const char* boundByName(BoundBy bound);
 
 /// An op is low-utilization when its roofline efficiency is below this (one setting for the op
 /// table, the timeline marks, the advice and the share card; `tpuscope-cli thresholds`).
 constexpr double kDefaultLowUtilizationThreshold = 0.25;
 
-/// One row of the op breakdown. Times and costs are totals over the occurrences counted;
-/// utilizations follow xprof (FORMATS.md §7, README "What the numbers mean"). A utilization that
-/// cannot be known (no cost data, no device peak, or a host transfer rated against HBM) is empty,
-/// never zero.
+/// One row of the op breakdown. Times and costs are totals over the occurrences counted.
+///
+/// Two kinds of rates. xprof's columns keep xprof's definitions so that a user can compare them
+/// with TensorBoard's (FORMATS.md §7): flopsUtilization and hbmUtilization are the op's FLOPs and
+/// HBM bytes over its own time (time_ps, which on XLA Ops lines is its self time) against the
+/// per-core peaks, capped at 1 as xprof's op profile caps them, and boundBy names the larger one.
+/// Our own measures live in fields of their own: the uncapped values, the rate of an async pair
+/// over its start→done span, host-link and ICI rates, the roofline efficiency and the waste. A rate
+/// that cannot be known (no cost data, no device peak) is empty, never zero.
 struct OpRow
 {
     OpId op = kNone; // representative op (kNone for category/program rows)
@@ -42,6 +50,10 @@ struct OpRow
     std::string category;
     std::string frameworkOp; // op rows: the framework op (attribution.h); empty when not recorded
     std::string source; // op rows: "file.py:87"; empty when not recorded
+    /// What the op does and what its rates are measured against (opmodel.h); for a group row, those
+    /// of the members holding most of its time.
+    OpClass opClass = OpClass::Compute;
+    RatedAgainst ratedAgainst = RatedAgainst::Roofline;
     int64_t occurrences = 0;
     double totalTimePs = 0;
     double selfTimePs = 0;
@@ -51,32 +63,50 @@ struct OpRow
     double bytesAccessed = 0;
     double hbmBytes = 0; // from memory_access_breakdown, else bytes_accessed less VMEM (S(1)) arrays
     bool hbmFromBreakdown = false;
-    double hostBytes = 0; // bytes moved over the host link (S(5) transfers)
+    double hostBytes = 0; // bytes moved over the host link (S(5) transfers), the pair's once on its done half
+    /// What aggregates (group rows, headlines) sum: an async pair's FLOPs and HBM bytes once, on its
+    /// done half (one record where both halves record the same transfer, both where they record
+    /// different parts of it), and nothing on its start half.
+    double countedFlops = 0;
+    double countedHbmBytes = 0;
 
     /// Share of the row's time whose ops have cost data (1 or 0 for an op row).
     double costCoverage = 0;
     bool customKernelCost = false; // the cost is a custom kernel's own estimate
-    /// The time the rates are computed over: the op's own time, or for an async pair the
-    /// start→done spans of its occurrences.
+    /// The time our pair rates are computed over: for an async pair the start→done spans of its
+    /// occurrences (they include queueing behind other transfers), else the op's own time.
     double rateTimePs = 0;
-    /// For an async start/done half: the other half; both show the pair's rates and its bytes
-    /// are counted once, on the done half.
+    /// For an async start/done half: the other half.
     std::string asyncPartner;
 
-    std::optional<double> flopsUtilization; // capped at 1
-    std::optional<double> flopsUtilizationUncapped;
-    std::optional<double> hbmUtilization; // capped at 1
-    std::optional<double> hbmUtilizationUncapped;
-    bool capped = false; // an uncapped utilization is above 1 (over peak)
-    std::optional<double> hostGbps; // attained host-link rate of a host transfer
-    std::optional<double> attainedTflops; // per core, over the rate time; known with cost data
-    std::optional<double> attainedHbmGbps; // per core; empty for host transfers
-    double largestArrayBytes = 0; // largest operand or result array: a lower bound of the footprint
-    std::optional<double> arithmeticIntensity; // FLOPs per HBM byte
-    /// Attained FLOP/s over the roofline bound at the row's arithmetic intensity, capped at 1
-    /// (= the larger of the two utilizations: FORMATS.md §7 bound-by).
-    std::optional<double> rooflineEfficiency;
+    // xprof's columns (own time, capped as xprof caps them).
+    std::optional<double> flopsUtilization;
+    std::optional<double> hbmUtilization;
     BoundBy boundBy = BoundBy::Unknown;
+    // The same without the cap: above 1 the op's cost estimate or the chosen device is wrong.
+    std::optional<double> flopsUtilizationUncapped;
+    std::optional<double> hbmUtilizationUncapped;
+    bool capped = false; // an uncapped xprof utilization of a roofline-rated op is above 1 (over peak)
+    std::optional<double> attainedTflops; // per core, over the op's own time; known with cost data
+    std::optional<double> attainedHbmGbps; // per core, over the op's own time
+    std::optional<double> arithmeticIntensity; // FLOPs per HBM byte
+
+    // Our measures.
+    std::optional<double> pairGbps; // async pair: its bytes over the start→done span (includes queueing)
+    std::optional<double> pairHbmUtilization; // an HBM-to-HBM async copy: pairGbps over the HBM peak
+    std::optional<double> hostGbps; // host transfer: its bytes over its start→done spans (includes queueing)
+    /// Host transfers: the host link's rate in the row's direction(s) over the whole profile, bytes
+    /// over the link-busy time (the union of the transfers' intervals); the advice uses the same.
+    std::optional<double> hostLinkToDeviceGbps;
+    std::optional<double> hostLinkToHostGbps;
+    std::optional<double> iciGbps; // collectives: the data each device moves, over the op's (pair's) time
+    std::optional<double> iciUtilization; // iciGbps over the generation's ICI bandwidth per core and direction
+    double largestArrayBytes = 0; // largest operand or result array: a lower bound of the footprint
+    /// Attained FLOP/s over the roofline bound at the row's arithmetic intensity (the larger of the
+    /// two uncapped utilizations, capped at 1); empty for ops not on the roofline, for async halves
+    /// (they wait on their partner), and for custom kernels above peak (their estimate is wrong).
+    std::optional<double> rooflineEfficiency;
+    std::string efficiencyNote; // why the efficiency is unknown when it is ("cost estimate above peak")
     std::optional<double> wastedFraction; // timeFraction × (1 − roofline efficiency)
     std::optional<bool> lowUtilization; // roofline efficiency below kDefaultLowUtilizationThreshold
 };
@@ -84,17 +114,31 @@ struct OpRow
 /// Whether a row is low-utilization at `threshold` (empty when its roofline position is unknown).
 std::optional<bool> isLowUtilization(const OpRow& row, double threshold = kDefaultLowUtilizationThreshold);
 
-/// Headline utilization over the ops whose utilization is known, weighted by their time, with
-/// each op capped at its peak; what the over-peak ops contribute is kept apart so a report can say
-/// how much of the headline rests on impossible values.
+/// Headline utilization of the whole program, as xprof's overview and op profile root compute it:
+/// the counted FLOPs (or HBM bytes) of all ops over all op time against the per-core peak, so it
+/// equals an op_profile's own root metrics. Ops without cost data add time but no work: the cost
+/// coverage says how much of the time the figure can speak for, and over-peak ops how much of it
+/// rests on impossible values.
 struct HeadlineUtilization
 {
-    std::optional<double> capped; // empty when no op has a known utilization
+    std::optional<double> capped; // min(1, uncapped), xprof's figure; empty without peaks or cost data
     std::optional<double> uncapped;
-    double overPeakPoints = 0; // share of `capped` that comes from over-peak ops
+    double overPeakPoints = 0; // share of `uncapped` that comes from over-peak ops
     int overPeakOps = 0;
-    double coveredTimePs = 0; // op time the figure is computed over
-    double coveredFraction = 0; // of the total op time (host transfers and unknown ops are left out)
+    double coveredTimePs = 0; // op time of the ops whose utilization is known
+    double coveredFraction = 0; // of the total op time
+    bool fromFile = false; // the file's own root metric (op_profile), which the figure reproduces
+};
+
+/// Per op kind (indexed by OpId): the totals an op-level breakdown sums into its rows, so the share
+/// file and other per-kind readers take them from the one pass over the events.
+struct OpTotals
+{
+    int64_t occurrences = 0;
+    double time = 0;
+    double self = 0;
+    double pairSpan = 0; // done halves: start→done spans of the pairs matched on the timeline
+    int64_t pairsTimed = 0; // how many occurrences those spans cover
 };
 
 // regroupOpBreakdown copies each field but `rows` by name: a new field goes there too.
@@ -102,7 +146,12 @@ struct OpBreakdown
 {
     GroupBy groupBy = GroupBy::Op;
     int core = -1;
-    int coresCounted = 0;
+    int coresCounted = 0; // TPU core planes counted
+    /// The cores the op time is summed over, what per-core figures divide by: the planes counted, or
+    /// the device's count where one plane sums every core (op_profile.json; DeviceInfo::cores says
+    /// how it was chosen).
+    int coresRepresented = 0;
+    DeviceInfo device; // the peaks the rates were computed against
     double totalTimePs = 0; // sum of self time of every counted op (= busy time of the XLA Ops lines)
     double totalFlops = 0;
     double totalHbmBytes = 0;
@@ -112,13 +161,21 @@ struct OpBreakdown
     HeadlineUtilization flops;
     HeadlineUtilization hbm;
     std::vector<OpRow> rows; // sorted by totalTimePs, descending
+    std::vector<OpTotals> perOp; // by OpId, for the ops counted
 };
+
+/// A headline within this of the file's own root figure reproduces it (the file rounds its utilizations).
+constexpr double kRootAgreement = 0.002;
 
 /// Reports warn when cost data cover less than this share of op time.
 constexpr double kLowCostCoverage = 0.8;
 
 /// Aggregates the `XLA Ops` lines of the TPU core planes (one row per (program, op)).
 OpBreakdown computeOpBreakdown(const Profile& profile, const OpFilter& filter = {}, GroupBy groupBy = GroupBy::Op);
+/// The same with the profile's op model and host-link figures already at hand (ProfileAnalysis);
+/// `hostLink` may be null (no host-link rates on the rows).
+OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, const HostLinkStats* hostLink,
+    const OpFilter& filter = {}, GroupBy groupBy = GroupBy::Op);
 
 /// The same breakdown grouped otherwise (Category, Program, ...) from its op rows, without another
 /// pass over the events: equal to computeOpBreakdown(profile, filter, groupBy). `opLevel` must be
@@ -140,9 +197,6 @@ std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& break
 
 /// One row standing for several op rows (a category, program or any other group): sums add up,
 /// rates are the time-weighted means over the members that know them.
-OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs);
-
-/// Whether an HLO category is a fusion (xprof IsFusion: ends in " fusion").
-bool isFusionCategory(std::string_view category);
+OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs, const DeviceInfo& device);
 
 } // namespace tpuscope::model

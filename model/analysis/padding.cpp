@@ -300,6 +300,10 @@ std::string BatchInference::explanation(const Profile& profile) const
         static_cast<long long>(perCoreBatch), fromDotsOnly ? "dots" : "convolutions", names.c_str(),
         agreeingShare * 100, coveredShare * 100, static_cast<long long>(globalBatch),
         static_cast<long long>(perCoreBatch), cores);
+    const CoreCountSource source = profile.device.coresSource;
+    if (source != CoreCountSource::Planes && source != CoreCountSource::UserChoice)
+        return std::string(buffer) + " (the file does not record the cores: " + std::to_string(cores)
+            + " is an assumption; the global batch is " + std::to_string(perCoreBatch) + " x the cores that ran)";
     return buffer;
 }
 

@@ -18,7 +18,7 @@ OpBreakdown ProfileAnalysis::breakdownFor(const OpFilter& filter, GroupBy groupB
     const bool whole = filter.core < 0 && filter.rangeEnd <= filter.rangeBegin;
     if (whole)
         return regroupOpBreakdown(breakdown, groupBy);
-    return computeOpBreakdown(*profile, filter, groupBy);
+    return computeOpBreakdown(*profile, opModel, &hostLink, filter, groupBy);
 }
 
 RangeSummary ProfileAnalysis::summarizeRange(TimePs begin, TimePs end) const
@@ -30,7 +30,7 @@ StepAnalysis ProfileAnalysis::stepsFor(const StepOptions& options) const
 {
     if (options.core < 0 && options.program.empty())
         return steps;
-    return computeSteps(*profile, options);
+    return computeSteps(*profile, opModel, options);
 }
 
 ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
@@ -48,17 +48,20 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
     analysis->profile = std::move(profile);
     const Profile& p = *analysis->profile;
     report("Analysing ops", 0.0);
-    analysis->breakdown = computeOpBreakdown(p);
+    analysis->opModel = buildOpModel(p);
+    analysis->hostLink = computeHostLink(p, analysis->opModel);
+    analysis->breakdown = computeOpBreakdown(p, analysis->opModel, &analysis->hostLink);
     if (stop.stop_requested())
         return nullptr;
     report("Finding steps", 0.4);
-    analysis->steps = computeSteps(p);
+    analysis->steps = computeSteps(p, analysis->opModel);
     if (stop.stop_requested())
         return nullptr;
     report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
     analysis->memory = analyzeMemory(p);
-    analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory);
+    analysis->advice = computeAdvice(
+        p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel, analysis->hostLink);
     if (stop.stop_requested())
         return nullptr;
     report("Sampling utilization", 0.8);

@@ -8,8 +8,10 @@
 #include "../core/profile.h"
 #include "advice.h"
 #include "diff.h"
+#include "hostlink.h"
 #include "memory.h"
 #include "opbreakdown.h"
+#include "opmodel.h"
 #include "rangesummary.h"
 #include "steps.h"
 #include "summary.h"
@@ -34,6 +36,8 @@ UtilizationOptions analysisUtilizationOptions(const Profile& profile);
 struct ProfileAnalysis
 {
     ProfilePtr profile;
+    OpModel opModel; // every op's class, program, partner and rate basis (buildOpModel)
+    HostLinkStats hostLink; // the host link's traffic per direction (computeHostLink)
     OpBreakdown breakdown; // GroupBy::Op, no filter
     StepAnalysis steps; // computeSteps, all cores
     ProfileSummary summary; // from that breakdown and those steps

@@ -2,6 +2,7 @@
 #include "steps.h"
 
 #include "../core/format.h"
+#include "opmodel.h"
 
 #include <algorithm>
 #include <charconv>
@@ -27,70 +28,19 @@ const char* stepSourceName(StepSource source)
     return "none";
 }
 
-StepTimeSplit& StepTimeSplit::operator+=(const StepTimeSplit& o)
-{
-    computePs += o.computePs;
-    collectivePs += o.collectivePs;
-    hostTransferPs += o.hostTransferPs;
-    infeedPs += o.infeedPs;
-    idlePs += o.idlePs;
-    return *this;
-}
-
-StepTimeSplit StepTimeSplit::scaled(double factor) const
-{
-    return {computePs * factor, collectivePs * factor, hostTransferPs * factor, infeedPs * factor, idlePs * factor};
-}
-
 namespace {
 
 enum class TimeClass : uint8_t { Unset, Compute, Collective, HostTransfer, Infeed };
 
-// Memory space S(5) is host memory (FORMATS.md §6.2).
-constexpr int64_t kHostMemorySpace = 5;
-
-bool hasPrefix(std::string_view text, std::string_view prefix)
+/// Where an op's time goes in a step, from the op model.
+TimeClass timeClassOf(const OpTraits& t)
 {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-bool isCollectiveName(std::string_view text)
-{
-    for (std::string_view p :
-        {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "all-reduce-scatter"})
-        if (hasPrefix(text, p))
-            return true;
-    return false;
-}
-
-bool isCopyName(std::string_view text)
-{
-    return text == "data formatting" || hasPrefix(text, "copy");
-}
-
-TimeClass classifyOp(const Profile& profile, OpId id)
-{
-    const OpInfo& op = profile.ops[id];
-    const std::string& category = profile.str(op.category);
-    const std::string& name = profile.str(op.name);
-    // The category decides when it is recorded; the op name (the HLO opcode plus a suffix) otherwise.
-    const std::string_view kind = category.empty() ? std::string_view(name) : std::string_view(category);
-    if (hasPrefix(kind, "infeed") || hasPrefix(kind, "outfeed"))
+    if (t.isInfeedOrOutfeed())
         return TimeClass::Infeed;
-    if (isCollectiveName(kind))
+    if (t.isCollective())
         return TimeClass::Collective;
-    if (isCopyName(kind) || hasPrefix(name, "copy")) {
-        if (profile.str(op.shapeWithLayout).find("S(5)") != std::string::npos
-            || profile.str(op.longName).find("S(5)}") != std::string::npos)
-            return TimeClass::HostTransfer;
-        if (const hlo::Instruction* instruction = profile.instructionFor(op)) {
-            if (instruction->shape.hasLayout && instruction->shape.layout.memorySpace == kHostMemorySpace)
-                return TimeClass::HostTransfer;
-            for (const hlo::Shape& s : instruction->operandShapes)
-                if (s.hasLayout && s.layout.memorySpace == kHostMemorySpace)
-                    return TimeClass::HostTransfer;
-        }
-    }
+    if (t.isHostTransfer())
+        return TimeClass::HostTransfer;
     return TimeClass::Compute;
 }
 
@@ -244,15 +194,23 @@ struct ProgramAccumulator
 
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
 {
+    return computeSteps(profile, buildOpModel(profile), options);
+}
+
+StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const StepOptions& options)
+{
     StepAnalysis out;
     out.core = options.core;
     out.spanPs = static_cast<double>(profile.spanEnd - profile.spanBegin);
     out.originPs = profile.spanBegin;
     const std::vector<PlaneId> allCores = profile.tpuCorePlanes();
     std::vector<PlaneId> cores;
+    std::vector<size_t> ordinals; // of each core counted among all TPU cores
     for (size_t i = 0; i < allCores.size(); ++i)
-        if (options.core < 0 || static_cast<int>(i) == options.core)
+        if (options.core < 0 || static_cast<int>(i) == options.core) {
             cores.push_back(allCores[i]);
+            ordinals.push_back(i);
+        }
     out.cores = static_cast<int>(cores.size());
     if (cores.empty()) {
         out.note = allCores.empty() ? "the profile has no TPU cores"
@@ -422,7 +380,7 @@ StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
     auto classOf = [&](OpId op) {
         TimeClass& c = classes[op];
         if (c == TimeClass::Unset)
-            c = classifyOp(profile, op);
+            c = timeClassOf(model[op]);
         return c;
     };
     bool anyTimedOps = false, anyAggregatedOps = false;
@@ -465,6 +423,30 @@ StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
         busy += perCore[c].busyPs;
     }
     out.busyFraction = capacity > 0 ? std::min(1.0, busy / capacity) : 0;
+
+    // A file without an op timeline may record where its original's step time went: the same
+    // windows with their split, the warm-up, the tail and the busy fraction.
+    if (const RecordedTimeline* recorded = profile.recorded.get(); recorded && options.program.empty()) {
+        bool matches = !recorded->coreSteps.empty();
+        for (size_t c = 0; c < cores.size() && matches; ++c)
+            matches = ordinals[c] < recorded->coreSteps.size()
+                && recorded->coreSteps[ordinals[c]].size() == perCore[c].windows.size();
+        if (matches) {
+            for (size_t c = 0; c < cores.size(); ++c) {
+                const auto& steps = recorded->coreSteps[ordinals[c]];
+                for (size_t i = 0; i < steps.size(); ++i)
+                    perCore[c].steps[i] = steps[i].time;
+                if (ordinals[c] < recorded->warmup.size())
+                    perCore[c].warmup = recorded->warmup[ordinals[c]];
+                if (ordinals[c] < recorded->tail.size())
+                    perCore[c].tail = recorded->tail[ordinals[c]];
+            }
+            if (recorded->busyFraction >= 0 && options.core < 0)
+                out.busyFraction = recorded->busyFraction;
+            out.opTimesKnown = true;
+            out.note = "where step time goes is the original profile's, as its share file records it";
+        }
+    }
 
     // Averages over the cores.
     const double coreCount = static_cast<double>(cores.size());

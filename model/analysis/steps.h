@@ -11,6 +11,10 @@
 
 #include "../core/profile.h"
 
+namespace tpuscope::model {
+struct OpModel;
+}
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,21 +25,6 @@ namespace tpuscope::model {
 enum class StepSource : uint8_t { None, StepsLine, ProgramRuns, HostMarkers };
 /// "Steps line", "XLA Modules", "host step markers", "none".
 const char* stepSourceName(StepSource source);
-
-/// Where time goes, in picoseconds. The parts add up to the window they were measured in.
-struct StepTimeSplit
-{
-    double computePs = 0; // op time that is neither collective, host transfer nor infeed/outfeed
-    double collectivePs = 0; // all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute
-    double hostTransferPs = 0; // copies whose arrays live in host memory (memory space S(5))
-    double infeedPs = 0; // infeed / outfeed ops
-    double idlePs = 0; // no op running
-
-    double busyPs() const { return computePs + collectivePs + hostTransferPs + infeedPs; }
-    double totalPs() const { return busyPs() + idlePs; }
-    StepTimeSplit& operator+=(const StepTimeSplit& o);
-    StepTimeSplit scaled(double factor) const;
-};
 
 /// One program's runs on the `XLA Modules` lines.
 struct ProgramRunStats
@@ -52,14 +41,6 @@ struct ProgramRunStats
     double timeFraction = 0; // totalPs / (profile span × cores counted)
     std::vector<int64_t> runsByCore; // by core counted
     std::vector<double> timeByCore;
-};
-
-/// One step on one core.
-struct CoreStep
-{
-    TimePs begin = 0;
-    TimePs end = 0;
-    StepTimeSplit time;
 };
 
 /// One step, averaged over the cores that ran it (or on the one core asked for).
@@ -126,6 +107,8 @@ struct StepOptions
 };
 
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {});
+/// The same with the profile's op model at hand (ProfileAnalysis builds it once).
+StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const StepOptions& options = {});
 
 /// Where the TPU cores did something: the first start and last end of their op, module and step
 /// events ({0, 0} when none). The timeline opens on it when it is a small part of the span.

@@ -4,6 +4,7 @@
 #include "../core/format.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace tpuscope::model {
 
@@ -36,10 +37,19 @@ std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreak
             continue;
         out.push_back(std::to_string(h->overPeakOps) + " op" + (h->overPeakOps == 1 ? "" : "s") + " run above the "
             + (h == &b.flops ? "FLOP" : "HBM")
-            + " peak (shown as \"over peak\"): their cost estimate or the chosen "
-              "device is wrong; the headline caps each at 100% and "
-            + formatDecimal(h->overPeakPoints * 100, 1) + " of its points come from them");
+            + " peak (shown as \"100% (N% uncapped)\"): their cost estimate or the chosen device is wrong; "
+            + formatDecimal(h->overPeakPoints * 100, 1) + "% of the headline's " + (h == &b.flops ? "FLOPs" : "bytes")
+            + " come from them");
     }
+    if (!profile.device.coresNote.empty() && b.totalTimePs > 0)
+        out.push_back(profile.device.coresNote);
+    const bool whole = b.core < 0;
+    for (auto [h, file, what] : {std::tuple {&b.flops, profile.fileRootUtilization.flops, "FLOPS"},
+             std::tuple {&b.hbm, profile.fileRootUtilization.hbm, "HBM bandwidth"}})
+        if (whole && file && !h->fromFile && h->uncapped)
+            out.push_back(std::string("the file's own program ") + what + " utilization is " + formatPercent(*file)
+                + "; the headline's " + formatPercent(*h->uncapped)
+                + " is computed from its ops and differs (their times or the peak do not add up to the root's)");
     if (profile.device.peakTflopsPerCore <= 0 && b.totalTimePs > 0)
         out.push_back("the TPU generation is unknown: utilizations are unknown (–) until a device is chosen");
     return out;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "utilization.h"
 
-#include "opcost.h"
+#include "opmodel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,11 +137,12 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
     // Async halves and host transfers are left out: a copy-start's bytes over its few ns would
     // read as an impossible HBM rate, and host bytes cross the host link, not HBM (the op table
     // rates them over their start→done span instead). VMEM operands are not HBM bytes.
-    const std::vector<OpCostTraits> traits = classifyOpCosts(profile);
+    const OpModel traits = buildOpModel(profile);
     std::vector<double> opFlops(profile.ops.size()), opBytes(profile.ops.size());
     for (size_t i = 0; i < profile.ops.size(); ++i) {
         const OpInfo& op = profile.ops[i];
-        if (traits[i].async != AsyncRole::None || traits[i].hostTransfer)
+        if (traits[i].async != AsyncRole::None || traits[i].isHostTransfer()
+            || traits[i].ratedAgainst == RatedAgainst::OnChip)
             continue;
         opFlops[i] = op.flops;
         opBytes[i] = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits[i].vmemBytes);

@@ -10,8 +10,8 @@ namespace tpuscope::model {
 /// Per-TensorCore peaks of one TPU generation (FORMATS.md §6.1, bf16 dense).
 struct TpuGeneration
 {
-    const char* key;          // "v5e"
-    const char* displayName;  // "TPU v5e"
+    const char* key; // "v5e"
+    const char* displayName; // "TPU v5e"
     int tensorCoresPerChip;
     double peakTflopsPerCore;
     double peakHbmGbpsPerCore;
@@ -20,6 +20,17 @@ struct TpuGeneration
     // device is one chip (v4/v5p megacore, single-core chips). 0 = unknown.
     double hbmBytesPerDevice = 0;
     const char* hbmNote = "";
+    /// Bidirectional inter-chip interconnect (ICI) bandwidth per chip, GB/s, from the Cloud TPU page
+    /// named in `iciSource`; 0 where no page gives it. A collective's data leave and enter a chip
+    /// at once, so a per-direction rate is half of it, shared by the chip's TensorCores.
+    double iciGbpsPerChip = 0;
+    const char* iciSource = "";
+
+    /// ICI bandwidth per TensorCore and direction (GB/s); 0 when unknown.
+    double iciGbpsPerCoreAndDirection() const
+    {
+        return iciGbpsPerChip > 0 ? iciGbpsPerChip / 2 / (tensorCoresPerChip > 0 ? tensorCoresPerChip : 1) : 0;
+    }
 };
 
 const std::vector<TpuGeneration>& tpuGenerations();

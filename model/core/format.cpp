@@ -85,8 +85,9 @@ std::string formatUtilization(const std::optional<double>& uncapped, int decimal
 {
     if (!uncapped)
         return kUnknownText;
+    // xprof's figure first (capped at 100 %, as its op profile shows it), then ours beside it.
     if (*uncapped > 1)
-        return formatPercent(*uncapped, 0) + " (over peak)";
+        return formatPercent(1.0, 0) + " (" + formatPercent(*uncapped, 0) + " uncapped)";
     return formatPercent(*uncapped, decimals);
 }
 

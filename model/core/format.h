@@ -27,7 +27,8 @@ std::string formatBytes(double bytes);
 inline constexpr const char* kUnknownText = "–";
 /// The arithmetic-intensity unit, naming its bytes.
 inline constexpr const char* kIntensityUnit = "FLOP per HBM byte";
-/// "12.3%"; an uncapped utilization above 1 reads "328% (over peak)"; unknown reads "–".
+/// "12.3%"; an uncapped utilization above 1 reads "100% (328% uncapped)": xprof's capped figure, then the
+/// uncapped one that says the cost estimate or the device is wrong; unknown reads "–".
 std::string formatUtilization(const std::optional<double>& uncapped, int decimals = 1);
 /// formatPercent, or "–" when unknown.
 std::string formatOptionalPercent(const std::optional<double>& fraction, int decimals = 1);

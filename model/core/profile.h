@@ -2,7 +2,9 @@
 #pragma once
 
 #include "hlo.h"
+#include "opclass.h"
 #include "stringpool.h"
+#include "timefacts.h"
 
 #include <chrono>
 #include <cstdint>
@@ -18,10 +20,8 @@ namespace tpuscope::model {
 
 /// Picoseconds. Absolute times inside a Profile are relative to Profile::originNs so that
 /// they fit 64 bits (ns since the epoch × 1000 would not).
-using TimePs = int64_t;
 /// Longer events (about 13 days) are damage, not measurements: loaders count them as malformed.
 constexpr TimePs kMaxEventDurationPs = TimePs(1) << 60;
-using OpId = uint32_t;
 using TrackId = uint32_t;
 using PlaneId = uint32_t;
 constexpr uint32_t kNone = UINT32_MAX;
@@ -38,6 +38,13 @@ TrackKind trackKindFromLineName(std::string_view name);
 /// utilization denominators are.
 enum class PeakSource : uint8_t { None, PlaneStats, GenerationTable, UserChoice };
 const char* peakSourceName(PeakSource source);
+
+/// Where the core count came from: the file's TPU core planes, a lower bound from the collectives'
+/// replica groups (files that sum every core's time on one plane, such as op_profile.json), the
+/// user, or nowhere.
+enum class CoreCountSource : uint8_t { None, Planes, ReplicaGroups, UserChoice };
+/// "planes", "replica groups", "user choice", "none".
+const char* coreCountSourceName(CoreCountSource source);
 
 /// One kind of event: an XEventMetadata (deduplicated across cores) or a JSON event name.
 /// Per-occurrence costs; totals are computed by analysis.
@@ -58,6 +65,12 @@ struct OpInfo
     double modelFlops = 0;
     double bytesAccessed = 0;
     double hbmBytes = -1; // HBM read+write from memory_access_breakdown; -1 = not recorded
+    /// The file records the op's FLOP count (bytes), even when it is zero: a recorded zero is a known
+    /// zero (an infeed computes nothing), an absent one is unknown.
+    bool flopsRecorded = false;
+    bool bytesRecorded = false;
+    /// The op's class as the file recorded it (share files); analyses decide it otherwise.
+    std::optional<RecordedOpKind> recordedKind;
 };
 
 /// A timeline row: columnar, sorted by start; nested events carry depth > 0.
@@ -105,6 +118,8 @@ struct Plane
     int32_t sortIndex = 0;
     std::vector<TrackId> tracks;
     std::vector<uint32_t> counters;
+    /// The plane sums the op time of every core that ran (op_profile.json): it is no one core.
+    bool aggregate = false;
     std::string deviceType; // device_type_string
     double peakTflops = 0; // plane stat peak_teraflops_per_second (0 = absent)
     double peakHbmGbps = 0; // plane stat peak_hbm_bw_gigabytes_per_second
@@ -121,10 +136,18 @@ struct DeviceInfo
 {
     std::string type; // e.g. "TPU v6 Lite"; empty when unknown
     std::string generation; // canonical generation key ("v6e"), empty when unknown
-    int cores = 0; // TPU TensorCore planes (over all hosts)
+    /// The TPU cores every per-core figure divides by: the TensorCore planes over all hosts, or where
+    /// one plane sums all cores (op_profile.json) the count the user gave, else the replica groups'
+    /// lower bound, else 1 (and `coresNote` says so).
+    int cores = 0;
+    CoreCountSource coresSource = CoreCountSource::None;
+    int coresAtLeast = 0; // what the replica groups prove (0 = nothing)
+    std::string coresNote; // how the count was chosen, when the file does not record it
     int hosts = 1;
     double peakTflopsPerCore = 0;
     double peakHbmGbpsPerCore = 0;
+    /// Inter-chip interconnect bandwidth per core and direction (GB/s) of the generation; 0 unknown.
+    double iciGbpsPerCore = 0;
     PeakSource peakSource = PeakSource::None;
     std::string peakNote; // how the peak was chosen, in words
 };
@@ -152,6 +175,9 @@ struct LoadInfo
     double seconds = 0;
     std::vector<std::string> warnings;
     std::vector<std::string> limitations; // what this format cannot provide
+    /// A device or core count the user chose that contradicts what the file records: refused, and
+    /// this says why (naming the recorded device); empty when the choice applied or none was made.
+    std::string deviceRefusal;
 };
 
 /// One dimension of an op_profile LayoutAnalysis (FORMATS.md §4.2), most-minor first.
@@ -173,6 +199,14 @@ struct StepMarker
     PlaneId plane = 0;
 };
 
+/// A file's own program-level utilizations (op_profile.json's root node, FORMATS.md §4.2): the
+/// headline reproduces them, and a test checks that it does.
+struct RootUtilization
+{
+    std::optional<double> flops;
+    std::optional<double> hbm;
+};
+
 /// The loaded profile. Immutable once built (shared as std::shared_ptr<const Profile>).
 class Profile
 {
@@ -190,6 +224,12 @@ public:
     DeviceInfo fileDevice; // as the file gives it, before any user choice
     /// Host step markers, by start; empty when the producer recorded none.
     std::vector<StepMarker> stepMarkers;
+    RootUtilization fileRootUtilization; // empty for formats that record none
+    /// The file's schema records no bytes for any op (a TF1 op_profile without bandwidth figures):
+    /// HBM rates are unknown, not zero.
+    bool bytesNotRecorded = false;
+    /// What a file without a timeline recorded about its original's (share files); null otherwise.
+    std::shared_ptr<const RecordedTimeline> recorded;
     ImportStats stats;
     LoadInfo load;
     int64_t originNs = 0; // absolute time (ns since epoch, or file time base) of TimePs 0
@@ -213,15 +253,31 @@ private:
 
 using ProfilePtr = std::shared_ptr<const Profile>;
 
-/// The device as the file gives it: cores from its TPU planes, peaks a loader set, else the plane
-/// stats, else the generation the planes name.
+/// The device as the file gives it: cores from its TPU planes (or the replica groups where one plane
+/// sums all cores), peaks a loader set, else the plane stats, else the generation the planes name.
 DeviceInfo deviceFromFile(const Profile& profile);
-/// The file's device with the user's choice applied (a generation key or device type; empty or
-/// unknown = the file's own).
-DeviceInfo chooseDevice(const DeviceInfo& fileDevice, std::string_view deviceOverride);
+
+/// A user's choice of device applied to the file's. What the file records wins: a generation (or
+/// core count) that contradicts its recorded device type, peaks or TPU planes is refused, and
+/// `refusal` names what the file records; a choice applies where the file records nothing, and a
+/// generation that agrees with recorded peaks only names them.
+struct DeviceChoice
+{
+    DeviceInfo device;
+    std::string refusal;
+};
+/// `deviceOverride`: a generation key or device type, empty for none; `coresOverride`: 0 for none.
+DeviceChoice chooseDevice(const DeviceInfo& fileDevice, std::string_view deviceOverride, int coresOverride = 0);
 /// A copy of the profile with its device chosen again, for a device picked after the load: the
-/// events are not read again, and every analysis is recomputed from the copy.
-std::shared_ptr<const Profile> withDevice(const Profile& profile, std::string_view deviceOverride);
+/// events are not read again, and every analysis is recomputed from the copy. A refused choice
+/// leaves the file's device and sets load.deviceRefusal.
+std::shared_ptr<const Profile> withDevice(
+    const Profile& profile, std::string_view deviceOverride, int coresOverride = 0);
+
+/// How many devices the collectives' replica groups span ("replica_groups=[1,4]<=[4]" gives 4,
+/// "replica_groups={{0,1,2,3}}" gives 4); 0 when no op names any. A lower bound of the devices that
+/// ran the program.
+int devicesFromReplicaGroups(const Profile& profile);
 
 /// Limits a load honours, so that an oversized or hostile file stops with a clear message
 /// instead of exhausting the machine's memory. The loader fills them from LoadOptions.
@@ -293,7 +349,7 @@ public:
     /// Sorts tracks, computes nesting depth, resolves program links, counts cores and picks
     /// device peaks (plane stats first, then the generation table, then the user's choice).
     /// `deviceOverride` is a generation key ("v5e") or empty.
-    std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {});
+    std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {}, int coresOverride = 0);
     /// When the load began: finish() then sets Profile::load.seconds to the time up to its end,
     /// so no one has to write into the profile once it is shared.
     void setLoadStart(std::chrono::steady_clock::time_point started) { m_loadStart = started; }
@@ -321,7 +377,7 @@ public:
     }
 
     /// A finished copy of what has been built so far (the builder is left as it is).
-    std::shared_ptr<const Profile> snapshot(std::string_view deviceOverride = {}) const;
+    std::shared_ptr<const Profile> snapshot(std::string_view deviceOverride = {}, int coresOverride = 0) const;
 
     using PreviewFn = std::function<void(std::shared_ptr<const Profile>)>;
     /// Asks for one snapshot of the partial profile once `seconds` have passed (from this call),

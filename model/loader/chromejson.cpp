@@ -776,6 +776,8 @@ private:
             info.flops = value;
         if (numberArg(ev.slots[kArgBytesAccessed], value))
             info.bytesAccessed = value;
+        info.flopsRecorded = ev.slots[kArgModelFlops].present || ev.slots[kArgFlops].present;
+        info.bytesRecorded = ev.slots[kArgBytesAccessed].present;
         uint64_t programId = 0;
         if (ev.slots[kArgProgramId].present && json::parseUint64(ev.slots[kArgProgramId].value.raw, programId)) {
             info.programId = programId;

@@ -24,6 +24,8 @@ struct LoadOptions
 {
     /// TPU generation to assume ("v5e", "v6e", ...) when the file cannot tell; empty = none.
     std::string deviceOverride;
+    /// TPU cores to assume where the file does not record them (op_profile.json); 0 = none.
+    int coresOverride = 0;
     /// Refuse to inflate more than this many bytes (gzip bombs); 0 = default (the memory budget,
     /// at least 1 GiB). A streamed JSON document does not stay in memory, so this only caps work.
     uint64_t maxDecompressedBytes = 0;

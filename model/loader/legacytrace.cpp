@@ -434,11 +434,11 @@ std::string decodeLegacyTrace(
                 else if (k == "shape_with_layout")
                     info.shapeWithLayout = builder.intern(v);
                 else if (k == "flops")
-                    info.flops = parseNumber(v);
+                    info.flops = parseNumber(v), info.flopsRecorded = true;
                 else if (k == "model_flops")
-                    info.modelFlops = parseNumber(v);
+                    info.modelFlops = parseNumber(v), info.flopsRecorded = true;
                 else if (k == "bytes_accessed")
-                    info.bytesAccessed = parseNumber(v);
+                    info.bytesAccessed = parseNumber(v), info.bytesRecorded = true;
                 else if (k == "program_id") {
                     uint64_t id = 0;
                     if (std::from_chars(v.data(), v.data() + v.size(), id).ec == std::errc()) {

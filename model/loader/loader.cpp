@@ -43,7 +43,7 @@ LoadResult finishLoad(ProfileBuilder& builder, const DecodeOutcome& decoded, con
     if (progress)
         progress("indexing", 1.0);
     // finish() sets load.seconds from the start given to the builder, so it covers the whole load.
-    LoadResult result {builder.finish(options.deviceOverride), {}};
+    LoadResult result {builder.finish(options.deviceOverride, options.coresOverride), {}};
     // Columns grown by doubling leave their old buffers in the heap, below glibc's mmap
     // threshold; handing them back keeps resident memory at what the profile holds.
     returnFreedHeapToSystem();

@@ -521,7 +521,7 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
     profile.load.decodedBytes = decodedBytes;
     if (progress)
         progress("indexing", 1.0);
-    return LoadResult {builder.finish(options.deviceOverride), {}};
+    return LoadResult {builder.finish(options.deviceOverride, options.coresOverride), {}};
 }
 
 LoadResult loadNewestRun(

@@ -170,7 +170,12 @@ public:
         walk(*root, 0, false, {}, 0);
         if (m_leaves.empty())
             return "op_profile holds no XLA ops with time";
+        for (const Leaf& leaf : m_leaves)
+            m_bytesInSchema = m_bytesInSchema || leaf.metrics.rawBytes >= 0 || !leaf.metrics.bytesArray.empty()
+                || leaf.metrics.memoryBandwidth > 0 || !leaf.metrics.bandwidthUtils.empty();
+        m_builder.profile().bytesNotRecorded = !m_bytesInSchema;
         choosePeaks(rootMetrics);
+        recordRootUtilization(rootMetrics);
         return emit();
     }
 
@@ -347,6 +352,24 @@ private:
         }
     }
 
+    /// The file's own program-level utilizations (xprof's root node): what the headline must equal.
+    void recordRootUtilization(const Metrics& root)
+    {
+        RootUtilization& out = m_builder.profile().fileRootUtilization;
+        if (m_rawMode && root.rawTime > 0) {
+            if (root.uncappedFlops >= 0)
+                out.flops = root.uncappedFlops;
+            else if (root.present)
+                out.flops = root.flops;
+            if (!root.bandwidthUtils.empty())
+                out.hbm = root.bandwidthUtils[0];
+        } else if (!m_rawMode && root.time > 0) {
+            out.flops = root.flops / root.time; // TF1: utilization = flops / time
+            if (root.memoryBandwidth > 0)
+                out.hbm = root.memoryBandwidth;
+        }
+    }
+
     /// Empty, or the budget message when the ops, their names and hints do not fit.
     std::string emit()
     {
@@ -355,6 +378,7 @@ private:
         if (plane == kNone || plane >= profile.planes.size())
             plane = m_builder.addPlane("/device:TPU:0", m_options.host);
         Plane& p = profile.planes[plane];
+        p.aggregate = plane != m_options.attachToPlane; // one plane holds the time of every core that ran
         if (p.deviceType.empty())
             p.deviceType = m_deviceType;
         if (m_peakTflops > 0 && m_setDevicePeak) {
@@ -410,6 +434,10 @@ private:
                     op.hasProgramId = true;
                 }
                 const Metrics& m = leaf.metrics;
+                // A node with metrics records the op's FLOPs, zero included (proto3 JSON leaves zeros
+                // out: an infeed computes nothing). Bytes only where the file's schema has them.
+                op.flopsRecorded = m.present;
+                op.bytesRecorded = m.present && m_bytesInSchema;
                 if (m_rawMode) {
                     const double flops = m.bf16Flops > 0 ? m.bf16Flops : m.rawFlops;
                     op.flops = flops * perOccurrence;
@@ -468,6 +496,7 @@ private:
     std::string m_rootKey;
     std::string m_deviceType;
     bool m_rawMode = false;
+    bool m_bytesInSchema = false; // some node records bytes or bandwidth: the schema has them
     double m_rootTime = 0;
     double m_gapPs = 0;
     std::vector<Leaf> m_leaves;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -298,13 +299,14 @@ bool looksLikeShareFile(std::string_view bytes)
 
 namespace {
 
+constexpr TimePs kMaxSharePs = TimePs(1) << 60; // keeps damaged times from overflowing
+
 /// Rebuilds each core's step windows (a Steps line, or the step program's runs starting at the
 /// windows' starts) with one program run per step holding its busy time, and the other programs'
 /// runs before the first step (after the last when they do not fit), so computeSteps gives the
 /// original's steps, step times, steady-state idle and runs per program.
 void readStepWindows(ProfileBuilder& builder, const json::Value& doc, const std::vector<PlaneId>& planes, OpId stepOp)
 {
-    static constexpr TimePs kMaxSharePs = TimePs(1) << 60; // keeps damaged times from overflowing
     auto time
         = [](const json::Value& v) { return std::clamp<TimePs>(clampedNumber<TimePs>(v.number()), 0, kMaxSharePs); };
     const json::Value& windows = doc["step_windows"];
@@ -368,6 +370,113 @@ void readStepWindows(ProfileBuilder& builder, const json::Value& doc, const std:
     }
 }
 
+/// The op model's decision the writer recorded ("class", "collective", ...); empty when absent or
+/// unknown (an older file: the reader's own op model decides).
+std::optional<RecordedOpKind> readOpKind(const json::Value& o)
+{
+    const std::optional<OpClass> opClass = opClassFromName(o["class"].string());
+    if (!opClass)
+        return std::nullopt;
+    RecordedOpKind kind;
+    kind.opClass = *opClass;
+    kind.collective = collectiveKindFromName(o["collective"].string()).value_or(CollectiveKind::None);
+    kind.direction = transferDirectionFromName(o["direction"].string()).value_or(TransferDirection::None);
+    kind.memorySpace
+        = static_cast<int8_t>(std::clamp<int64_t>(clampedNumber<int64_t>(o["memory_space"].number(-1)), -1, 127));
+    const double bytes = o["transfer_bytes"].number(0);
+    kind.transferBytes = std::isfinite(bytes) && bytes > 0 ? bytes : 0;
+    return kind;
+}
+
+StepTimeSplit readSplit(const json::Value& v)
+{
+    auto part = [&](const char* key) {
+        const double x = v[key].number(0);
+        return std::isfinite(x) && x > 0 ? x : 0.0;
+    };
+    return {part("compute_ps"), part("collective_ps"), part("host_transfer_ps"), part("infeed_ps"), part("idle_ps")};
+}
+
+/// Where each step's time went, as the original measured it: the same windows readStepWindows
+/// rebuilt, with their split (computeSteps takes it when the windows match).
+void readStepSplits(const json::Value& windows, size_t planes, RecordedTimeline& recorded)
+{
+    auto time
+        = [](const json::Value& v) { return std::clamp<TimePs>(clampedNumber<TimePs>(v.number()), 0, kMaxSharePs); };
+    recorded.coreSteps.assign(planes, {});
+    for (const json::Value& core : windows["cores"].array()) {
+        const size_t index = clampedNumber<size_t>(core["plane"].number());
+        if (index >= planes || core["compute_ps"].size() == 0)
+            continue;
+        const size_t n = std::min({core["start_ps"].size(), core["duration_ps"].size(), core["busy_ps"].size()});
+        std::vector<CoreStep>& steps = recorded.coreSteps[index];
+        steps.clear();
+        for (size_t i = 0; i < n; ++i) {
+            CoreStep step;
+            step.begin = time(core["start_ps"].at(i));
+            step.end = step.begin + time(core["duration_ps"].at(i));
+            auto part = [&](const char* key) {
+                const double x = core[key].at(i).number(0);
+                return std::isfinite(x) && x > 0 ? x : 0.0;
+            };
+            step.time = {part("compute_ps"), part("collective_ps"), part("host_transfer_ps"), part("infeed_ps"), 0};
+            // The parts never exceed the window; the rest of it is idle.
+            const double window = static_cast<double>(step.end - step.begin);
+            if (const double busy = step.time.busyPs(); busy > window && busy > 0)
+                step.time = step.time.scaled(window / busy);
+            step.time.idlePs = std::max(0.0, window - step.time.busyPs());
+            steps.push_back(step);
+        }
+    }
+    recorded.warmup.assign(planes, readSplit(windows["warmup"]));
+    recorded.tail.assign(planes, readSplit(windows["tail"]));
+    const double busy = windows["busy_fraction"].number(-1);
+    recorded.busyFraction = std::isfinite(busy) && busy >= 0 ? std::min(busy, 1.0) : -1;
+}
+
+/// The host link as the original's analysis measured it; its wait ops by name and program.
+void readHostLink(const json::Value& v, const Profile& profile, RecordedTimeline& recorded)
+{
+    auto number = [](const json::Value& x) {
+        const double n = x.number(0);
+        return std::isfinite(n) && n > 0 ? n : 0.0;
+    };
+    HostLinkStats& link = recorded.hostLink;
+    for (auto [key, d] : {std::pair {"to_device", &link.toDevice}, std::pair {"to_host", &link.toHost}}) {
+        const json::Value& x = v[key];
+        d->transfers = std::max<int64_t>(0, clampedNumber<int64_t>(x["transfers"].number()));
+        d->bytes = number(x["bytes"]);
+        d->busyPs = number(x["busy_ps"]);
+    }
+    link.eitherBusyPs = number(v["either_busy_ps"]);
+    link.bothBusyPs = number(v["both_busy_ps"]);
+    link.program = v["program"].string();
+    link.runs = number(v["runs"]);
+    link.runPs = number(v["run_ps"]);
+    link.computePsPerRun = number(v["compute_ps_per_run"]);
+    link.waitPsPerRun = number(v["wait_ps_per_run"]);
+    link.toDeviceBytesPerRun = number(v["to_device_bytes_per_run"]);
+    link.toHostBytesPerRun = number(v["to_host_bytes_per_run"]);
+    link.toDeviceBusyPsPerRun = number(v["to_device_busy_ps_per_run"]);
+    link.toHostBusyPsPerRun = number(v["to_host_busy_ps_per_run"]);
+    link.eitherBusyPsPerRun = number(v["either_busy_ps_per_run"]);
+    link.bothBusyPsPerRun = number(v["both_busy_ps_per_run"]);
+    for (const json::Value& w : v["wait_ops"].array()) {
+        const std::string& name = w["name"].string();
+        const bool hasProgram = w.find("program_id") != nullptr;
+        const uint64_t program = w["program_id"].uint64(0);
+        for (OpId id = 0; id < profile.ops.size(); ++id) {
+            const OpInfo& op = profile.ops[id];
+            if (op.isXlaOp && profile.str(op.name) == name && op.hasProgramId == hasProgram
+                && (!hasProgram || op.programId == program)) {
+                link.waitOps.push_back(id);
+                break;
+            }
+        }
+    }
+    recorded.hasHostLink = true;
+}
+
 } // namespace
 
 std::string decodeShareFile(
@@ -408,6 +517,35 @@ std::string decodeShareFile(
         planes.push_back(builder.addPlane("/device:TPU:0", 0));
     for (PlaneId p : planes)
         profile.planes[p].deviceType = device["type"].string();
+    {
+        size_t i = 0;
+        for (const json::Value& p : device["core_planes"].array())
+            if (i < planes.size())
+                profile.planes[planes[i++]].aggregate = p["aggregate"].boolean();
+    }
+    // The original's core count and how it was chosen (one plane each, or the replica groups' bound
+    // of a file that summed all cores on one plane); finish() keeps them.
+    const std::string coresSource = device["cores_source"].string();
+    const int recordedCores = std::clamp<int>(clampedNumber<int>(device["cores"].number()), 0, 1 << 20);
+    // "none": the original assumed a count it could not know; finish() assumes it again alike.
+    if (!coresSource.empty() && coresSource != coreCountSourceName(CoreCountSource::None) && recordedCores > 0) {
+        for (CoreCountSource source : {CoreCountSource::Planes, CoreCountSource::ReplicaGroups,
+                 CoreCountSource::UserChoice, CoreCountSource::None})
+            if (coresSource == coreCountSourceName(source))
+                profile.device.coresSource = source;
+        if (profile.device.coresSource == CoreCountSource::Planes && recordedCores != static_cast<int>(planes.size()))
+            return "tpuscope share file is damaged: it records " + std::to_string(recordedCores)
+                + " cores with one plane each, but lists " + std::to_string(planes.size()) + " core planes";
+        profile.device.cores = recordedCores;
+        profile.device.coresAtLeast
+            = std::clamp<int>(clampedNumber<int>(device["cores_at_least"].number()), 0, recordedCores);
+        profile.device.coresNote = device["cores_note"].string();
+    }
+    if (const json::Value* root = device.find("root_flops_utilization"))
+        profile.fileRootUtilization.flops = root->number();
+    if (const json::Value* root = device.find("root_hbm_utilization"))
+        profile.fileRootUtilization.hbm = root->number();
+    profile.bytesNotRecorded = device["bytes_not_recorded"].boolean();
     // The original's peaks and where they came from; finish() keeps them (a --device choice still wins).
     const int peakSource = clampedNumber<int>(device["peak_source"].number());
     if (device["peak_tflops_per_core"].number() > 0 && peakSource > 0
@@ -428,6 +566,18 @@ std::string decodeShareFile(
 
     const PlaneId first = planes.front();
     const TrackId opsTrack = builder.addTrack(first, "XLA Ops", TrackKind::XlaOps);
+    auto recorded = std::make_shared<RecordedTimeline>();
+    // What the original's timeline gave per op: its self time and its async pairs' spans.
+    auto recordTiming = [&](OpId id, const json::Value& o, double time) {
+        if (recorded->opTimes.size() <= id)
+            recorded->opTimes.resize(id + 1);
+        RecordedOpTiming& t = recorded->opTimes[id];
+        const double self = o["self_time_ps"].number(-1);
+        t.selfPs = std::isfinite(self) && self >= 0 ? std::min(self, time) : -1;
+        const double span = o["pair_span_ps"].number(0);
+        t.pairSpanPs = std::isfinite(span) && span > 0 ? span : 0;
+        t.pairsTimed = std::max<int64_t>(0, clampedNumber<int64_t>(o["pairs_timed"].number()));
+    };
     auto perOccurrence = [](double total, int64_t occurrences) {
         return total / static_cast<double>(std::max<int64_t>(1, occurrences));
     };
@@ -451,12 +601,17 @@ std::string decodeShareFile(
             op.modelFlops = o["model_flops"].number();
             op.bytesAccessed = o["bytes"].number();
             op.hbmBytes = o["hbm_bytes"].number(-1);
+            op.flopsRecorded = o["flops_recorded"].boolean();
+            op.bytesRecorded = o["bytes_recorded"].boolean();
+            if (std::optional<RecordedOpKind> kind = readOpKind(o); kind)
+                op.recordedKind = kind;
             const int64_t occurrences = std::max<int64_t>(1, clampedNumber<int64_t>(o["occurrences"].number()));
             const double time = o["time_ps"].number(-1);
             if (!(time >= 0) || !std::isfinite(time) || o["name"].string().empty())
                 return "tpuscope share file is damaged: op '" + o["name"].string() + "' has no valid name or time";
             const OpId id = builder.addOp(op);
             profile.tracks[opsTrack].aggregated.push_back({id, occurrences, static_cast<TimePs>(std::llround(time))});
+            recordTiming(id, o, time);
             if (const json::Value* layout = o.find("layout")) {
                 std::vector<LayoutDimensionHint> hints;
                 for (const json::Value& d : layout->array())
@@ -499,6 +654,8 @@ std::string decodeShareFile(
         op.modelFlops = perOccurrence(o["model_flops"].number(), occurrences);
         op.bytesAccessed = perOccurrence(o["bytes"].number(), occurrences);
         op.hbmBytes = perOccurrence(o["hbm_bytes"].number(), occurrences);
+        op.flopsRecorded = o["flops_recorded"].boolean();
+        op.bytesRecorded = o["bytes_recorded"].boolean();
         const OpId id = builder.addOp(op);
         profile.tracks[opsTrack].aggregated.push_back(
             {id, occurrences, static_cast<TimePs>(std::llround(o["time_ps"].number()))});
@@ -523,12 +680,12 @@ std::string decodeShareFile(
     const json::Value& windows = doc["step_windows"];
     if (windows.isObject()) {
         readStepWindows(builder, doc, planes, stepOp);
+        readStepSplits(windows, planes.size(), *recorded);
     } else {
         // Files written before step windows: the first core's step line and each core's idle line.
         const json::Value& steps = doc["steps"];
         // Times are capped (steps in total, each span and offset) at 2^60 ps (~13 days) so the event
         // times built below (offset + busy + gaps) cannot overflow on a damaged file.
-        constexpr TimePs kMaxSharePs = TimePs(1) << 60;
         std::vector<TimePs> stepDurations;
         TimePs stepTotal = 0;
         for (const json::Value& d : steps["duration_ps"].array()) {
@@ -576,6 +733,10 @@ std::string decodeShareFile(
             }
         }
     }
+
+    if (const json::Value* link = doc.find("host_link"))
+        readHostLink(*link, profile, *recorded);
+    profile.recorded = std::move(recorded);
 
     // The original profile's extent, so span and busy fraction match it.
     if (const TimePs span = clampedNumber<TimePs>(doc["totals"]["span_ps"].number()); span > 0) {

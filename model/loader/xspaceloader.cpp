@@ -269,6 +269,8 @@ struct EventMeta
     double modelFlops = 0;
     double bytesAccessed = 0;
     double hbmBytes = -1;
+    bool flopsRecorded = false; // a flops or model_flops stat is present, zero or not
+    bool bytesRecorded = false; // a bytes_accessed stat or a memory access breakdown
     int64_t unknownId = 0; // an id events referred to without metadata
     bool unknown = false;
     uint32_t localOp[2] = {kNone, kNone}; // [0] other lines, [1] XLA Ops lines of TPU cores
@@ -317,12 +319,15 @@ void readMetadataStats(const std::vector<std::string_view>& stats, const PlaneCo
             break;
         case StatKind::Flops:
             meta.flops = ctx.number(v);
+            meta.flopsRecorded = true;
             break;
         case StatKind::ModelFlops:
             meta.modelFlops = ctx.number(v);
+            meta.flopsRecorded = true;
             break;
         case StatKind::BytesAccessed:
             meta.bytesAccessed = ctx.number(v);
+            meta.bytesRecorded = true;
             break;
         case StatKind::MemoryAccessBreakdown:
             meta.hbmBytes = hbmBytesFromBreakdown(v.s);
@@ -1214,6 +1219,8 @@ private:
                 info.modelFlops = meta.modelFlops;
                 info.bytesAccessed = meta.bytesAccessed;
                 info.hbmBytes = meta.hbmBytes;
+                info.flopsRecorded = meta.flopsRecorded;
+                info.bytesRecorded = meta.bytesRecorded || meta.hbmBytes >= 0;
                 info.name = m_builder.intern(meta.displayName.empty() ? meta.name : meta.displayName);
                 if (!meta.displayName.empty())
                     info.longName = m_builder.intern(meta.name);

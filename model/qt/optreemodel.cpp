@@ -207,7 +207,7 @@ void OpTreeModel::updateGroupTotals()
                 members.push_back(&m_ops[child].row);
         Item& item = group.item;
         item.matches = !members.empty();
-        copyRowMetrics(item, model::combineOpRows(members, m_breakdown->totalTimePs));
+        copyRowMetrics(item, model::combineOpRows(members, m_breakdown->totalTimePs, m_breakdown->device));
         formatItem(item);
     }
 }

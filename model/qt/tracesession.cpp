@@ -70,16 +70,28 @@ void TraceSession::openProfile(model::ProfilePtr profile, const QString& name)
 void TraceSession::chooseDevice(const QString& generation)
 {
     m_options.deviceOverride = generation.toStdString();
+    applyDeviceChoice();
+}
+
+void TraceSession::chooseCores(int cores)
+{
+    m_options.coresOverride = std::max(0, cores);
+    applyDeviceChoice();
+}
+
+void TraceSession::applyDeviceChoice()
+{
     if (!m_profile || m_loading)
         return; // a running load finishes with its own options; the next one uses this
     model::ProfilePtr shown = m_profile;
     const std::string device = m_options.deviceOverride;
+    const int cores = m_options.coresOverride;
     start(
         m_path,
-        [shown, device](const model::LoadOptions&, const model::ProgressFn& progress, std::stop_token) {
+        [shown, device, cores](const model::LoadOptions&, const model::ProgressFn& progress, std::stop_token) {
             progress("Applying the device", 0.5);
             model::LoadResult result;
-            result.profile = model::withDevice(*shown, device);
+            result.profile = model::withDevice(*shown, device, cores);
             return result;
         },
         true);

@@ -62,6 +62,11 @@ public:
     void chooseDevice(const QString& generation);
     /// The generation chosen by the user, empty when the file's own device is used.
     QString chosenDevice() const { return QString::fromStdString(m_options.deviceOverride); }
+    /// Uses `cores` TPU cores (0 = the file's count) where the file does not record them (an
+    /// op_profile sums every core on one plane): the same job as chooseDevice. A count that
+    /// contradicts the file is refused (Profile::load.deviceRefusal says why).
+    void chooseCores(int cores);
+    int chosenCores() const { return m_options.coresOverride; }
     /// Loads `path` (with the session's load options) and compares the shown profile (before) with
     /// it (after), off the GUI thread; comparisonReady or comparisonFailed follows. A newer
     /// compare() supersedes a running one; a result is dropped when another profile is shown by then.
@@ -140,6 +145,7 @@ signals:
     void previewDropped();
 
 private:
+    void applyDeviceChoice();
     struct Result;
     /// `load` gets the options to use: the session's, plus a preview hook bound to this load.
     void start(const QString& name,

@@ -91,13 +91,8 @@ std::string valueText(const AdviceValue& v)
 
 std::string adviceCoresText(const Profile& profile, const AdviceReport& report)
 {
-    // The cores the per-core numbers divide by: an op_profile sums all devices in one plane, and
-    // the advice counts them from the collectives' replica groups.
-    const int cores = report.cores > 0 ? report.cores : profile.device.cores;
-    std::string out = format("%d TPU core%s", cores, cores == 1 ? "" : "s");
-    if (cores != profile.device.cores)
-        out += " (counted from the collectives' replica groups)";
-    return out;
+    // The cores the per-core numbers divide by, said as every other report says them.
+    return coresCountText(profile.device, report.cores > 0 ? report.cores : profile.device.cores);
 }
 
 namespace {
@@ -130,7 +125,9 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
     if (fmt == AdviceFormat::Json) {
         JsonWriter w;
         w.beginObject();
-        w.field("device", profile.device.type).field("cores", profile.device.cores).field("steps", report.steps);
+        w.field("device", profile.device.type).field("cores", report.cores > 0 ? report.cores : profile.device.cores);
+        w.field("cores_source", coreCountSourceName(profile.device.coresSource)).field("steps", report.steps);
+        w.field("combined_gain_ps_per_step", report.combinedGainPs).field("combined_gain", report.combinedGain);
         w.key("batch").beginObject();
         w.field("known", report.batch.known);
         if (report.batch.known) {
@@ -166,6 +163,10 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
+            w.key("overlaps_with").beginArray();
+            for (const std::string& rule : a.overlapsWith)
+                w.value(rule);
+            w.endArray();
             w.endObject();
         }
         w.endArray();
@@ -218,6 +219,8 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             out += "   Estimated gain: " + a.gain + "\n\n";
         }
     }
+    if (!report.combinedGain.empty() && report.advice.size() > 1)
+        out += (md ? "**All together:** " : "All together: ") + report.combinedGain + (md ? ".\n\n" : ".\n\n");
     for (const std::string& note : report.notes)
         out += (md ? "> Note: " : "Note: ") + note + "\n";
     return toValidUtf8(out); // file paths and op names come from the file

@@ -45,7 +45,7 @@ std::string headline(const Profile& profile, const ProfileSummary& summary, cons
     out += "\n\n";
     const DeviceInfo& device = profile.device;
     out += "**" + (device.type.empty() ? std::string("Unknown device") : device.type) + "**, "
-        + std::to_string(device.cores) + (device.cores == 1 ? " core" : " cores");
+        + coresCountText(device, device.cores);
     if (summary.spanPs > 0)
         out += " · span " + formatDurationPs(static_cast<double>(summary.spanPs));
     out += " · op time " + formatDurationPs(summary.totalOpTimePs);

@@ -45,9 +45,49 @@ std::string boundByText(BoundBy bound)
         return "HBM";
     case BoundBy::Host:
         return "host link";
+    case BoundBy::Ici:
+        return "ICI";
     case BoundBy::Unknown:
         break;
     }
+    return kUnknownText;
+}
+
+std::string coresCountText(const DeviceInfo& device, int cores)
+{
+    std::string text = std::to_string(cores) + (cores == 1 ? " TPU core" : " TPU cores");
+    if (device.coresSource == CoreCountSource::ReplicaGroups)
+        text += " (not recorded; at least " + std::to_string(device.coresAtLeast) + " from the replica groups)";
+    else if (device.coresSource == CoreCountSource::UserChoice)
+        text += " (not recorded; as given)";
+    else if (device.coresSource == CoreCountSource::None && cores > 0)
+        text += " (not recorded; assumed)";
+    return text;
+}
+
+std::string coresText(const DeviceInfo& device, const OpBreakdown& breakdown)
+{
+    if (breakdown.core >= 0)
+        return "core " + std::to_string(breakdown.core);
+    return coresCountText(device, breakdown.coresRepresented > 0 ? breakdown.coresRepresented : device.cores);
+}
+
+std::string transferRateText(const OpRow& row)
+{
+    auto gbps = [](double v) { return printf1("%.3g GB/s", v); };
+    if (row.hostLinkToDeviceGbps || row.hostLinkToHostGbps) {
+        std::string text;
+        if (row.hostLinkToDeviceGbps)
+            text = gbps(*row.hostLinkToDeviceGbps) + " to device";
+        if (row.hostLinkToHostGbps)
+            text += (text.empty() ? "" : ", ") + gbps(*row.hostLinkToHostGbps) + " to host";
+        return text + " (link)";
+    }
+    if (row.iciGbps)
+        return gbps(*row.iciGbps) + " ICI"
+            + (row.iciUtilization ? " (" + formatPercent(*row.iciUtilization) + ")" : "");
+    if (row.pairGbps)
+        return gbps(*row.pairGbps) + " pair";
     return kUnknownText;
 }
 
@@ -56,17 +96,25 @@ std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
     if (row.costCoverage <= 0)
         return "No cost data: the profile records neither FLOPs nor bytes for this op (custom kernels often "
                "record none), so its utilization is unknown, not zero.";
-    if (row.boundBy == BoundBy::Host)
-        return "Host transfer (S(5)): rated against the host link, not HBM"
-            + (row.hostGbps ? ", at " + printf1("%.3g", *row.hostGbps) + " GB/s attained" : std::string())
+    if (row.ratedAgainst == RatedAgainst::HostLink)
+        return "Host transfer (S(5)): rated against the host link, not HBM: " + transferRateText(row)
+            + (row.hostGbps ? "; this op's own start→done rate is " + printf1("%.3g", *row.hostGbps)
+                        + " GB/s (it includes queueing behind other transfers)"
+                            : std::string())
             + "; no host-link peak is recorded, so its efficiency is unknown.";
+    if (row.ratedAgainst == RatedAgainst::Ici)
+        return "Collective: rated against the inter-chip interconnect, not HBM: " + transferRateText(row)
+            + "; the HBM column is xprof's figure over the op's own time.";
+    if (row.ratedAgainst == RatedAgainst::OnChip)
+        return "Copy into on-chip memory (VMEM): not rated against HBM; xprof's bound is Unknown.";
     if (device.peakTflopsPerCore <= 0 || device.peakHbmGbpsPerCore <= 0)
         return "The TPU generation is unknown, so there is no peak to compare with: choose a device "
                "(--device, or the device chooser in the GUI).";
     if (row.capped)
         return "Over peak: the uncapped value is above 100%, so the op's cost estimate"
             + std::string(row.customKernelCost ? " (a custom kernel's own estimate)" : "")
-            + " or the chosen device is wrong; totals use 100%.";
+            + " or the chosen device is wrong; xprof shows 100%"
+            + (row.efficiencyNote.empty() ? "." : "; its roofline efficiency is unknown (" + row.efficiencyNote + ").");
     if (row.costCoverage < 1)
         return "Rated over the " + formatPercent(row.costCoverage) + " of its time whose ops have cost data.";
     return {};
@@ -76,15 +124,21 @@ std::string headlineUtilizationText(const HeadlineUtilization& h)
 {
     if (!h.capped)
         return kUnknownText;
+    // xprof's program figure: all counted work over all op time. What it cannot speak for is said
+    // beside it: the time without cost data, and the share of the work over-peak ops claim.
     std::string text = formatPercent(*h.capped);
-    // A headline over part of the op time says which part, so 72 % of the 3 % that touches HBM is
-    // not read as the program's figure.
+    if (*h.uncapped > 1)
+        text += " (" + formatPercent(*h.uncapped, 0) + " uncapped)";
+    std::vector<std::string> notes;
+    if (h.fromFile)
+        notes.push_back("the file's own figure");
     if (h.coveredFraction < 0.995)
-        text += " over " + formatPercent(h.coveredFraction) + " of op time";
+        notes.push_back("work of the " + formatPercent(h.coveredFraction) + " of op time with cost data");
     if (h.overPeakOps > 0)
-        text += " (" + printf1("%.1f", h.overPeakPoints * 100) + " points from " + std::to_string(h.overPeakOps)
-            + " over-peak op" + (h.overPeakOps == 1 ? "" : "s") + ", each capped at 100%; " + formatPercent(*h.uncapped)
-            + " uncapped)";
+        notes.push_back(printf1("%.0f", h.overPeakPoints * 100) + "% of it from " + std::to_string(h.overPeakOps)
+            + " over-peak op" + (h.overPeakOps == 1 ? "" : "s"));
+    for (size_t i = 0; i < notes.size(); ++i)
+        text += (i == 0 ? " (" : "; ") + notes[i] + (i + 1 == notes.size() ? ")" : "");
     return text;
 }
 
@@ -297,9 +351,16 @@ void writeDevice(JsonWriter& json, const Profile& profile)
     json.field("type", d.type);
     json.field("generation", d.generation);
     json.field("cores", d.cores);
+    json.field("cores_source", coreCountSourceName(d.coresSource));
+    json.field("cores_at_least", d.coresAtLeast);
+    if (!d.coresNote.empty())
+        json.field("cores_note", d.coresNote);
+    else
+        json.key("cores_note").null();
     json.field("hosts", d.hosts);
     json.field("peak_tflops_per_core", d.peakTflopsPerCore);
     json.field("peak_hbm_gbps_per_core", d.peakHbmGbpsPerCore);
+    json.field("ici_gbps_per_core", d.iciGbpsPerCore > 0 ? std::optional<double>(d.iciGbpsPerCore) : std::nullopt);
     json.field("peak_source", peakSourceName(d.peakSource));
     json.field("peak_note", d.peakNote);
     json.endObject();
@@ -310,9 +371,10 @@ void writeHeadlineOne(JsonWriter& json, const char* name, const HeadlineUtilizat
     json.field(name, h.capped);
     json.field(std::string(name) + "_uncapped", h.uncapped);
     json.field(
-        std::string(name) + "_over_peak_points", h.capped ? std::optional<double>(h.overPeakPoints) : std::nullopt);
+        std::string(name) + "_over_peak_share", h.capped ? std::optional<double>(h.overPeakPoints) : std::nullopt);
     json.field(std::string(name) + "_over_peak_ops", h.overPeakOps);
     json.field(std::string(name) + "_covered_fraction", h.coveredFraction);
+    json.field(std::string(name) + "_from_file", h.fromFile);
 }
 
 void writeHeadline(JsonWriter& json, const HeadlineUtilization& flops, const HeadlineUtilization& hbm, double coverage)
@@ -339,6 +401,8 @@ std::string peakText(const DeviceInfo& d)
 
 void writeRates(JsonWriter& json, const OpRow& r)
 {
+    json.field("op_class", opClassName(r.opClass));
+    json.field("rated_against", ratedAgainstName(r.ratedAgainst));
     json.field("cost_coverage", r.costCoverage);
     json.field("custom_kernel_cost", r.customKernelCost);
     if (!r.asyncPartner.empty())
@@ -346,18 +410,32 @@ void writeRates(JsonWriter& json, const OpRow& r)
     else
         json.key("async_partner").null();
     json.field("rate_time_ps", r.rateTimePs);
-    json.field("host_bytes", r.hostBytes);
-    json.field("host_gbps", r.hostGbps);
+    json.field("counted_flops", r.countedFlops);
+    json.field("counted_hbm_bytes", r.countedHbmBytes);
+    // xprof's columns: own time, capped as xprof caps them.
     json.field("flops_utilization", r.flopsUtilization);
-    json.field("flops_utilization_uncapped", r.flopsUtilizationUncapped);
     json.field("hbm_utilization", r.hbmUtilization);
-    json.field("hbm_utilization_uncapped", r.hbmUtilizationUncapped);
-    json.field("capped", r.capped);
-    json.field("roofline_efficiency", r.rooflineEfficiency);
     if (const char* bound = boundByName(r.boundBy))
         json.field("bound_by", bound);
     else
         json.key("bound_by").null();
+    // Ours.
+    json.field("flops_utilization_uncapped", r.flopsUtilizationUncapped);
+    json.field("hbm_utilization_uncapped", r.hbmUtilizationUncapped);
+    json.field("capped", r.capped);
+    json.field("host_bytes", r.hostBytes);
+    json.field("host_gbps", r.hostGbps);
+    json.field(
+        "host_gbps_basis", r.hostGbps ? std::optional<std::string>("start to done, includes queueing") : std::nullopt);
+    json.field("host_link_to_device_gbps", r.hostLinkToDeviceGbps);
+    json.field("host_link_to_host_gbps", r.hostLinkToHostGbps);
+    json.field("pair_gbps", r.pairGbps);
+    json.field("pair_hbm_utilization", r.pairHbmUtilization);
+    json.field("ici_gbps", r.iciGbps);
+    json.field("ici_utilization", r.iciUtilization);
+    json.field("roofline_efficiency", r.rooflineEfficiency);
+    if (!r.efficiencyNote.empty())
+        json.field("efficiency_note", r.efficiencyNote);
     json.field("low_utilization", r.lowUtilization);
     json.field("wasted_fraction", r.wastedFraction);
     json.field("arithmetic_intensity", r.arithmeticIntensity);
@@ -430,8 +508,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     if (byOp)
         table.header.insert(table.header.end(), {"Category", "Program"});
     table.header.insert(table.header.end(),
-        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util", "Roofline eff",
-            "Bound by", "Wasted %", "FLOPs", "Bytes"});
+        {"Time %", "Total time", "Self time", "Occurrences", "Avg time", "FLOPS util", "HBM util", "Bound by",
+            "Roofline eff", "Wasted %", "Transfer rate", "FLOPs", "Bytes"});
     table.rightAligned.assign(table.header.size(), true);
     table.rightAligned[1] = false;
     if (byOp)
@@ -457,18 +535,22 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             // Unknown values are empty cells: a spreadsheet must not average in a made-up zero.
             auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
             const char* bound = boundByName(r.boundBy);
+            const std::string rate = transferRateText(r);
             cells.insert(cells.end(),
                 {num(r.timeFraction), num(r.totalTimePs), num(r.selfTimePs), std::to_string(r.occurrences), num(avg),
-                    opt(r.flopsUtilizationUncapped), opt(r.hbmUtilizationUncapped), opt(r.rooflineEfficiency),
-                    bound ? bound : "", opt(r.wastedFraction), num(r.flops), num(r.bytesAccessed)});
+                    opt(r.flopsUtilization), opt(r.hbmUtilization), bound ? bound : "", opt(r.rooflineEfficiency),
+                    opt(r.wastedFraction), rate == kUnknownText ? std::string() : rate, num(r.flops),
+                    num(r.bytesAccessed)});
         } else {
             cells.insert(cells.end(),
                 {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs), formatDurationPs(r.selfTimePs),
                     std::to_string(r.occurrences), formatDurationPs(avg), formatUtilization(r.flopsUtilizationUncapped),
-                    r.boundBy == BoundBy::Host && r.hostGbps ? printf1("%.3g GB/s host", *r.hostGbps)
-                                                             : formatUtilization(r.hbmUtilizationUncapped),
-                    formatOptionalPercent(r.rooflineEfficiency), boundByText(r.boundBy),
-                    formatOptionalPercent(r.wastedFraction), formatCount(r.flops), formatBytes(r.bytesAccessed)});
+                    formatUtilization(r.hbmUtilizationUncapped), boundByText(r.boundBy),
+                    r.efficiencyNote.empty() || r.rooflineEfficiency
+                        ? formatOptionalPercent(r.rooflineEfficiency)
+                        : std::string(kUnknownText) + ", " + r.efficiencyNote,
+                    formatOptionalPercent(r.wastedFraction), transferRateText(r), formatCount(r.flops),
+                    formatBytes(r.bytesAccessed)});
         }
         table.rows.push_back(std::move(cells));
     }
@@ -483,9 +565,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     }
     std::string out;
     const DeviceInfo& d = profile.device;
-    const std::string scope = breakdown.core >= 0
-        ? "core " + std::to_string(breakdown.core)
-        : std::to_string(breakdown.coresCounted) + (breakdown.coresCounted == 1 ? " TPU core" : " TPU cores");
+    const std::string scope = coresText(d, breakdown);
     if (format == TableFormat::Markdown) {
         out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
             + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
@@ -599,7 +679,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
     out += "File:            " + profile.load.path + " (" + profile.load.format + ")\n";
     if (s.hasTpuOps) {
         out += "Device:          " + (d.type.empty() ? std::string("unknown TPU") : d.type) + ", "
-            + std::to_string(d.cores) + " TPU core" + (d.cores == 1 ? "" : "s");
+            + coresCountText(d, d.cores);
         if (d.hosts > 1)
             out += " on " + std::to_string(d.hosts) + " hosts";
         out += "\n";

@@ -17,6 +17,15 @@ bool parseTableFormat(std::string_view name, TableFormat& out);
 
 /// "compute", "HBM", "host link", "–".
 std::string boundByText(BoundBy bound);
+/// "4 TPU cores", with how the count was chosen where the file does not record it.
+std::string coresCountText(const DeviceInfo& device, int cores);
+/// The cores a breakdown's per-core numbers divide by, with how the count was chosen where the file
+/// does not record it: "4 TPU cores (not recorded; at least 4 from the replica groups)".
+std::string coresText(const DeviceInfo& device, const OpBreakdown& breakdown);
+/// Our transfer measure of a row, "–" when it has none: the host link's rate in its direction(s)
+/// ("27.1 GB/s to device (link)"), a collective's ICI rate ("84 GB/s ICI (28%)") or an async copy
+/// pair's rate over its span ("123 GB/s pair").
+std::string transferRateText(const OpRow& row);
 /// Why a row's utilizations are unknown or not rated against HBM, in one sentence; empty when
 /// both are known (tooltips, CLI notes).
 std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device);

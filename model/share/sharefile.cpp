@@ -62,6 +62,7 @@
 #include "../core/base64.h"
 
 #include "../analysis/memory.h"
+#include "../analysis/opmodel.h"
 #include "../analysis/profileanalysis.h"
 #include "../loader/decoder.h"
 #include "../loader/gzip.h"
@@ -515,75 +516,6 @@ private:
     std::set<int64_t> m_fullComputations;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Per-op totals (what computeOpBreakdown sums per row, kept per op kind here)
-
-struct OpTotals
-{
-    int64_t occurrences = 0;
-    double time = 0;
-    double self = 0;
-};
-
-std::vector<OpTotals> opTotals(const Profile& profile)
-{
-    std::vector<OpTotals> totals(profile.ops.size());
-    for (PlaneId plane : profile.tpuCorePlanes())
-        for (TrackId trackId : profile.planes[plane].tracks) {
-            const Track& track = profile.tracks[trackId];
-            if (track.kind != TrackKind::XlaOps)
-                continue;
-            // Self time = duration − direct children on the same line, clipped to the parent.
-            std::vector<TimePs> childTime(track.size(), 0);
-            std::vector<uint32_t> lastAtDepth(static_cast<size_t>(track.maxDepth) + 1, 0);
-            for (size_t i = 0; i < track.size(); ++i) {
-                const uint16_t depth = track.depth[i];
-                if (depth > 0) {
-                    const uint32_t parent = lastAtDepth[depth - 1];
-                    childTime[parent]
-                        += std::max<TimePs>(0, std::min(track.end(i), track.end(parent)) - track.start[i]);
-                }
-                lastAtDepth[depth] = static_cast<uint32_t>(i);
-            }
-            for (size_t i = 0; i < track.size(); ++i) {
-                OpTotals& t = totals[track.op[i]];
-                t.occurrences += 1;
-                t.time += static_cast<double>(track.duration[i]);
-                t.self += static_cast<double>(std::max<TimePs>(0, track.duration[i] - childTime[i]));
-            }
-            for (const auto& a : track.aggregated) {
-                OpTotals& t = totals[a.op];
-                t.occurrences += a.occurrences;
-                t.time += static_cast<double>(a.duration);
-                t.self += static_cast<double>(a.duration);
-            }
-        }
-    return totals;
-}
-
-/// The program column of the op table (opbreakdown.cpp programName).
-std::string rowProgram(const Profile& profile, const OpInfo& op)
-{
-    if (op.program != kNone)
-        return profile.programs[op.program].name;
-    if (op.hasProgramId)
-        return "program " + std::to_string(op.programId);
-    return {};
-}
-
-/// Categories whose ops the data-formatting and collectives advice counts one by one (see
-/// isCopyCategory / isCollectiveCategory in advice.cpp): their small ops are kept individually.
-bool countedOneByOne(const std::string& c)
-{
-    if (c == "data formatting" || c == "copy" || c == "transpose" || c == "copy-start" || c == "copy-done"
-        || c == "reshape")
-        return true;
-    for (const char* p : {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"})
-        if (c.rfind(p, 0) == 0)
-            return true;
-    return false;
-}
-
 std::string fileName(const std::string& path)
 {
     const auto slash = path.find_last_of("/\\");
@@ -662,7 +594,9 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     result.stats.totalOps = breakdown.rows.size();
     result.stats.keptTimeFraction = covered;
 
-    const std::vector<OpTotals> totals = opTotals(profile);
+    // Per op kind, the totals of the analysis' one pass over the events.
+    const std::vector<OpTotals>& totals = breakdown.perOp;
+    const OpModel& model = analysis.opModel;
     std::unordered_map<std::string, size_t> keptRow;
     for (size_t i = 0; i < kept; ++i)
         keptRow.emplace(breakdown.rows[i].program + '\x1f' + breakdown.rows[i].name, i);
@@ -685,10 +619,9 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         if (totals[id].occurrences == 0)
             continue;
         const OpInfo& op = profile.ops[id];
-        if (auto it = keptRow.find(rowProgram(profile, op) + '\x1f' + profile.str(op.name)); it != keptRow.end())
+        if (auto it = keptRow.find(opProgramLabel(profile, op) + '\x1f' + profile.str(op.name)); it != keptRow.end())
             keptOps.emplace_back(it->second, id);
-        else if (countedOneByOne(profile.str(op.category))
-            || profile.str(op.name).rfind("async-collective-", 0) == 0) // collectives advice counts these too
+        else if (model[id].movesData() || model[id].isCollective()) // the advice counts these one by one
             briefOps.push_back(id);
         else
             restOps.push_back(id);
@@ -749,9 +682,19 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     const DeviceInfo& device = profile.device;
     w.key("device").beginObject();
     w.field("type", device.type).field("generation", device.generation).field("cores", device.cores);
+    w.field("cores_source", coreCountSourceName(device.coresSource))
+        .field("cores_at_least", device.coresAtLeast)
+        .field("cores_note", device.coresNote);
     w.field("peak_tflops_per_core", device.peakTflopsPerCore)
-        .field("peak_hbm_gbps_per_core", device.peakHbmGbpsPerCore);
+        .field("peak_hbm_gbps_per_core", device.peakHbmGbpsPerCore)
+        .field("ici_gbps_per_core", device.iciGbpsPerCore);
     w.field("peak_source", static_cast<int64_t>(device.peakSource)).field("peak_note", device.peakNote);
+    if (profile.fileRootUtilization.flops)
+        w.field("root_flops_utilization", *profile.fileRootUtilization.flops);
+    if (profile.fileRootUtilization.hbm)
+        w.field("root_hbm_utilization", *profile.fileRootUtilization.hbm);
+    if (profile.bytesNotRecorded)
+        w.field("bytes_not_recorded", true);
     w.key("hosts").beginArray();
     for (size_t h = 0; h < std::max<size_t>(1, profile.hosts.size()); ++h)
         w.value(redact.any() || h >= profile.hosts.size() ? "host" + std::to_string(h) : profile.hosts[h]);
@@ -761,6 +704,8 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.beginObject();
         w.field("host", static_cast<int64_t>(profile.planes[p].host))
             .field("name", profile.str(profile.planes[p].name));
+        if (profile.planes[p].aggregate)
+            w.field("aggregate", true);
         w.endObject();
     }
     w.endArray();
@@ -800,10 +745,32 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
             for (size_t i = 0; i < n; ++i)
                 w.value(static_cast<int64_t>(std::llround(steps.coreSteps[c][i].time.busyPs())));
             w.endArray();
+            // Where each step's busy time went (the rest of the window is idle), as measured.
+            for (auto [key, part] : {std::pair {"compute_ps", &StepTimeSplit::computePs},
+                     std::pair {"collective_ps", &StepTimeSplit::collectivePs},
+                     std::pair {"host_transfer_ps", &StepTimeSplit::hostTransferPs},
+                     std::pair {"infeed_ps", &StepTimeSplit::infeedPs}}) {
+                w.key(key).beginArray();
+                for (size_t i = 0; i < n; ++i)
+                    w.value(steps.coreSteps[c][i].time.*part);
+                w.endArray();
+            }
             w.endObject();
             written += n;
         }
         w.endArray();
+        auto writeSplit = [&](const char* key, const StepTimeSplit& t) {
+            w.key(key).beginObject();
+            w.field("compute_ps", t.computePs)
+                .field("collective_ps", t.collectivePs)
+                .field("host_transfer_ps", t.hostTransferPs)
+                .field("infeed_ps", t.infeedPs)
+                .field("idle_ps", t.idlePs);
+            w.endObject();
+        };
+        writeSplit("warmup", steps.warmup);
+        writeSplit("tail", steps.tail);
+        w.field("busy_fraction", steps.busyFraction);
         w.endObject();
         w.key("program_runs").beginArray();
         for (const ProgramRunStats& p : steps.programs)
@@ -833,6 +800,33 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.endObject();
     }
 
+    // The host link as the analysis measured it from the timeline (hostlink.h).
+    if (const HostLinkStats& link = analysis.hostLink; link.any()) {
+        w.key("host_link").beginObject();
+        for (auto [key, d] : {std::pair {"to_device", &link.toDevice}, std::pair {"to_host", &link.toHost}}) {
+            w.key(key).beginObject();
+            w.field("transfers", d->transfers).field("bytes", d->bytes).field("busy_ps", d->busyPs);
+            w.endObject();
+        }
+        w.field("either_busy_ps", link.eitherBusyPs).field("both_busy_ps", link.bothBusyPs);
+        w.field("program", names.name(link.program)).field("runs", link.runs).field("run_ps", link.runPs);
+        w.field("compute_ps_per_run", link.computePsPerRun).field("wait_ps_per_run", link.waitPsPerRun);
+        w.field("to_device_bytes_per_run", link.toDeviceBytesPerRun)
+            .field("to_host_bytes_per_run", link.toHostBytesPerRun);
+        w.field("to_device_busy_ps_per_run", link.toDeviceBusyPsPerRun)
+            .field("to_host_busy_ps_per_run", link.toHostBusyPsPerRun);
+        w.field("either_busy_ps_per_run", link.eitherBusyPsPerRun).field("both_busy_ps_per_run", link.bothBusyPsPerRun);
+        w.key("wait_ops").beginArray();
+        for (OpId op : link.waitOps) {
+            w.beginObject().field("name", names.name(profile.str(profile.ops[op].name)));
+            if (profile.ops[op].hasProgramId)
+                w.field("program_id", profile.ops[op].programId);
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+    }
+
     // Programs.
     w.key("programs").beginArray();
     std::set<uint32_t> programs;
@@ -859,7 +853,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     // ProfileBuilder::addOp (same program, name and category) and merge with one kind's costs.
     std::map<std::string, int> briefKeys;
     auto briefKey = [&](const OpInfo& op) {
-        return rowProgram(profile, op) + '\x1f' + profile.str(op.name) + '\x1f' + profile.str(op.category);
+        return opProgramLabel(profile, op) + '\x1f' + profile.str(op.name) + '\x1f' + profile.str(op.category);
     };
     for (const OpId id : briefOps)
         ++briefKeys[briefKey(profile.ops[id])];
@@ -874,8 +868,24 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
             w.field("program_id", op.programId);
         w.field("category", profile.str(op.category)).field("occurrences", t.occurrences);
         w.field("time_ps", t.time).field("self_time_ps", t.self);
+        if (t.pairsTimed > 0)
+            w.field("pair_span_ps", t.pairSpan).field("pairs_timed", t.pairsTimed);
         w.field("flops", op.flops).field("model_flops", op.modelFlops).field("bytes", op.bytesAccessed);
-        w.field("hbm_bytes", op.hbmBytes);
+        w.field("hbm_bytes", op.hbmBytes)
+            .field("flops_recorded", op.flopsRecorded)
+            .field("bytes_recorded", op.bytesRecorded);
+        // The op model's decision, so that the reader need not decide again from the part of the
+        // evidence (HLO text, shapes) a share file keeps.
+        const OpTraits& kind = model[id];
+        w.field("class", opClassName(kind.opClass));
+        if (kind.collective != CollectiveKind::None)
+            w.field("collective", collectiveKindName(kind.collective));
+        if (kind.direction != TransferDirection::None)
+            w.field("direction", transferDirectionName(kind.direction));
+        if (kind.memorySpace >= 0)
+            w.field("memory_space", static_cast<int64_t>(kind.memorySpace));
+        if (kind.transferBytes > 0)
+            w.field("transfer_bytes", kind.transferBytes);
         const std::string& longName = profile.str(op.longName);
         const std::string& shape = profile.str(op.shapeWithLayout);
         if (!shape.empty())
@@ -924,6 +934,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         std::string category;
         int64_t ops = 0, occurrences = 0;
         double time = 0, flops = 0, modelFlops = 0, bytes = 0, hbm = 0;
+        bool flopsKnown = false, bytesKnown = false;
     };
     std::vector<Other> others;
     std::map<std::string, size_t> open;
@@ -947,7 +958,9 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         o.flops += op.flops * n;
         o.modelFlops += op.modelFlops * n;
         o.bytes += op.bytesAccessed * n;
-        o.hbm += (op.hbmBytes >= 0 ? op.hbmBytes : op.bytesAccessed) * n;
+        o.hbm += (op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - model[id].vmemBytes)) * n;
+        o.flopsKnown = o.flopsKnown || model[id].flopsKnown;
+        o.bytesKnown = o.bytesKnown || model[id].bytesKnown;
     }
     w.key("other").beginArray();
     for (const Other& o : others) {
@@ -955,6 +968,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.field("category", o.category).field("ops", o.ops).field("occurrences", o.occurrences);
         w.field("time_ps", o.time).field("flops", o.flops).field("model_flops", o.modelFlops);
         w.field("bytes", o.bytes).field("hbm_bytes", o.hbm);
+        w.field("flops_recorded", o.flopsKnown).field("bytes_recorded", o.bytesKnown);
         w.endObject();
     }
     w.endArray();

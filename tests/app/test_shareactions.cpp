@@ -33,9 +33,9 @@
 
 using tpuscope::app::MainWindow;
 using tpuscope::app::ShareActions;
+using tpuscope::model::ForumPostOptions;
 using tpuscope::qt::OpTreeModel;
 using tpuscope::qt::TraceSession;
-using tpuscope::model::ForumPostOptions;
 
 namespace {
 
@@ -70,7 +70,8 @@ protected:
     static bool copyForForum(MainWindow& window, const ForumPostOptions& options)
     {
         QSignalSpy finished(window.shareActions(), &ShareActions::shareFinished);
-        return window.shareActions()->copyForForum(options) && finished.wait(60000) && finished.front().front().toBool();
+        return window.shareActions()->copyForForum(options) && finished.wait(60000)
+            && finished.front().front().toBool();
     }
 
     QTemporaryDir m_dir;
@@ -359,7 +360,7 @@ TEST_F(ShareActionsTest, OpTablePngHasAHeaderAndIsWrittenSafely)
     const QStringList header = window.shareActions()->tableImageHeader();
     ASSERT_GE(header.size(), 6);
     EXPECT_EQ(header[1], QStringLiteral("File: tpu_v6e_inference.xplane.pb"));
-    EXPECT_EQ(header[2], QStringLiteral("Device: TPU v6 Lite, 4 cores"));
+    EXPECT_EQ(header[2], QStringLiteral("Device: TPU v6 Lite, 4 TPU cores"));
     EXPECT_EQ(header[3], QStringLiteral("Grouping: by category"));
     EXPECT_TRUE(header[4].startsWith(QStringLiteral("Filter: \"copy\" ("))) << header[4].toStdString();
     EXPECT_TRUE(header[5].startsWith(

@@ -45,4 +45,12 @@ inline double adviceNumber(const model::Advice& a, std::string_view name)
     return v ? v->number : -1;
 }
 
+/// A text of an advice item; fails the test (and returns "") when it is missing.
+inline std::string adviceText(const model::Advice& a, std::string_view name)
+{
+    const model::AdviceValue* v = a.numbers.find(name);
+    EXPECT_TRUE(v) << name;
+    return v ? v->text : std::string();
+}
+
 } // namespace tpuscope::test

@@ -39,7 +39,7 @@ TEST(Format, PercentBytesCountsAndUnknown)
     EXPECT_EQ(formatCount(4.5e9, "FLOP"), "4.5 GFLOP");
     EXPECT_EQ(formatCount(12), "12");
     EXPECT_EQ(formatOptionalPercent(std::nullopt), kUnknownText);
-    EXPECT_EQ(formatUtilization(3.28), "328% (over peak)");
+    EXPECT_EQ(formatUtilization(3.28), "100% (328% uncapped)");
     EXPECT_EQ(formatUtilization(0.5), "50.0%");
     EXPECT_EQ(formatUtilization(std::nullopt), kUnknownText);
     EXPECT_EQ(costCoverageText(0.28), "cost data for 28.0% of op time");

@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 using namespace tpuscope::model;
 using namespace tpuscope::test;
@@ -108,6 +110,70 @@ TEST(JsonDom, LimitsDepthAndSize)
 
 // --- op_profile ---------------------------------------------------------------------------------
 
+// xprof's columns keep xprof's definitions: the 30 ops with the most time show the utilizations
+// the file records for itself, as tests/tools/op_profile_metrics.py reads them (json + gzip only,
+// independently of tpuscope), within 0.2 points; and the headline is the file's root figure.
+TEST(OpProfile, V5TopOpsEqualTheFilesOwnPerOpMetrics)
+{
+    TPUSCOPE_REQUIRE_SAMPLE(kV5);
+    LoadResult result = loadProfile(samplePath(kV5));
+    ASSERT_TRUE(result.ok()) << result.error;
+    const OpBreakdown breakdown = computeOpBreakdown(*result.profile);
+    std::ifstream golden(std::string(TPUSCOPE_TEST_DATA_DIR) + "/v5_op_profile_xprof_metrics.golden.csv");
+    ASSERT_TRUE(golden) << "tests/data/v5_op_profile_xprof_metrics.golden.csv";
+    std::string line;
+    std::getline(golden, line); // header
+    size_t checked = 0;
+    while (std::getline(golden, line)) {
+        std::vector<std::string> cells;
+        std::stringstream row(line);
+        for (std::string cell; std::getline(row, cell, ',');)
+            cells.push_back(cell);
+        if (line.back() == ',')
+            cells.emplace_back();
+        ASSERT_EQ(cells.size(), 5u) << line;
+        const OpRow* found = nullptr;
+        for (const OpRow& r : breakdown.rows)
+            if (r.name == cells[0] && r.program == cells[1])
+                found = &r;
+        ASSERT_TRUE(found) << cells[0];
+        SCOPED_TRACE(cells[0]);
+        EXPECT_NEAR(found->timeFraction, std::stod(cells[2]), 1e-9);
+        EXPECT_NEAR(found->flopsUtilization.value_or(-1), std::stod(cells[3]), 0.002);
+        if (!cells[4].empty())
+            EXPECT_NEAR(found->hbmUtilization.value_or(-1), std::stod(cells[4]), 0.002);
+        ++checked;
+    }
+    EXPECT_EQ(checked, 30u);
+    // Program and root figures are the file's own (metrics.flops and bandwidthUtils[0] of the root).
+    ASSERT_TRUE(result.profile->fileRootUtilization.flops && result.profile->fileRootUtilization.hbm);
+    EXPECT_NEAR(breakdown.flops.capped.value_or(-1), *result.profile->fileRootUtilization.flops, 0.002);
+    EXPECT_NEAR(breakdown.hbm.capped.value_or(-1), *result.profile->fileRootUtilization.hbm, 0.002);
+    EXPECT_NEAR(*result.profile->fileRootUtilization.flops, 0.5969, 1e-4);
+    EXPECT_TRUE(breakdown.flops.fromFile);
+    EXPECT_TRUE(breakdown.hbm.fromFile);
+    // Copies into VMEM are not rated against HBM and raise no over-peak warning: only the two splash
+    // kernels, whose own estimates are above the peak, do; and they have no roofline efficiency.
+    EXPECT_EQ(breakdown.hbm.overPeakOps, 2);
+    for (const OpRow& r : breakdown.rows) {
+        if (r.opClass == OpClass::CopyStart || r.opClass == OpClass::CopyDone)
+            if (r.ratedAgainst == RatedAgainst::OnChip) {
+                EXPECT_EQ(r.boundBy, BoundBy::Unknown) << r.name;
+                EXPECT_FALSE(r.capped) << r.name;
+            }
+        if (r.customKernelCost && r.capped) {
+            EXPECT_FALSE(r.rooflineEfficiency) << r.name;
+            EXPECT_FALSE(r.wastedFraction) << r.name;
+            EXPECT_EQ(r.efficiencyNote, "cost estimate above peak") << r.name;
+        }
+        // Collectives are rated against the interconnect, never called HBM-bound.
+        if (r.opClass == OpClass::SyncCollective || r.opClass == OpClass::AsyncCollectiveDone) {
+            EXPECT_EQ(r.boundBy, BoundBy::Ici) << r.name;
+            EXPECT_TRUE(r.iciGbps) << r.name;
+        }
+    }
+}
+
 TEST(OpProfile, V5SampleMatchesTheFilesOwnMetrics)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV5);
@@ -121,7 +187,10 @@ TEST(OpProfile, V5SampleMatchesTheFilesOwnMetrics)
     ASSERT_TRUE(result.ok()) << result.error;
     const Profile& profile = *result.profile;
     EXPECT_EQ(profile.load.format, "op-profile-json.gz");
-    EXPECT_EQ(profile.device.cores, 1);
+    // One aggregate plane; the file records no core count, its replica groups span 4 devices.
+    EXPECT_EQ(profile.tpuCorePlanes().size(), 1u);
+    EXPECT_EQ(profile.device.cores, 4);
+    EXPECT_EQ(profile.device.coresSource, CoreCountSource::ReplicaGroups);
     EXPECT_FALSE(profile.load.limitations.empty());
     EXPECT_NE(profile.load.limitations.front().find("no timeline"), std::string::npos);
 
@@ -205,8 +274,17 @@ TEST(OpProfile, DemoSampleKeepsLayoutHintsAndUtilizations)
     EXPECT_NEAR(rows["convolution"]->timeFraction, 0.2, 1e-12);
     EXPECT_NEAR(rows["convolution"]->flopsUtilization.value_or(-1), 0.18 / 0.2, 1e-12); // TF1: flops / time
     EXPECT_NEAR(rows["fusion"]->flopsUtilization.value_or(-1), 0.22 / 0.4, 1e-12);
-    // The TF1 file gives infeed neither a FLOP nor a bandwidth figure: unknown, not 0 %.
-    EXPECT_FALSE(rows["infeed"]->flopsUtilization.has_value());
+    // The TF1 file gives the infeed metrics without a FLOP figure (proto3 drops zeros): a known
+    // zero, not "no cost data"; no node records bandwidth, so HBM rates are unknown, not 0 %.
+    EXPECT_EQ(rows["infeed"]->flopsUtilization, 0.0);
+    EXPECT_EQ(rows["infeed"]->costCoverage, 1.0);
+    EXPECT_EQ(rows["infeed"]->opClass, OpClass::Infeed);
+    EXPECT_FALSE(rows["convolution"]->hbmUtilization.has_value());
+    EXPECT_TRUE(profile.bytesNotRecorded);
+    // The headline is the file's root figure, 40 % (not 66.7 % over the ops with FLOPs).
+    EXPECT_NEAR(breakdown.flops.capped.value_or(-1), 0.4, 1e-9);
+    EXPECT_TRUE(breakdown.flops.fromFile);
+    EXPECT_FALSE(breakdown.hbm.capped.has_value());
     EXPECT_EQ(rows["convolution"]->category, "Good ops");
 
     const auto it = profile.layoutHints.find(rows["convolution"]->op);

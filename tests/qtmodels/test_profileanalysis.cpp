@@ -198,7 +198,8 @@ TEST(TraceSession, LoadSupersedeCancelAndChooseDevice)
     EXPECT_EQ(loaded.count(), 0);
     EXPECT_EQ(session.analysis(), shown);
 
-    // Another device re-analyses the shown profile without reading the file again.
+    // A device that contradicts the one the file records (the demo names TPU v3) is refused, in a job
+    // that does not read the file again: the file's peaks stay, and the profile says why.
     started.clear();
     session.chooseDevice(QStringLiteral("v5e"));
     ASSERT_TRUE(loaded.wait(30000));
@@ -206,7 +207,9 @@ TEST(TraceSession, LoadSupersedeCancelAndChooseDevice)
     EXPECT_EQ(session.chosenDevice(), QStringLiteral("v5e"));
     ASSERT_TRUE(session.analysis());
     EXPECT_NE(session.analysis(), shown);
-    EXPECT_NE(session.profile()->device.peakTflopsPerCore, shown->profile->device.peakTflopsPerCore);
+    EXPECT_EQ(session.profile()->device.peakTflopsPerCore, shown->profile->device.peakTflopsPerCore);
+    EXPECT_NE(session.profile()->load.deviceRefusal.find("TPU v3"), std::string::npos)
+        << session.profile()->load.deviceRefusal;
 
     session.close();
     EXPECT_EQ(closed.count(), 1);

@@ -80,10 +80,17 @@ TEST(TraceSession, OpenRunUsesTheChosenDevice)
     session.openRun(runs[0], QString::fromStdString(runs[0].path));
     ASSERT_TRUE(loaded.wait(60000));
     ASSERT_NE(session.profile()->device.generation, "v4"); // so the choice below is visible
+    const std::string recorded = session.profile()->device.generation;
     model::LoadOptions options = session.loadOptions();
     options.deviceOverride = "v4";
     session.setLoadOptions(options);
     session.openRun(runs[0], QString::fromStdString(runs[0].path));
     ASSERT_TRUE(loaded.wait(60000));
-    EXPECT_EQ(session.profile()->device.generation, "v4");
+    // The run's hosts record their generation: the choice reaches the load, which refuses it.
+    if (!recorded.empty()) {
+        EXPECT_EQ(session.profile()->device.generation, recorded);
+        EXPECT_NE(session.profile()->load.deviceRefusal.find("--device v4"), std::string::npos);
+    } else {
+        EXPECT_EQ(session.profile()->device.generation, "v4");
+    }
 }

@@ -232,7 +232,7 @@ TEST(Look, AdviceNumbersHaveHumanLabelsAndUnits)
     EXPECT_TRUE(text.contains(QStringLiteral("step time"))) << text.toStdString();
     EXPECT_TRUE(text.contains(QStringLiteral("784 ms")));
     EXPECT_TRUE(text.contains(QStringLiteral("host → device rate")));
-    EXPECT_TRUE(text.contains(QStringLiteral("27 GB/s")));
+    EXPECT_TRUE(text.contains(QStringLiteral("27.1 GB/s")));
     EXPECT_TRUE(text.contains(QStringLiteral("14.9 GiB")));
     EXPECT_FALSE(text.contains(QStringLiteral("7.841e+11"))) << "a raw picosecond count";
     EXPECT_FALSE(text.contains(QStringLiteral("16106127360"))) << "a raw byte count";
