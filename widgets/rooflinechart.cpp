@@ -232,7 +232,8 @@ void RooflineChart::rebuild()
         g->setName(order[i].first.empty() ? tr("(no category)") : qs(order[i].first));
         g->setLineStyle(QCPGraph::lsNone);
         // The category colour of every other view (timeline, op table, share card).
-        const QColor c = qt::colors::categoryColor(order[i].first);
+        const QColor c = qt::colors::categoryColor(order[i].first,
+            order[i].second->empty() ? model::OpClass::Compute : order[i].second->front()->categoryClass);
         QColor fill = c;
         fill.setAlpha(200);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c.darker(130), fill, 8));

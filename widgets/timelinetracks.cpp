@@ -104,6 +104,7 @@ void TimelineTracks::computeOpNumbers()
     m_opRooflineEfficiency.assign(nOps, std::nan(""));
     for (const model::OpRow& row : breakdown.rows)
         categoryTime[row.category] += row.totalTimePs;
+    m_categoryClass = model::categoryClasses(breakdown);
     // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
     // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
     // the roofline), as the op table uses.
@@ -171,9 +172,11 @@ void TimelineTracks::computeOpNumbers()
             {tr("other events: host, async, TraceMe (one colour per name)"), sampleColors(OpKind::Other)});
 }
 
-QRgb TimelineTracks::categoryPaletteColor(const std::string& category)
+QRgb TimelineTracks::categoryPaletteColor(const std::string& category) const
 {
-    return qt::colors::categoryColor(category).rgb();
+    const auto it = m_categoryClass.find(category);
+    return qt::colors::categoryColor(category, it != m_categoryClass.end() ? it->second : model::OpClass::Compute)
+        .rgb();
 }
 
 std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral) const

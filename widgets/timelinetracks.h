@@ -11,12 +11,12 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tpuscope::widgets {
 
 class TimelineGeometryBuilder;
-
 
 /// One legend entry: a text and its swatch (several colours for kinds coloured by name).
 struct TimelineLegendEntry
@@ -86,7 +86,8 @@ public:
     /// Flame colour of the op's FLOPS utilization; `neutral` for events that are not XLA ops.
     QRgb utilizationColor(model::OpId op, QRgb neutral) const;
     /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
-    static QRgb categoryPaletteColor(const std::string& category);
+    /// A category's colour (qt::colors::categoryColor with the class holding most of its time).
+    QRgb categoryPaletteColor(const std::string& category) const;
     /// Every category drawn (by op time), then the kinds of non-op events present.
     const std::vector<TimelineLegendEntry>& categoryLegend() const { return m_categoryLegend; }
     std::vector<TimelineLegendEntry> utilizationLegend(QRgb neutral) const;
@@ -113,6 +114,7 @@ private:
     std::vector<double> m_opTimeFraction;
     std::vector<bool> m_lowUtilOps;
     std::vector<OpKind> m_opKind;
+    std::unordered_map<std::string, model::OpClass> m_categoryClass; // from the breakdown's rows
     std::vector<TimelineLegendEntry> m_categoryLegend;
     mutable std::vector<QString> m_opNames;
     mutable std::vector<bool> m_opNameReady;

@@ -134,9 +134,9 @@ void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const m
         emit rangeSelected(0, 0);
 }
 
-QRgb TimelineView::categoryPaletteColor(const std::string& category)
+QRgb TimelineView::categoryPaletteColor(const std::string& category) const
 {
-    return TimelineTracks::categoryPaletteColor(category);
+    return m_tracks.categoryPaletteColor(category);
 }
 
 std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const

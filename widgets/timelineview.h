@@ -138,8 +138,8 @@ public:
     using LegendEntry = TimelineLegendEntry;
     /// The legend as drawn for the colour mode: text and first swatch colour (without the marker entry).
     std::vector<std::pair<QString, QRgb>> legendEntries() const;
-    /// The colour of an HLO category (fixed for well-known ones, else a palette colour by name).
-    static QRgb categoryPaletteColor(const std::string& category);
+    /// The colour of an HLO category of the shown profile (by the op class of most of its time).
+    QRgb categoryPaletteColor(const std::string& category) const;
 
 signals:
     void eventSelected(tpuscope::model::TrackId track, quint32 index);

@@ -336,6 +336,25 @@ std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& break
     return rows;
 }
 
+std::unordered_map<std::string, OpClass> categoryClasses(const OpBreakdown& breakdown)
+{
+    std::unordered_map<std::string, std::map<OpClass, double>> time;
+    for (const OpRow& row : breakdown.rows)
+        time[row.category][row.opClass] += row.totalTimePs;
+    std::unordered_map<std::string, OpClass> out;
+    for (const auto& [category, byClass] : time) {
+        OpClass best = OpClass::Compute;
+        double bestTime = -1;
+        for (const auto& [opClass, t] : byClass)
+            if (t > bestTime) {
+                best = opClass;
+                bestTime = t;
+            }
+        out.emplace(category, best);
+    }
+    return out;
+}
+
 OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs, const DeviceInfo& device)
 {
     OpRow row;

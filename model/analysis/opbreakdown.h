@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tpuscope::model {
@@ -194,6 +195,10 @@ std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbp
 /// For every op of the profile, the index of its row in an op-level breakdown (ops that share a
 /// (program, name) share a row); SIZE_MAX when the op has no row.
 std::vector<size_t> rowOfEachOp(const Profile& profile, const OpBreakdown& breakdown);
+
+/// For every category of a breakdown's rows, the op class holding most of its time: what the views
+/// colour the category by (one colour per category in the timeline, the table and the roofline).
+std::unordered_map<std::string, OpClass> categoryClasses(const OpBreakdown& breakdown);
 
 /// One row standing for several op rows (a category, program or any other group): sums add up,
 /// rates are the time-weighted means over the members that know them.

@@ -223,9 +223,16 @@ Roofline computeRoofline(const Profile& profile, const OpBreakdown& breakdown)
     roofline.peakTflops = profile.device.peakTflopsPerCore;
     roofline.peakHbmGbps = profile.device.peakHbmGbpsPerCore;
     roofline.ridge = ridgePoint(roofline.peakTflops, roofline.peakHbmGbps);
+    std::unordered_map<std::string, OpClass> classes = categoryClasses(breakdown);
     for (const OpRow& row : breakdown.rows) {
         if (row.op == kNone || row.totalTimePs <= 0)
             continue;
+        // Only ops the roofline speaks for: not collectives (the interconnect), host transfers, copies
+        // into on-chip memory, or async halves waiting on their partner.
+        if (row.ratedAgainst != RatedAgainst::Roofline || !row.asyncPartner.empty()) {
+            ++roofline.opsOffRoofline;
+            continue;
+        }
         // A point needs a known position on both axes: FLOPs, HBM bytes and a rate (host
         // transfers and ops without cost data have none).
         if (row.flops <= 0 || !row.flopsUtilization) {
@@ -240,6 +247,7 @@ Roofline computeRoofline(const Profile& profile, const OpBreakdown& breakdown)
         p.op = row.op;
         p.name = row.name;
         p.category = row.category;
+        p.categoryClass = classes[row.category];
         p.program = row.program;
         p.timePs = row.totalTimePs;
         p.timeFraction = row.timeFraction;

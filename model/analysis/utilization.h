@@ -74,6 +74,7 @@ struct RooflinePoint
     OpId op = kNone;
     std::string name;
     std::string category;
+    OpClass categoryClass = OpClass::Compute; // the class holding most of the category's time
     std::string program;
     double timePs = 0; // total over occurrences and cores
     double timeFraction = 0;
@@ -99,6 +100,7 @@ struct Roofline
     std::vector<RooflinePoint> points; // ops with FLOPs, bytes and time > 0, by time descending
     size_t opsWithoutFlops = 0; // not plottable on log axes
     size_t opsWithoutBytes = 0;
+    size_t opsOffRoofline = 0; // collectives, host transfers, on-chip copies, async halves
     bool hasPeaks() const { return peakTflops > 0 && peakHbmGbps > 0; }
 };
 

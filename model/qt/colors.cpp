@@ -56,8 +56,40 @@ double worstRatio(const QColor& color, std::initializer_list<QColor> backgrounds
 
 } // namespace
 
-QColor categoryColor(std::string_view category)
+QColor categoryColor(std::string_view category, model::OpClass opClass)
 {
+    using model::OpClass;
+    // Classes that say what an op does beyond computing: one colour each, in hue families (reds for
+    // collectives, browns and olives for copies, purples for the host link).
+    switch (opClass) {
+    case OpClass::SyncCollective:
+        return QColor(225, 87, 89);
+    case OpClass::AsyncCollectiveStart:
+        return QColor(255, 157, 167);
+    case OpClass::AsyncCollectiveDone:
+        return QColor(190, 60, 70);
+    case OpClass::CopyStart:
+        return QColor(214, 190, 110);
+    case OpClass::CopyDone:
+        return QColor(160, 130, 40);
+    case OpClass::HostTransferStart:
+        return QColor(196, 160, 214);
+    case OpClass::HostTransfer:
+    case OpClass::HostTransferDone:
+        return QColor(130, 90, 160);
+    case OpClass::DataFormatting:
+        return QColor(156, 117, 95);
+    case OpClass::Infeed:
+    case OpClass::Outfeed:
+        return QColor(73, 152, 148);
+    case OpClass::Control:
+    case OpClass::Unattributed:
+        return QColor(150, 150, 150);
+    case OpClass::Compute:
+    case OpClass::ComputeFusion:
+    case OpClass::CustomKernel:
+        break;
+    }
     static const std::map<std::string, QRgb, std::less<>> known = {
         {"convolution fusion", kCategoryPalette[0]},
         {"convolution", kCategoryPalette[0]},
@@ -65,21 +97,15 @@ QColor categoryColor(std::string_view category)
         {"output fusion", kCategoryPalette[8]},
         {"input fusion", kCategoryPalette[2]},
         {"custom fusion", kCategoryPalette[5]},
-        {"data formatting", kCategoryPalette[7]},
         {"non-fusion elementwise", kCategoryPalette[3]},
-        {"all-reduce", kCategoryPalette[15]},
-        {"all-gather", kCategoryPalette[6]},
-        {"all-reduce fusion", kCategoryPalette[15]},
-        {"all-gather fusion", kCategoryPalette[6]},
-        {"copy", kCategoryPalette[11]},
-        {"copy-start", kCategoryPalette[11]},
-        {"copy-done", kCategoryPalette[11]},
         {"dot", kCategoryPalette[12]},
         {"fusion", kCategoryPalette[4]},
     };
     if (auto it = known.find(category); it != known.end())
         return QColor::fromRgb(it->second);
-    return QColor::fromRgb(kCategoryPalette[fnv1a(category) % kCategoryPalette.size()]);
+    // The hash skips the class colours' slots so a compute category never looks like a collective.
+    static constexpr std::array<size_t, 12> kComputeSlots = {0, 1, 2, 3, 4, 5, 8, 9, 10, 12, 13, 14};
+    return QColor::fromRgb(kCategoryPalette[kComputeSlots[fnv1a(category) % kComputeSlots.size()]]);
 }
 
 QColor nameColor(std::string_view name)

@@ -3,6 +3,8 @@
 
 #include "analysis/advice.h"
 
+#include "core/opclass.h"
+
 #include <QColor>
 #include <QPalette>
 
@@ -16,10 +18,14 @@ namespace tpuscope::qt::colors {
 
 // --- Op categories -------------------------------------------------------------------------
 
-/// The colour of an op category ("convolution fusion", "loop fusion", "all-reduce", ...).
-/// Well-known categories get fixed colours (screenshots stay comparable across profiles); any
-/// other category a colour of the same qualitative palette chosen by a hash of its name.
-QColor categoryColor(std::string_view category);
+/// The colour of an op category ("convolution fusion", "loop fusion", "all-reduce", ...) whose ops
+/// are of class `opClass` (the op model's, opmodel.h; for a category, that of most of its time).
+/// Where the class says what the ops do beyond computing (collectives, async halves, copies, host
+/// transfers, infeed/outfeed, control) it decides the colour, one per class, so a start half and
+/// its done half differ and every collective shares one family. Compute categories get fixed
+/// colours when well known (screenshots stay comparable across profiles), else one of the same
+/// qualitative palette chosen by a hash of the name.
+QColor categoryColor(std::string_view category, model::OpClass opClass = model::OpClass::Compute);
 
 /// Non-op events (steps, modules, host threads): softer colours by name, never equal to a
 /// category colour's hue-and-lightness band.

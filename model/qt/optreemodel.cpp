@@ -72,6 +72,7 @@ void OpTreeModel::setAnalysis(model::ProfileAnalysisPtr analysis)
     beginResetModel();
     m_profile = analysis ? analysis->profile : nullptr;
     m_breakdown = analysis ? std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown) : nullptr;
+    m_categoryClass = m_breakdown ? model::categoryClasses(*m_breakdown) : decltype(m_categoryClass) {};
     m_ops.clear();
     m_opRow.clear();
     if (m_profile) {
@@ -387,6 +388,12 @@ const OpTreeModel::Item* OpTreeModel::itemAt(const QModelIndex& index) const
     return &m_ops[group.children[index.row()]];
 }
 
+model::OpClass OpTreeModel::categoryClass(const QString& category) const
+{
+    const auto it = m_categoryClass.find(category.toStdString());
+    return it != m_categoryClass.end() ? it->second : model::OpClass::Compute;
+}
+
 QVariant OpTreeModel::data(const QModelIndex& index, int role) const
 {
     const Item* item = itemAt(index);
@@ -402,7 +409,7 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
     case Qt::DecorationRole:
         // The category swatch: the same colour as the op's boxes on the timeline and its roofline points.
         if (column == NameColumn && !item->category.isEmpty() && (!isGroup || m_grouping == Grouping::Category))
-            return colors::categoryColor(item->category.toStdString());
+            return colors::categoryColor(item->category.toStdString(), categoryClass(item->category));
         return {};
     case Qt::TextAlignmentRole:
         if (column != NameColumn)

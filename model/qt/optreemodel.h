@@ -10,6 +10,7 @@
 
 #include <array>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace tpuscope::qt {
@@ -130,6 +131,8 @@ private:
 
     model::ProfilePtr m_profile;
     std::shared_ptr<const model::OpBreakdown> m_breakdown;
+    std::unordered_map<std::string, model::OpClass> m_categoryClass; // model::categoryClasses(*m_breakdown)
+    model::OpClass categoryClass(const QString& category) const;
     Grouping m_grouping = Grouping::Category;
     double m_threshold = kDefaultLowUtilizationThreshold;
     QString m_filterText;

@@ -417,7 +417,7 @@ TEST(TimelineLegend, ListsExactlyTheCategoriesDrawn)
     }
     EXPECT_EQ(categoryColors.count(moduleColor), 0u);
     for (const char* category : {"input fusion", "loop fusion", "output fusion", "convolution fusion", "custom fusion"})
-        EXPECT_NE(TimelineView::categoryPaletteColor(category), moduleColor) << category;
+        EXPECT_NE(view.categoryPaletteColor(category), moduleColor) << category;
     // The utilization mode has its own entries.
     view.setColorMode(TimelineView::ColorMode::FlopsUtilization);
     EXPECT_EQ(view.legendEntries().front().first, QStringLiteral("0%"));
