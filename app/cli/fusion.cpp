@@ -74,7 +74,7 @@ void writePaddingJson(JsonWriter& w, const layout::PaddingInfo& p)
 int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.size() < 2) {
-        err << "tpuscope-cli fusion: usage: fusion FILE NAME [--format text|json]\n";
+        err << "tpuscope-cli fusion: usage: fusion FILE NAME [--program NAME] [--format text|json]\n";
         return 2;
     }
     const std::string format = args.format.empty() ? "text" : args.format;
@@ -88,19 +88,42 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
     const std::string& name = args.positional[1];
     const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
     const OpBreakdown& breakdown = analysis->breakdown;
+    // Ops of different programs may share a name (every program has its `fusion`): each is its own
+    // row, --program picks one, and without it the busiest is shown and the others are named.
     const OpRow* row = nullptr;
-    for (const OpRow& r : breakdown.rows)
-        if (r.name == name) {
+    std::vector<std::string> otherPrograms;
+    for (const OpRow& r : breakdown.rows) {
+        if (r.name != name || (!args.program.empty() && r.program != args.program))
+            continue;
+        if (!row)
             row = &r; // rows are sorted by time: the first match is the busiest program's op
-            break;
-        }
+        else
+            otherPrograms.push_back(r.program.empty() ? "(no program)" : r.program);
+    }
     OpId opId = row ? row->op : kNone;
     if (opId == kNone) {
-        for (OpId i = 0; i < profile->ops.size(); ++i)
-            if (profile->str(profile->ops[i].name) == name) {
+        for (OpId i = 0; i < profile->ops.size(); ++i) {
+            const OpInfo& op = profile->ops[i];
+            const bool inProgram
+                = args.program.empty() || (op.program != kNone && profile->programs[op.program].name == args.program);
+            if (profile->str(op.name) == name && inProgram) {
                 opId = i;
                 break;
             }
+        }
+    }
+    if (opId == kNone && !args.program.empty()) {
+        std::vector<std::string> programs;
+        for (const OpRow& r : breakdown.rows)
+            if (r.name == name)
+                programs.push_back(r.program.empty() ? "(no program)" : r.program);
+        if (!programs.empty()) {
+            err << "tpuscope-cli fusion: no op named '" << name << "' in program '" << args.program << "'; it is in:";
+            for (size_t i = 0; i < programs.size(); ++i)
+                err << (i ? ", " : " ") << programs[i];
+            err << "\n";
+            return 1;
+        }
     }
     if (opId == kNone) {
         std::vector<std::pair<size_t, std::string>> close;
@@ -165,6 +188,10 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
         w.field("name", profile->str(info.name)).field("op_id", static_cast<int64_t>(opId));
         w.field("hlo", hloText).field("category", profile->str(info.category)).field("program", program);
         w.field("tf_op", profile->str(info.tfOp)).field("source", profile->str(info.source));
+        w.key("other_programs").beginArray();
+        for (const std::string& other : otherPrograms)
+            w.value(other);
+        w.endArray();
         if (row) {
             w.field("occurrences", row->occurrences).field("time_ps", row->totalTimePs);
             w.field("time_fraction", row->timeFraction).field("flops", row->flops);
@@ -214,6 +241,12 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
 
     out << profile->str(info.name) << "  (" << profile->str(info.category) << (program.empty() ? "" : ", program ")
         << program << ")\n";
+    if (!otherPrograms.empty()) {
+        out << "Also named " << profile->str(info.name) << " in:";
+        for (size_t i = 0; i < otherPrograms.size(); ++i)
+            out << (i ? ", " : " ") << otherPrograms[i];
+        out << " (other ops; --program NAME shows one)\n";
+    }
     out << "HLO:         " << (hloText.empty() ? "(not recorded)" : hloText) << "\n";
     if (!provenance.empty() || info.source)
         out << "Provenance:  " << provenance << (info.source ? "  " + profile->str(info.source) : "") << "\n";

@@ -24,7 +24,7 @@ void usage(std::FILE* out)
                "                        [--format table|csv|tsv|json|md] [--device GEN] [--wide]\n"
                "  tpuscope-cli steps FILE [--program NAME] [--core N] [--format table|json|csv|md]\n"
                "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
-               "  tpuscope-cli fusion FILE NAME [--format text|json]\n"
+               "  tpuscope-cli fusion FILE NAME [--program NAME] [--format text|json]\n"
                "  tpuscope-cli memory FILE [--module NAME] [--format table|json|md]\n"
                "  tpuscope-cli share FILE -o OUT.tpuscope [--redact paths,names,hash|all] [--text]\n"
                "  tpuscope-cli share FILE --forum [--redact ...] [--text]   (Markdown for a forum post;\n"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -359,7 +360,166 @@ std::string categoryFromInstruction(const hlo::Instruction& instruction)
     return opcode;
 }
 
+/// A module run's name as XLA writes it, "jit_step_fun(5120112285394406626)": the program's name
+/// and, when the name ends in one, its id (the XSpace loader reads program ids the same way).
+struct ModuleRunName
+{
+    std::string_view program;
+    std::optional<uint64_t> id;
+};
+
+ModuleRunName parseModuleRunName(std::string_view name)
+{
+    ModuleRunName result {name, std::nullopt};
+    const size_t open = name.rfind('(');
+    if (name.size() < 3 || name.back() != ')' || open == std::string_view::npos || open == 0 || open + 2 >= name.size())
+        return result;
+    const std::string_view digits = name.substr(open + 1, name.size() - open - 2);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return result;
+    // Steps names a run's program the same way (steps.cpp withoutProgramId), so the two agree.
+    result.program = name.substr(0, open);
+    uint64_t id = 0;
+    if (auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+        ec == std::errc() && end == digits.data() + digits.size())
+        result.id = id;
+    return result;
+}
+
+/// A stable id for a program whose runs carry no id: Profile::programs and share files key
+/// programs by id, and a run name hashed (FNV-1a) keeps equal names together and others apart.
+uint64_t programIdFromText(std::string_view text)
+{
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (const char c : text)
+        hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    return hash;
+}
+
 } // namespace
+
+// An XLA op event belongs to the run of a program (an event on the XLA Modules line of the same
+// plane) that contains it in time. Chrome traces and other exports without per-op program ids
+// only say this through time, so here every op without a program id of its own gets that run's
+// program; an op kind (same name, long name, category) seen in runs of several programs becomes
+// one OpInfo per program. Tables, drill-downs, advice evidence and share files are keyed by
+// program and name, so same-named ops of different programs stay apart (in the vLLM trace each of
+// three programs has a `fusion`: an embedding gather, a small gather and the lm_head matmul). Ops
+// with their own id (XSpace) are left as they are. Cost: one sweep per op line over its sorted events beside the sorted
+// runs, one array read per event; programs are registered only for runs that contain such an op.
+void ProfileBuilder::linkOpsToModuleRuns()
+{
+    Profile& p = *m_profile;
+    // Per op: the first program its events were seen in (an index into programs), or a marker.
+    constexpr uint32_t kUnseen = kNone;
+    constexpr uint32_t kOwnProgram = kNone - 1;
+    constexpr uint32_t kOutsideRuns = kNone - 2;
+    const size_t opCount = p.ops.size();
+    std::vector<uint32_t> firstProgram(opCount, kUnseen);
+    bool anyWithoutProgram = false;
+    for (size_t id = 0; id < opCount; ++id) {
+        if (p.ops[id].hasProgramId || p.ops[id].program != kNone)
+            firstProgram[id] = kOwnProgram;
+        else
+            anyWithoutProgram = true;
+    }
+    if (!anyWithoutProgram)
+        return;
+
+    std::unordered_map<OpId, uint32_t> programOfModuleOp;
+    auto programOfRun = [&](OpId moduleOp) {
+        if (auto it = programOfModuleOp.find(moduleOp); it != programOfModuleOp.end())
+            return it->second;
+        const OpInfo& module = p.ops[moduleOp];
+        const ModuleRunName run = parseModuleRunName(p.str(module.name));
+        uint32_t program = module.program;
+        if (program == kNone && (module.hasProgramId || run.id)) {
+            program = addProgram(module.hasProgramId ? module.programId : *run.id, std::string(run.program), nullptr);
+        } else if (program == kNone) {
+            for (size_t i = 0; i < p.programs.size() && program == kNone; ++i)
+                if (p.programs[i].name == run.program)
+                    program = static_cast<uint32_t>(i);
+            if (program == kNone)
+                program = addProgram(programIdFromText(p.str(module.name)), std::string(run.program), nullptr);
+        }
+        programOfModuleOp.emplace(moduleOp, program);
+        return program;
+    };
+
+    // A further program an op kind runs in: a copy of its OpInfo, made once per (op, program).
+    std::unordered_map<uint64_t, OpId> copies;
+    auto copyFor = [&](OpId op, uint32_t program) {
+        auto [it, inserted] = copies.emplace((uint64_t(op) << 32) | program, OpId(0));
+        if (inserted) {
+            OpInfo copy = p.ops[op];
+            copy.program = program == kOutsideRuns ? kNone : program;
+            copy.hasProgramId = program != kOutsideRuns;
+            copy.programId = program == kOutsideRuns ? 0 : p.programs[program].id;
+            p.ops.push_back(copy);
+            it->second = static_cast<OpId>(p.ops.size() - 1);
+        }
+        return it->second;
+    };
+
+    struct Run
+    {
+        TimePs start, end;
+        OpId op;
+    };
+    std::vector<Run> runs;
+    for (const Plane& plane : p.planes) {
+        runs.clear();
+        size_t moduleLines = 0;
+        for (TrackId id : plane.tracks) {
+            const Track& track = p.tracks[id];
+            if (track.kind != TrackKind::XlaModules)
+                continue;
+            ++moduleLines;
+            for (size_t i = 0; i < track.size(); ++i)
+                if (track.depth[i] == 0)
+                    runs.push_back({track.start[i], track.end(i), track.op[i]});
+        }
+        if (runs.empty())
+            continue;
+        if (moduleLines > 1)
+            std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
+        for (TrackId id : plane.tracks) {
+            Track& track = p.tracks[id];
+            if (track.kind != TrackKind::XlaOps && track.kind != TrackKind::AsyncXlaOps)
+                continue;
+            size_t next = 0; // the first run that starts after the current event
+            for (size_t i = 0; i < track.size(); ++i) {
+                const OpId op = track.op[i];
+                if (op >= opCount || firstProgram[op] == kOwnProgram)
+                    continue;
+                const TimePs start = track.start[i];
+                while (next < runs.size() && runs[next].start <= start)
+                    ++next;
+                // Lines are anchored apart (Chrome JSON: each at its first device offset), so an op
+                // may seem to start a few hundred ps before its run: up to 1 ns counts as inside.
+                uint32_t program = kOutsideRuns;
+                if (next > 0 && start < runs[next - 1].end)
+                    program = programOfRun(runs[next - 1].op);
+                else if (next < runs.size() && runs[next].start - start <= kTouchTolerancePs)
+                    program = programOfRun(runs[next].op);
+                uint32_t& first = firstProgram[op];
+                if (first == kUnseen)
+                    first = program;
+                else if (first != program)
+                    track.op[i] = copyFor(op, program);
+            }
+        }
+    }
+    for (size_t id = 0; id < opCount; ++id) {
+        const uint32_t program = firstProgram[id];
+        if (program == kUnseen || program == kOwnProgram || program == kOutsideRuns)
+            continue;
+        OpInfo& op = p.ops[id];
+        op.program = program;
+        op.programId = p.programs[program].id;
+        op.hasProgramId = true;
+    }
+}
 
 std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOverride, int coresOverride)
 {
@@ -406,6 +566,7 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     std::stable_sort(p.stepMarkers.begin(), p.stepMarkers.end(),
         [](const StepMarker& a, const StepMarker& b) { return a.start < b.start; });
 
+    linkOpsToModuleRuns();
     // Link ops to their programs and fill missing categories from the HLO.
     for (auto& op : p.ops) {
         if (op.hasProgramId && op.program == kNone) {

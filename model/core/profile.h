@@ -346,7 +346,9 @@ public:
         t.op.push_back(op);
     }
 
-    /// Sorts tracks, computes nesting depth, resolves program links, counts cores and picks
+    /// Sorts tracks, computes nesting depth, resolves program links (an op without a program id
+    /// of its own gets the program of the XLA Modules run it runs in, one OpInfo per program),
+    /// counts cores and picks
     /// device peaks (plane stats first, then the generation table, then the user's choice).
     /// `deviceOverride` is a generation key ("v5e") or empty.
     std::shared_ptr<const Profile> finish(std::string_view deviceOverride = {}, int coresOverride = 0);
@@ -393,6 +395,9 @@ public:
 
 private:
     void sendPreview();
+    /// Gives every op without a program id of its own the program of the module run it runs in
+    /// (see the definition); called by finish().
+    void linkOpsToModuleRuns();
 
     LoadLimits m_limits;
     PreviewFn m_preview;

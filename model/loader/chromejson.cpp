@@ -976,8 +976,9 @@ private:
         auto& load = m_profile.load;
         load.limitations.push_back("Chrome trace JSON: the TPU generation is not recorded; peaks come from --device / "
                                    "the GUI setting");
-        load.limitations.push_back("Chrome trace JSON: no HLO programs or program ids, so ops are not linked to "
-                                   "their HLO and `flops` is model_flops (the export drops device-normalized flops)");
+        load.limitations.push_back("Chrome trace JSON: no HLO and no per-op program ids: an op's program is the "
+                                   "XLA Modules run it runs in, ops are not linked to their HLO, and `flops` is "
+                                   "model_flops (the export drops device-normalized flops)");
         if (!m_skippedPhases.empty()) {
             std::string text = "skipped events of phases the viewer does not model:";
             for (const auto& [ph, count] : m_skippedPhases)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysis/opbreakdown.h"
+#include "analysis/steps.h"
 #include "core/devicepeaks.h"
 #include "loader/loader.h"
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -126,7 +128,12 @@ TEST(ChromeJson, RealSampleStructure)
     EXPECT_EQ(first.bytesAccessed, 8);
     EXPECT_EQ(p.str(first.shapeWithLayout), "s32[1]{0:T(128)}");
     EXPECT_TRUE(p.str(first.longName).starts_with("%slice.1996 = s32[1]{0:T(128)} slice("));
-    EXPECT_FALSE(first.hasProgramId);
+    // Its program is the XLA Modules run it runs in: jit_step_fun(5120112285394406626).
+    ASSERT_NE(first.program, kNone);
+    EXPECT_EQ(p.programs[first.program].name, "jit_step_fun");
+    EXPECT_EQ(p.programs[first.program].id, 5120112285394406626u);
+    EXPECT_EQ(first.programId, 5120112285394406626u);
+    EXPECT_TRUE(first.hasProgramId);
 
     EXPECT_TRUE(containsText(p.load.limitations, "TPU generation is not recorded"));
     EXPECT_EQ(p.device.peakSource, PeakSource::None);
@@ -139,6 +146,61 @@ TEST(ChromeJson, RealSampleStructure)
         loopFusion = loopFusion || row.category == "loop fusion";
     }
     EXPECT_TRUE(loopFusion);
+}
+
+// Expected per-program op time, computed without tpuscope: python3 over the JSON, every `XLA Ops`
+// event of pid 3 and 4 (tid 3) assigned to the `XLA Modules` event (tid 2) of its pid whose
+// [ts, ts + dur) holds its ts, summing device_duration_ps:
+//   jit_step_fun 133805369344 ps (6880 events), jit_compute_logits_func 580529411 (6),
+//   jit_sample 15549820 (12), jit__select_from_array_fn 14867947 (10); all 134416316522.
+TEST(ChromeJson, RealSampleOpTimeSpreadsOverThePrograms)
+{
+    if (!std::filesystem::exists(kSample))
+        GTEST_SKIP() << "sample missing: " << kSample;
+    LoadResult r = loadProfile(kSample);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    const OpBreakdown byProgram = computeOpBreakdown(p, {}, GroupBy::Program);
+    const std::map<std::string, std::pair<double, int64_t>> expected = {
+        {"jit_step_fun", {133805369344, 6880}},
+        {"jit_compute_logits_func", {580529411, 6}},
+        {"jit_sample", {15549820, 12}},
+        {"jit__select_from_array_fn", {14867947, 10}},
+    };
+    ASSERT_EQ(byProgram.rows.size(), expected.size());
+    double sum = 0;
+    for (const OpRow& row : byProgram.rows) {
+        SCOPED_TRACE(row.name);
+        const auto it = expected.find(row.program);
+        ASSERT_NE(it, expected.end()) << "unexpected program row '" << row.name << "'";
+        EXPECT_EQ(row.name, row.program);
+        EXPECT_DOUBLE_EQ(row.totalTimePs, it->second.first);
+        EXPECT_EQ(row.occurrences, it->second.second);
+        sum += row.totalTimePs;
+    }
+    EXPECT_DOUBLE_EQ(sum, 134416316522.0);
+    EXPECT_DOUBLE_EQ(sum, byProgram.totalTimePs) << "the program rows add up to the op time";
+    // The programs are the ones steps finds on the XLA Modules lines.
+    const StepAnalysis steps = computeSteps(p);
+    ASSERT_EQ(steps.programs.size(), expected.size());
+    for (const ProgramRunStats& program : steps.programs)
+        EXPECT_TRUE(expected.count(program.name)) << program.name;
+
+    // The three `fusion` ops (an embedding gather, a small gather, the lm_head matmul) are three rows.
+    const OpBreakdown byOp = computeOpBreakdown(p);
+    std::map<std::string, const OpRow*> fusions;
+    for (const OpRow& row : byOp.rows)
+        if (row.name == "fusion")
+            fusions[row.program] = &row;
+    ASSERT_EQ(fusions.size(), 3u);
+    ASSERT_TRUE(fusions.count("jit_compute_logits_func"));
+    EXPECT_EQ(fusions["jit_compute_logits_func"]->category, "convolution fusion");
+    EXPECT_DOUBLE_EQ(fusions["jit_compute_logits_func"]->flops, 2 * 6228541440.0); // model_flops × 2 cores
+    ASSERT_TRUE(fusions.count("jit_step_fun"));
+    EXPECT_EQ(fusions["jit_step_fun"]->category, "custom fusion");
+    EXPECT_DOUBLE_EQ(fusions["jit_step_fun"]->bytesAccessed, 2 * 20975616.0);
+    ASSERT_TRUE(fusions.count("jit__select_from_array_fn"));
+    EXPECT_DOUBLE_EQ(fusions["jit__select_from_array_fn"]->bytesAccessed, 2 * 163872.0);
 }
 
 TEST(ChromeJson, RealSampleDeviceOverride)
@@ -552,6 +614,102 @@ TEST(ChromeJson, DeviceTimespanAnchoredPerTrack)
     EXPECT_EQ(ops->duration[1], 7);
     EXPECT_EQ(ops->start[2], 300000000); // no offset: ts
     EXPECT_EQ(ops->duration[2], 9);
+}
+
+// Three programs run an op named `fusion`: one kind (same name, HLO text and category, 2 GFLOP per
+// run) in jit_a and jit_b, and in jit_c a `fusion` of its own HLO (5 GFLOP). Each program's op is
+// its own row with its own occurrences and FLOPs, and the program rows add up to the op time.
+TEST(ChromeJson, SameNamedOpInSeveralProgramsIsOneRowPerProgram)
+{
+    const std::string shared = R"j({"hlo_category":"convolution fusion","long_name":"%fusion = bf16[8,128]{1,0} )j"
+                               R"j(fusion(), kind=kOutput","model_flops":"2000000000","bytes_accessed":"4096"})j";
+    const std::string own = R"j({"hlo_category":"loop fusion","long_name":"%fusion = f32[16]{0} fusion(), )j"
+                            R"j(kind=kLoop","model_flops":"5000000000","bytes_accessed":"64"})j";
+    const std::string doc = "["
+        + std::string(R"({"ph":"M","pid":3,"name":"process_name","args":{"name":"/device:TPU:0"}},)"
+                      R"({"ph":"M","pid":3,"tid":2,"name":"thread_name","args":{"name":"XLA Modules"}},)"
+                      R"({"ph":"M","pid":3,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}},)")
+        // Runs: jit_a at 100–110 µs and 130–140 µs, jit_b (named without an id) at 110–125 µs,
+        // jit_c at 140–150 µs.
+        + xEvent(3, 2, "100", "10", "jit_a(11)") + "," + xEvent(3, 2, "110", "15", "jit_b") + ","
+        + xEvent(3, 2, "130", "10", "jit_a(11)") + "," + xEvent(3, 2, "140", "10", "jit_c(33)")
+        + ","
+        // The first op starts a little before its run (lines are anchored apart): still jit_a's.
+        + xEvent(3, 3, "99.9995", "2", "fusion", shared) + "," + xEvent(3, 3, "111", "3", "fusion", shared) + ","
+        + xEvent(3, 3, "131", "2", "fusion", shared) + "," + xEvent(3, 3, "141", "4", "fusion", own)
+        + ","
+        // After every run: no program.
+        + xEvent(3, 3, "160", "1", "fusion", shared) + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    ASSERT_EQ(p.programs.size(), 3u);
+    EXPECT_EQ(p.programs[0].name, "jit_a");
+    EXPECT_EQ(p.programs[0].id, 11u);
+    EXPECT_EQ(p.programs[1].name, "jit_b");
+    EXPECT_EQ(p.programs[2].name, "jit_c");
+    EXPECT_EQ(p.programs[2].id, 33u);
+
+    const OpBreakdown byOp = computeOpBreakdown(p);
+    std::map<std::string, const OpRow*> rows;
+    for (const OpRow& row : byOp.rows) {
+        EXPECT_EQ(row.name, "fusion");
+        rows[row.program] = &row;
+    }
+    ASSERT_EQ(rows.size(), 4u);
+    const OpRow* a = rows["jit_a"];
+    const OpRow* b = rows["jit_b"];
+    const OpRow* c = rows["jit_c"];
+    const OpRow* none = rows[""];
+    ASSERT_TRUE(a && b && c && none);
+    EXPECT_EQ(a->occurrences, 2);
+    EXPECT_DOUBLE_EQ(a->flops, 4e9);
+    EXPECT_DOUBLE_EQ(a->totalTimePs, 4e6);
+    EXPECT_EQ(a->category, "convolution fusion");
+    EXPECT_EQ(b->occurrences, 1);
+    EXPECT_DOUBLE_EQ(b->flops, 2e9);
+    EXPECT_DOUBLE_EQ(b->totalTimePs, 3e6);
+    EXPECT_EQ(c->occurrences, 1);
+    EXPECT_DOUBLE_EQ(c->flops, 5e9);
+    EXPECT_EQ(c->category, "loop fusion");
+    EXPECT_EQ(none->occurrences, 1);
+    // The shared kind became one OpInfo per program; each knows its program and id.
+    EXPECT_NE(a->op, b->op);
+    EXPECT_EQ(p.ops[a->op].program, 0u);
+    EXPECT_EQ(p.ops[a->op].programId, 11u);
+    EXPECT_EQ(p.ops[b->op].program, 1u);
+    EXPECT_EQ(p.ops[b->op].programId, p.programs[1].id);
+    EXPECT_EQ(p.ops[c->op].programId, 33u);
+    EXPECT_EQ(p.ops[none->op].program, kNone);
+    EXPECT_FALSE(p.ops[none->op].hasProgramId);
+
+    const OpBreakdown byProgram = computeOpBreakdown(p, {}, GroupBy::Program);
+    ASSERT_EQ(byProgram.rows.size(), 4u);
+    double sum = 0;
+    for (const OpRow& row : byProgram.rows)
+        sum += row.totalTimePs;
+    EXPECT_DOUBLE_EQ(sum, byProgram.totalTimePs);
+    EXPECT_DOUBLE_EQ(byProgram.totalTimePs, (2 + 3 + 2 + 4 + 1) * 1e6);
+}
+
+// An op that records its own program id keeps it, whatever run it is in.
+TEST(ChromeJson, OwnProgramIdWinsOverTheRun)
+{
+    const std::string doc = "["
+        + std::string(R"({"ph":"M","pid":3,"name":"process_name","args":{"name":"/device:TPU:0"}},)"
+                      R"({"ph":"M","pid":3,"tid":2,"name":"thread_name","args":{"name":"XLA Modules"}},)"
+                      R"({"ph":"M","pid":3,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}},)")
+        + xEvent(3, 2, "100", "10", "jit_a(11)") + "," + xEvent(3, 3, "101", "2", "add.1", R"({"program_id":"99"})")
+        + "]";
+    LoadResult r = loadJson(doc);
+    ASSERT_TRUE(r.ok()) << r.error;
+    const Profile& p = *r.profile;
+    const Track* ops = findTrack(p, "/device:TPU:0", "XLA Ops");
+    ASSERT_NE(ops, nullptr);
+    ASSERT_EQ(ops->size(), 1u);
+    EXPECT_EQ(p.ops[ops->op[0]].programId, 99u);
+    EXPECT_EQ(p.ops[ops->op[0]].program, kNone); // no program 99 in the file
+    EXPECT_TRUE(p.programs.empty()) << "no op needed the run's program";
 }
 
 TEST(ChromeJson, ByteMutationsNeverCrash)
