@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tpuscope::model {
 
@@ -343,13 +344,16 @@ bool buildModule(const std::string& moduleName, int64_t moduleId, const std::vec
 // ---------------------------------------------------------------------------------------------
 // Op kinds on the device planes.
 
+/// One XLA op of a scenario and how long it runs. Its FLOPs and bytes come from its HLO shapes
+/// (opCostFromShapes); its time from those and one of: a share of the peak HBM bandwidth
+/// (memory-bound ops), a fixed latency (tiny ops), or a share of the step's op time.
 struct OpSpec
 {
     std::string name; // HLO instruction name in the entry computation
     std::string category; // hlo_category
-    double share = 0; // of the busy time of one step
-    double flopsUtilization = 0;
-    double hbmUtilization = 0;
+    double hbmUtilization = 0; // duration = HBM bytes / (this × peak HBM bandwidth)
+    double latencyPs = 0; // duration when the op is too small for bandwidth to matter
+    double opTimeShare = 0; // duration = this share of the step's op time
     std::string tfOp, source;
 };
 
@@ -360,9 +364,10 @@ struct DeviceSpec
     double peakHbmGbps = 450; // per TensorCore (900 GB/s per chip)
 };
 
-std::string memoryBreakdown(double hbmBytes)
+std::string memoryBreakdown(double hbmReadBytes, double hbmWriteBytes)
 {
-    // MemoryAccessBreakdown: HBM read 60 %, HBM write 40 %, plus on-chip (VMEM, space 3) reads.
+    // MemoryAccessBreakdown: what the op reads from and writes to HBM (memory space 1). On-chip
+    // traffic (VMEM) does not follow from the shapes, so none is recorded.
     tensorflow::profiler::MemoryAccessBreakdown breakdown;
     auto add = [&](int op, uint64_t space, double bytes) {
         auto* m = breakdown.add_memory_accessed();
@@ -370,18 +375,18 @@ std::string memoryBreakdown(double hbmBytes)
         m->set_memory_space(space);
         m->set_bytes_accessed(static_cast<uint64_t>(std::llround(bytes)));
     };
-    add(1, 1, hbmBytes * 0.6);
-    add(2, 1, hbmBytes * 0.4);
-    add(1, 3, hbmBytes * 0.25);
+    add(1, 1, hbmReadBytes);
+    add(2, 1, hbmWriteBytes);
     return serializeDeterministic(breakdown);
 }
 
 /// Adds the XEventMetadata of one XLA op (stats in the order the v6e runtime writes them).
 void addOpMetadata(tensorflow::profiler::XPlane& plane, StatTable& stats, int64_t id, const std::string& hloText,
     const std::string& displayName, const std::string& category, uint64_t programId, uint64_t symbolId, double flops,
-    double bytesAccessed, double hbmBytes, const std::string& shapeWithLayout, const std::string& tfOp,
+    double hbmReadBytes, double hbmWriteBytes, const std::string& shapeWithLayout, const std::string& tfOp,
     const std::string& source)
 {
+    const double bytesAccessed = hbmReadBytes + hbmWriteBytes;
     auto& meta = (*plane.mutable_event_metadata())[id];
     meta.set_id(id);
     meta.set_name(hloText);
@@ -393,7 +398,7 @@ void addOpMetadata(tensorflow::profiler::XPlane& plane, StatTable& stats, int64_
     stats.add(s, "flops")->set_int64_value(std::llround(flops));
     stats.add(s, "model_flops")->set_int64_value(std::llround(flops));
     stats.add(s, "bytes_accessed")->set_int64_value(std::llround(bytesAccessed));
-    stats.add(s, "memory_access_breakdown")->set_bytes_value(memoryBreakdown(hbmBytes));
+    stats.add(s, "memory_access_breakdown")->set_bytes_value(memoryBreakdown(hbmReadBytes, hbmWriteBytes));
     if (!source.empty())
         stats.add(s, "source")->set_str_value(source);
     stats.add(s, "raw_bytes_accessed")->set_int64_value(std::llround(bytesAccessed));
@@ -418,6 +423,109 @@ bool writeMetadataPlane(
         stats.add(meta.mutable_stats(), "Hlo Proto")->set_bytes_value(serializeModule(*module));
     }
     return writePlane(sink, plane, {});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Costs from HLO shapes, so that an op's FLOPs and bytes are what its own HLO says it does.
+
+struct OpCost
+{
+    double flops = 0;
+    double readBytes = 0; // operands, from HBM
+    double writeBytes = 0; // result, to HBM
+};
+
+struct LogicalSize
+{
+    double elements = 0;
+    double bytes = 0;
+};
+
+/// Elements and bytes of an array as its dimensions give them, without tile padding: that is
+/// what XLA's cost analysis records as `bytes_accessed` on TPU (in the vLLM trace every copy,
+/// broadcast and fusion with a padded layout, about 200 of them, records exactly its logical
+/// operand + result bytes), so the FLOPs, bytes and HBM breakdown of an op use it alike.
+LogicalSize logicalSize(const hlo::Shape& shape)
+{
+    LogicalSize size;
+    if (shape.isTuple()) {
+        for (const hlo::Shape& element : shape.tupleShapes) {
+            const LogicalSize part = logicalSize(element);
+            size.elements += part.elements;
+            size.bytes += part.bytes;
+        }
+        return size;
+    }
+    size.elements = 1;
+    for (int64_t d : shape.dimensions)
+        size.elements *= static_cast<double>(d);
+    size.bytes = size.elements * hlo::primitiveTypeBits(shape.elementType) / 8;
+    return size;
+}
+
+hlo::Shape parsedShape(const std::string& text)
+{
+    return layout::parseShape(text).shape;
+}
+
+/// FLOPs of one instruction, as XLA's HloCostAnalysis counts them: a convolution
+/// 2 × output elements × kernel spatial size × input features / feature groups (every tap of
+/// the window, padding included; XLA skips the taps that fall on padding, 1 % fewer for a
+/// 3×3 window with pad 1 on 128×128); an element-wise op one per output element; a reduce
+/// one per input element it folds in (input − output elements); an all-reduce one per
+/// element; data movement (copy, transpose, broadcast, parameter, constant, tuple) none.
+double instructionFlops(const InstSpec& inst, const std::map<std::string, const InstSpec*>& byName,
+    const std::map<std::string, const CompSpec*>& computations)
+{
+    auto operandShape = [&](size_t i) { return parsedShape(byName.at(inst.operands.at(i))->shape); };
+    const double outputElements = logicalSize(parsedShape(inst.shape)).elements;
+    if (inst.opcode == "fusion") {
+        const CompSpec& called = *computations.at(inst.calls);
+        std::map<std::string, const InstSpec*> inner;
+        for (const InstSpec& i : called.instructions)
+            inner[i.name] = &i;
+        double flops = 0;
+        for (const InstSpec& i : called.instructions)
+            flops += instructionFlops(i, inner, computations);
+        return flops;
+    }
+    if (inst.opcode == "convolution") {
+        const hlo::Shape input = operandShape(0);
+        const hlo::Shape kernel = operandShape(1);
+        double kernelSpatial = 1;
+        for (int64_t d : inst.kS)
+            kernelSpatial *= static_cast<double>(kernel.dimensions.at(static_cast<size_t>(d)));
+        const double inputFeatures = static_cast<double>(input.dimensions.at(static_cast<size_t>(inst.inF)));
+        return 2 * outputElements * kernelSpatial * inputFeatures; // feature_group_count is 1
+    }
+    static const std::set<std::string> elementwise
+        = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "logistic", "exponential", "tanh"};
+    if (elementwise.count(inst.opcode))
+        return outputElements;
+    if (inst.opcode == "reduce")
+        return logicalSize(operandShape(0)).elements - outputElements;
+    if (inst.opcode == "all-reduce")
+        return outputElements;
+    return 0;
+}
+
+/// The cost of an entry instruction: its FLOPs (a fusion's are those of its fused
+/// instructions) and the bytes of its operands and result.
+OpCost opCostFromShapes(const std::vector<CompSpec>& computations, const std::string& entryName, const std::string& op)
+{
+    std::map<std::string, const CompSpec*> byComputation;
+    for (const CompSpec& c : computations)
+        byComputation[c.name] = &c;
+    std::map<std::string, const InstSpec*> entry;
+    for (const InstSpec& i : byComputation.at(entryName)->instructions)
+        entry[i.name] = &i;
+    const InstSpec& inst = *entry.at(op);
+    OpCost cost;
+    cost.flops = instructionFlops(inst, entry, byComputation);
+    for (const std::string& operand : inst.operands)
+        cost.readBytes += logicalSize(parsedShape(entry.at(operand)->shape)).bytes;
+    cost.writeBytes = logicalSize(parsedShape(inst.shape)).bytes;
+    return cost;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,15 +567,16 @@ std::vector<CompSpec> originComputations()
         return s;
     };
     // NHWC activations, conv "b01f_01io->b01f".
-    auto forwardConv = [&](std::string name, std::string shape, std::vector<std::string> operands) {
-        InstSpec s = op(std::move(name), "convolution", std::move(shape), std::move(operands),
-            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
-        s.hasConv = true;
-        s.inB = 0, s.inF = 3, s.inS = {1, 2};
-        s.kI = 2, s.kO = 3, s.kS = {0, 1};
-        s.outB = 0, s.outF = 3, s.outS = {1, 2};
-        return s;
-    };
+    auto forwardConv
+        = [&](std::string name, std::string shape, std::vector<std::string> operands, const std::string& window) {
+              InstSpec s = op(std::move(name), "convolution", std::move(shape), std::move(operands),
+                  "window={" + window + "}, dim_labels=b01f_01io->b01f");
+              s.hasConv = true;
+              s.inB = 0, s.inF = 3, s.inS = {1, 2};
+              s.kI = 2, s.kO = 3, s.kS = {0, 1};
+              s.outB = 0, s.outF = 3, s.outS = {1, 2};
+              return s;
+          };
 
     std::vector<CompSpec> comps;
     comps.push_back({"region_add.1", false,
@@ -476,8 +585,8 @@ std::vector<CompSpec> originComputations()
     // First conv 3 -> 32 with ReLU.
     comps.push_back({"fused_computation.7", true,
         {param("param_0.4", act3, 0), param("param_1.5", "f32[3,3,3,32]{3,2,1,0:T(8,128)}", 1),
-            meta(
-                forwardConv("convolution.41", act32, {"param_0.4", "param_1.5"}), "Conv2D", "unet/conv2d_1/Conv2D", 41),
+            meta(forwardConv("convolution.41", act32, {"param_0.4", "param_1.5"}, "size=3x3 pad=1_1x1_1"), "Conv2D",
+                "unet/conv2d_1/Conv2D", 41),
             op("constant.12", "constant", scalar, {}),
             op("broadcast.13", "broadcast", act32, {"constant.12"}, "dimensions={}"),
             meta(op("maximum.14", "maximum", act32, {"convolution.41", "broadcast.13"}), "Relu", "unet/conv2d_1/Relu",
@@ -490,10 +599,10 @@ std::vector<CompSpec> originComputations()
                 "unet/batch_normalization_1/mul", 44)}});
     // The origin-story fusion: last conv 32 -> 1 channel, bias, sigmoid.
     comps.push_back({"fused_computation.3", true,
-        {param("param_0.1", act32, 0), param("param_1.2", "f32[3,3,32,1]{3,2,1,0:T(8,128)}", 1),
+        {param("param_0.1", act32, 0), param("param_1.2", "f32[17,17,32,1]{3,2,1,0:T(8,128)}", 1),
             param("param_2.3", "f32[1]{0:T(128)}", 2),
-            meta(forwardConv("convolution.114", act1, {"param_0.1", "param_1.2"}), "Conv2D", "unet/conv2d_18/Conv2D",
-                87),
+            meta(forwardConv("convolution.114", act1, {"param_0.1", "param_1.2"}, "size=17x17 pad=8_8x8_8"), "Conv2D",
+                "unet/conv2d_18/Conv2D", 87),
             op("broadcast.8", "broadcast", act1, {"param_2.3"}, "dimensions={3}"),
             meta(op("add.9", "add", act1, {"convolution.114", "broadcast.8"}), "BiasAdd", "unet/conv2d_18/BiasAdd", 87),
             meta(op("logistic.10", "logistic", act1, {"add.9"}), "Sigmoid", "unet/conv2d_18/Sigmoid", 87)}});
@@ -519,7 +628,7 @@ std::vector<CompSpec> originComputations()
     e.push_back(param("Arg_0.1", "f32[16,128,128,3]{3,2,1,0:T(4,128)}", 0));
     e.push_back(param("Arg_1.2", "f32[3,3,3,32]{3,2,1,0:T(8,128)}", 1));
     e.push_back(param("Arg_2.3", "f32[32]{0:T(128)}", 2));
-    e.push_back(param("Arg_3.4", "f32[3,3,32,1]{3,2,1,0:T(8,128)}", 3));
+    e.push_back(param("Arg_3.4", "f32[17,17,32,1]{3,2,1,0:T(8,128)}", 3));
     e.push_back(param("Arg_4.5", "f32[1]{0:T(128)}", 4));
     e.push_back(meta(op("copy.5", "copy", act3, {"Arg_0.1"}), "Transpose", "unet/input_layout", 30));
     auto fusion = [&](std::string name, std::string shape, std::vector<std::string> operands, std::string kind,
@@ -542,8 +651,8 @@ std::vector<CompSpec> originComputations()
     {
         // Kernel gradient ("gradient-update conv", ANCHORS §3.5): activations with batch as the
         // contracting feature, output [kh, kw, in, out].
-        InstSpec s = op("convolution.33", "convolution", "f32[3,3,32,1]{3,2,1,0:T(8,128)}", {"fusion.12", "fusion.15"},
-            "window={size=128x128 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf");
+        InstSpec s = op("convolution.33", "convolution", "f32[17,17,32,1]{3,2,1,0:T(8,128)}",
+            {"fusion.12", "fusion.15"}, "window={size=128x128 pad=8_8x8_8}, dim_labels=f01b_i01o->01bf");
         s.hasConv = true;
         s.inB = 3, s.inF = 0, s.inS = {1, 2};
         s.kI = 0, s.kO = 3, s.kS = {1, 2};
@@ -551,38 +660,72 @@ std::vector<CompSpec> originComputations()
         e.push_back(meta(s, "Conv2DBackpropFilter", "gradients/unet/conv2d_18/Conv2D_grad/Conv2DBackpropFilter", 87));
     }
     {
-        InstSpec s = op("all-reduce.1", "all-reduce", "f32[3,3,32,1]{3,2,1,0:T(8,128)}", {"convolution.33"},
+        InstSpec s = op("all-reduce.1", "all-reduce", "f32[17,17,32,1]{3,2,1,0:T(8,128)}", {"convolution.33"},
             "channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}");
         s.calls = "region_add.1";
         e.push_back(meta(s, "CrossReplicaSum", "CrossReplicaSum", 120));
     }
     e.push_back(meta(
-        op("transpose.2", "transpose", "f32[1,32,3,3]{3,2,1,0:T(8,128)}", {"all-reduce.1"}, "dimensions={3,2,0,1}"),
+        op("transpose.2", "transpose", "f32[1,32,17,17]{3,2,1,0:T(8,128)}", {"all-reduce.1"}, "dimensions={3,2,0,1}"),
         "Transpose", "gradients/unet/conv2d_18/transpose", 121));
-    e.push_back(
-        op("tuple.40", "tuple", "(f32[16]{0:T(128)}, f32[1,32,3,3]{3,2,1,0:T(8,128)})", {"fusion.20", "transpose.2"}));
+    e.push_back(op(
+        "tuple.40", "tuple", "(f32[16]{0:T(128)}, f32[1,32,17,17]{3,2,1,0:T(8,128)})", {"fusion.20", "transpose.2"}));
     comps.push_back(std::move(entry));
     return comps;
 }
 
 std::vector<OpSpec> originOps()
 {
-    // Execution order of one step. Shares add up to 1 (of the busy time); utilizations are the
-    // targets the flops/bytes stats are derived from.
+    // Execution order of one step. Each op's FLOPs and bytes follow from its HLO shapes; its time
+    // from those at the rate it plausibly reaches on a v3 core (450 GB/s of HBM, 61.5 TFLOP/s).
+    // At per-core batch 16 most ops here are bound by memory: the 3x3 convolution does 13 FLOP per
+    // byte against a ridge point of 137. fusion.3 is the op the story is about: a 17x17 convolution
+    // 32 -> 1 channel (140 FLOP per byte, at the ridge), so at 58 % of the op time it runs at about
+    // 12 % of the peak FLOP rate and 12 % of its roofline bound, because its output puts the batch
+    // (16) in the 128-wide tile and the feature (1) in the 8-wide tile: 1.56 % of each tile holds
+    // data. Its kernel gradient (convolution.33) has the same FLOPs and streams near HBM speed.
     return {
-        {"copy.5", "data formatting", 0.05, 0.0, 0.55, "unet/input_layout:Transpose", "unet.py:30"},
-        {"fusion.7", "convolution fusion", 0.14, 0.30, 0.25, "unet/conv2d_1/Conv2D:Conv2D", "unet.py:41"},
-        {"fusion.12", "loop fusion", 0.08, 0.03, 0.80, "unet/batch_normalization_1/mul:Mul", "unet.py:44"},
-        {"fusion.3", "output fusion", 0.58, 0.12, 0.15, "unet/conv2d_18/Conv2D:Conv2D", "unet.py:87"},
-        {"fusion.20", "input fusion", 0.02, 0.05, 0.40, "loss/Sum:Sum", "unet.py:102"},
-        {"fusion.15", "loop fusion", 0.04, 0.02, 0.35, "gradients/unet/conv2d_18/Sigmoid_grad/SigmoidGrad:SigmoidGrad",
+        // Changes the input's layout to batch-minor, below streaming speed.
+        {"copy.5", "data formatting", 0.60, 0, 0, "unet/input_layout:Transpose", "unet.py:30"},
+        // Writes the 32-channel activation: bound by HBM.
+        {"fusion.7", "convolution fusion", 0.78, 0, 0, "unet/conv2d_1/Conv2D:Conv2D", "unet.py:41"},
+        {"fusion.12", "loop fusion", 0.85, 0, 0, "unet/batch_normalization_1/mul:Mul", "unet.py:44"},
+        {"fusion.3", "output fusion", 0, 0, 0.58, "unet/conv2d_18/Conv2D:Conv2D", "unet.py:87"},
+        // Small arrays (1 MiB) with the batch in the lanes: far from streaming speed, and still
+        // at least 1 % of the op time, like every op here (so a share file keeps each of them).
+        {"fusion.20", "input fusion", 0.18, 0, 0, "loss/Sum:Sum", "unet.py:102"},
+        {"fusion.15", "loop fusion", 0.35, 0, 0, "gradients/unet/conv2d_18/Sigmoid_grad/SigmoidGrad:SigmoidGrad",
             "unet.py:87"},
-        {"convolution.33", "convolution", 0.03, 0.35, 0.20,
+        // The kernel gradient streams fusion.12's activation once, near HBM speed (and near the
+        // ridge point: 74 % of the peak FLOP rate).
+        {"convolution.33", "convolution", 0.72, 0, 0,
             "gradients/unet/conv2d_18/Conv2D_grad/Conv2DBackpropFilter:Conv2DBackpropFilter", "unet.py:87"},
-        {"all-reduce.1", "all-reduce", 0.04, 0.01, 0.30, "CrossReplicaSum:CrossReplicaSum", "unet.py:120"},
-        {"transpose.2", "data formatting", 0.02, 0.0, 0.20, "gradients/unet/conv2d_18/transpose:Transpose",
-            "unet.py:121"},
+        // 36 KiB over 8 replicas, and a 36 KiB transpose: latency, not bandwidth.
+        {"all-reduce.1", "all-reduce", 0, 14e6, 0, "CrossReplicaSum:CrossReplicaSum", "unet.py:120"},
+        {"transpose.2", "data formatting", 0, 12.5e6, 0, "gradients/unet/conv2d_18/transpose:Transpose", "unet.py:121"},
     };
+}
+
+/// Each op's duration in one step (before jitter), from its cost and its OpSpec.
+std::vector<double> originDurationsPs(
+    const std::vector<OpSpec>& ops, const std::vector<OpCost>& costs, double peakHbmGbps)
+{
+    std::vector<double> durations(ops.size(), 0);
+    double fixed = 0, shared = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].hbmUtilization > 0)
+            durations[i]
+                = (costs[i].readBytes + costs[i].writeBytes) / (ops[i].hbmUtilization * peakHbmGbps * 1e9) * 1e12;
+        else
+            durations[i] = ops[i].latencyPs;
+        fixed += durations[i];
+        shared += ops[i].opTimeShare;
+    }
+    // Ops with a share of the op time split what the others leave: share × total, total = fixed + shares.
+    for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].opTimeShare > 0)
+            durations[i] = fixed * ops[i].opTimeShare / (1 - shared);
+    return durations;
 }
 
 // The memory side of the origin story: the compiler's buffer assignment of one step. Every
@@ -726,14 +869,18 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
     const std::string moduleEventName = "cluster_train_step(" + std::to_string(kOriginProgramId) + ")";
     const std::vector<OpSpec> ops = originOps();
     const DeviceSpec device;
-    // One step: 9.6 ms busy + ~0.25 ms idle between steps (2.5 %: below the idle-gap threshold).
-    const double busyPs = 9.6e9;
-    const double gapPs = 0.25e9;
+    const std::vector<CompSpec> computations = originComputations();
+    std::vector<OpCost> costs;
+    for (const OpSpec& o : ops)
+        costs.push_back(opCostFromShapes(computations, "main.42", o.name));
+    const std::vector<double> durationsPs = originDurationsPs(ops, costs, device.peakHbmGbps);
+    // One step: about 1.11 ms of ops + ~30 µs idle between steps (2.8 %: below the idle-gap threshold).
+    const double gapPs = 30e6;
     SplitMix rng(options.seed);
 
     // Shapes from the entry computation, for the shape_with_layout stat.
     std::map<std::string, std::string> shapes;
-    for (const CompSpec& c : originComputations())
+    for (const CompSpec& c : computations)
         for (const InstSpec& i : c.instructions)
             shapes[i.name] = i.shape;
 
@@ -751,11 +898,9 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
         }
         for (size_t i = 0; i < ops.size(); ++i) {
             const OpSpec& o = ops[i];
-            const double seconds = busyPs * o.share * 1e-12;
-            const double flops = o.flopsUtilization * device.peakTflops * 1e12 * seconds;
-            const double hbmBytes = o.hbmUtilization * device.peakHbmGbps * 1e9 * seconds;
             addOpMetadata(plane, stats, static_cast<int64_t>(2 + i), module.hloText[o.name], o.name, o.category,
-                kOriginProgramId, 10 + i, flops, hbmBytes * 1.25, hbmBytes, shapes[o.name], o.tfOp, o.source);
+                kOriginProgramId, 10 + i, costs[i].flops, costs[i].readBytes, costs[i].writeBytes, shapes[o.name],
+                o.tfOp, o.source);
         }
         const int64_t stepMetaBase = 2 + static_cast<int64_t>(ops.size());
         for (int s = 0; s < options.steps; ++s) {
@@ -779,7 +924,7 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
             stepStarts.push_back(stepStart);
             int64_t opStart = t + 200000; // launch latency inside the module
             for (size_t i = 0; i < ops.size(); ++i) {
-                const int64_t d = std::llround(busyPs * ops[i].share * (1.0 + 0.02 * rng.symmetric()));
+                const int64_t d = std::llround(durationsPs[i] * (1.0 + 0.02 * rng.symmetric()));
                 appendEvent(xlaOps, 2 + static_cast<int64_t>(i), opStart, d);
                 opStart += d + 100000;
             }
@@ -854,7 +999,7 @@ bool writeBench(const SynthOptions& options, const Sink& sink, std::string& erro
         for (int i = 0; i < kOpKinds; ++i) {
             const std::string name = "add." + std::to_string(i + 2);
             addOpMetadata(plane, stats, 2 + i, module.hloText[name], name, "non-fusion elementwise", kBenchProgramId,
-                2 + i, 1024.0 * 1024, 3 * 4 * 1024.0 * 1024, 3 * 4 * 1024.0 * 1024, shape, "", "");
+                2 + i, 1024.0 * 1024, 2 * 4 * 1024.0 * 1024, 4 * 1024.0 * 1024, shape, "", "");
         }
         LineData modules, xlaOps;
         modules.header.set_id(2);

@@ -166,10 +166,11 @@ TEST(HonestNumbers, DemoLowUtilizationIsFarFromTheRoofline)
     const OpRow* bandwidthBound = rowNamed(b, "fusion.12");
     ASSERT_TRUE(slow && bandwidthBound);
     EXPECT_EQ(slow->lowUtilization, true);
-    EXPECT_NEAR(slow->rooflineEfficiency.value_or(-1), 0.15, 0.01);
+    // 140 FLOP per byte, at the ridge point: it reaches about 12 % of its roofline bound.
+    EXPECT_NEAR(slow->rooflineEfficiency.value_or(-1), 0.12, 0.005);
     EXPECT_EQ(bandwidthBound->lowUtilization, false);
     EXPECT_EQ(bandwidthBound->boundBy, BoundBy::Hbm);
-    EXPECT_NEAR(bandwidthBound->rooflineEfficiency.value_or(-1), 0.80, 0.01);
+    EXPECT_NEAR(bandwidthBound->rooflineEfficiency.value_or(-1), 0.85, 0.01);
     // Its FLOPS utilization is low, which alone no longer flags it.
     EXPECT_LT(bandwidthBound->flopsUtilization.value_or(1), kDefaultLowUtilizationThreshold);
     const AdviceReport advice = computeAdvice(*profile, b);

@@ -59,7 +59,7 @@ TEST(MemoryView, DemoShowsThePeakAndTheBuffersAtIt)
     ASSERT_NE(view.currentModule(), nullptr);
     const model::ModuleMemory& m = *view.currentModule();
     EXPECT_EQ(view.table()->rowCount(), static_cast<int>(m.buffersAtPeak.size()));
-    EXPECT_TRUE(view.status()->text().contains(QStringLiteral("89.5%"))) << view.status()->text().toStdString();
+    EXPECT_TRUE(view.status()->text().contains(QStringLiteral("89.6%"))) << view.status()->text().toStdString();
     // Heap and unpadded lines over the whole timeline.
     ASSERT_EQ(view.plot()->graphCount(), 2);
     EXPECT_EQ(view.plot()->graph(0)->dataCount(), static_cast<int>(m.timeline.size()));
