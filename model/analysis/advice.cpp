@@ -295,7 +295,7 @@ void perCoreBatchRule(const Context& ctx, std::vector<Advice>& out)
         gainTime += addOpGain(a, ctx, *r, r->totalTimePs * (1.0 - occupancy), true);
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s of the evidence ops' time per %lld examples per core (their time x (1 - %lld/%lld), at "
-                    "most their time x (1 - FLOPS utilization)): at %lld per core the same padded tiles would hold "
+                    "most their time x (1 - roofline efficiency)): at %lld per core the same padded tiles would hold "
                     "%.0fx the examples. An upper bound: it assumes these ops' time is dominated by padded tile work "
                     "and does not grow until the tile is full, and that the larger batch fits in memory and trains "
                     "as well",
@@ -391,11 +391,12 @@ void paddingRule(const Context& ctx, std::vector<Advice>& out)
         const double gainTime = addOpGain(a, ctx, row, row.totalTimePs * (1 - chosenNonBatch), true);
         a.numbers.set("non_batch_efficiency", chosenNonBatch);
         a.gainPs = ctx.perStep(gainTime);
-        a.gain = format("up to %s (the op's time x (1 - %s), the share of its tiles the padded non-batch dimensions "
-                        "waste, and at most its time x (1 - FLOPS utilization)). An upper bound: only the part of the "
-                        "op's time spent on padded tiles can go, and some dimensions (a 1-channel model output) "
-                        "cannot change",
-            ctx.perStepText(gainTime).c_str(), pct(chosenNonBatch).c_str());
+        a.gain
+            = format("up to %s (the op's time x (1 - %s), the share of its tiles the padded non-batch dimensions "
+                     "waste, and at most its time x (1 - roofline efficiency)). An upper bound: only the part of the "
+                     "op's time spent on padded tiles can go, and some dimensions (a 1-channel model output) "
+                     "cannot change",
+                ctx.perStepText(gainTime).c_str(), pct(chosenNonBatch).c_str());
         out.push_back(std::move(a));
     }
 }
@@ -743,13 +744,15 @@ namespace {
 /// per op at most its time, all together at most the step.
 void combineGains(const Context& ctx, AdviceReport& report)
 {
-    std::map<OpId, double> byOp;
+    std::map<OpId, double> byOp, largestByOp;
     double elsewhere = 0;
     for (const Advice& a : report.advice) {
         if (a.gainByOp.empty())
             elsewhere += a.gainPs;
-        for (const auto& [op, g] : a.gainByOp)
+        for (const auto& [op, g] : a.gainByOp) {
             byOp[op] += g;
+            largestByOp[op] = std::max(largestByOp[op], g);
+        }
     }
     for (Advice& a : report.advice)
         for (const Advice& b : report.advice) {
@@ -765,11 +768,12 @@ void combineGains(const Context& ctx, AdviceReport& report)
         }
     double combined = elsewhere;
     for (const auto& [op, g] : byOp) {
-        // However many fixes claim an op, its useful work at the peak still takes its time.
+        // However many fixes claim an op, its useful work at the roof still takes its time, unless
+        // one fix removes the op as a whole (a copy that goes away): then its time is the bound.
         double opTime = g;
         for (const OpRow& row : ctx.breakdown.rows)
             if (row.op == op) {
-                opTime = ctx.perStep(saveableTimePs(row, true));
+                opTime = std::max(ctx.perStep(saveableTimePs(row, true)), largestByOp[op]);
                 break;
             }
         combined += std::min(g, opTime);
@@ -783,11 +787,12 @@ void combineGains(const Context& ctx, AdviceReport& report)
         sum += a.gainPs;
     if (combined <= 0)
         return;
-    report.combinedGain = format("all the fixes together save at most %s (the items' gains add up to %s; where they "
-                                 "share ops, an op counts once, at most its time beyond its useful work at the peak%s)",
-        ctx.perStepText(combined * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
-        ctx.perStepText(sum * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
-        capped ? (ctx.steps > 0 ? ", and never more than the step" : ", and never more than the op time") : "");
+    report.combinedGain
+        = format("all the fixes together save at most %s (the items' gains add up to %s; where they "
+                 "share ops, an op counts once, at most its time beyond its useful work at the roofline bound%s)",
+            ctx.perStepText(combined * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+            ctx.perStepText(sum * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+            capped ? (ctx.steps > 0 ? ", and never more than the step" : ", and never more than the op time") : "");
     for (Advice& a : report.advice) {
         if (a.overlapsWith.empty())
             continue;

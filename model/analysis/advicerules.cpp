@@ -72,9 +72,12 @@ void nameTopEvidence(Advice& a)
 
 double saveableTimePs(const OpRow& row, bool usefulWorkStays)
 {
-    if (!usefulWorkStays || !row.flopsUtilization)
+    // The useful work runs at the op's place under the roofline (its larger utilization), or at
+    // its FLOPS utilization where no roofline position is known.
+    const std::optional<double> u = row.rooflineEfficiency ? row.rooflineEfficiency : row.flopsUtilization;
+    if (!usefulWorkStays || !u)
         return row.totalTimePs;
-    return row.totalTimePs * (1.0 - std::min(1.0, *row.flopsUtilization));
+    return row.totalTimePs * (1.0 - std::min(1.0, *u));
 }
 
 double addOpGain(Advice& a, const Context& ctx, const OpRow& row, double ps, bool usefulWorkStays)

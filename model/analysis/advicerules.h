@@ -49,8 +49,9 @@ struct Context
 };
 
 /// What fixing an op can save at most, over the profile (all cores): its time, and for gains where
-/// the useful work stays (roofline, padding, per-core batch) its time × (1 − FLOPS utilization):
-/// the useful FLOPs at the peak still take that long. Unknown utilization leaves the time.
+/// the useful work stays (padding, per-core batch) its time × (1 − utilization), with the roofline
+/// efficiency (else the FLOPS utilization) as the utilization: the useful work at the roof still
+/// takes that long. Unknown utilization leaves the time.
 double saveableTimePs(const OpRow& row, bool usefulWorkStays);
 /// Records that `ps` (over the profile, all cores) of an item's gain comes from `op`, capped at what
 /// the op can save; returns what was recorded. computeAdvice combines the items from these.

@@ -173,6 +173,34 @@ TEST(Advice, PerCoreBatchFiresForAPaddedBatchOnly)
     EXPECT_FALSE(findAdvice(computeAdvice(*minor), "per-core-batch"));
 }
 
+// Issue 22, point 10: when a fusion's tiles are mostly padding, the padding advice fires even where
+// the per-core-batch rule fires for the same op, and names the non-batch dimension and its fix.
+TEST(Advice, PaddingFiresNextToPerCoreBatchForPaddedChannels)
+{
+    // Batch 16 in the 128-wide minor tile and 5 channels in the 8-wide tile: 16·5 of 128·8 used.
+    ProfilePtr profile = buildProfile(withFiller({{"conv.1", "convolution fusion", 0.6, 0.1, 0.05, "", 16, 5}}), 4);
+    const AdviceReport report = computeAdvice(*profile);
+    const Advice* batch = findAdvice(report, "per-core-batch");
+    const Advice* padding = findAdvice(report, "padding");
+    ASSERT_TRUE(batch);
+    ASSERT_TRUE(padding);
+    EXPECT_EQ(padding->opNames, std::vector<std::string> {"conv.1"});
+    EXPECT_NEAR(adviceNumber(*padding, "non_batch_efficiency"), 5.0 / 8, 1e-12);
+    EXPECT_NE(padding->detail.find("feature dimension 5 is padded to 8 (tile 8)"), std::string::npos)
+        << padding->detail;
+    EXPECT_NE(padding->detail.find("The batch dimension is padded too (see per-core-batch)"), std::string::npos);
+    // Its gain is what the channels waste, at most the op's time beyond its useful work; the two
+    // items say they share the op.
+    EXPECT_GT(padding->gainPs, 0);
+    EXPECT_NE(std::find(padding->overlapsWith.begin(), padding->overlapsWith.end(), "per-core-batch"),
+        padding->overlapsWith.end());
+    // Channels that fill their tile leave the per-core-batch item alone.
+    ProfilePtr filled = buildProfile(withFiller({{"conv.1", "convolution fusion", 0.6, 0.1, 0.05, "", 16, 8}}), 4);
+    const AdviceReport only = computeAdvice(*filled);
+    EXPECT_TRUE(findAdvice(only, "per-core-batch"));
+    EXPECT_FALSE(findAdvice(only, "padding"));
+}
+
 TEST(Advice, PaddingFiresForPaddedFeatureDims)
 {
     ProfilePtr padded
