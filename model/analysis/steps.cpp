@@ -212,6 +212,10 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
             ordinals.push_back(i);
         }
     out.cores = static_cast<int>(cores.size());
+    // One plane that sums every core (op_profile.json) stands for the profile's core count, the same
+    // every other report gives.
+    if (options.core < 0 && cores.size() == 1 && profile.planes[cores.front()].aggregate)
+        out.cores = std::max(1, profile.device.cores);
     if (cores.empty()) {
         out.note = allCores.empty() ? "the profile has no TPU cores"
                                     : "core " + std::to_string(options.core) + " is not in the profile (it has "

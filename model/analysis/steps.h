@@ -63,7 +63,7 @@ struct StepAnalysis
     std::string note; // why there are no steps, or what the numbers cannot show
     bool opTimesKnown = true; // false when ops carry no start times (share files): busy = run time
     int core = -1; // the core analysed; -1 = averaged over all TPU cores
-    int cores = 0; // TPU cores counted
+    int cores = 0; // TPU cores counted (an op_profile's one plane: the profile's core count)
     double spanPs = 0;
     TimePs originPs = 0; // the profile's start (Profile::spanBegin); reports give times from it
     double busyFraction = 0; // op busy time (no overlap counted twice) / (span × cores)
