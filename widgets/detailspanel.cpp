@@ -375,13 +375,15 @@ void DetailsPanel::render()
         };
         const auto [fu, fuChip] = utilization(row->flopsUtilizationUncapped, row->flopsUtilization, flopsUtilColor);
         doc.kv(tr("FLOPS utilization"), fu, fuChip);
-        if (row->boundBy == BoundBy::Host && row->hostGbps) {
-            doc.kv(tr("Host link"), tr("%1 GB/s attained").arg(QString::number(*row->hostGbps, 'g', 3)));
-        } else {
+        if (row->ratedAgainst == RatedAgainst::Roofline) {
             const auto [hu, huChip] = utilization(row->hbmUtilizationUncapped, row->hbmUtilization, hbmUtilColor);
             doc.kv(tr("HBM bandwidth utilization"), hu, huChip);
+        } else {
+            doc.kv(tr("HBM bandwidth utilization"), qs(hbmUtilizationText(*row)));
         }
-        doc.kv(tr("Roofline efficiency"), qs(formatOptionalPercent(row->rooflineEfficiency)));
+        if (const std::string rate = transferRateText(*row); rate != kUnknownText)
+            doc.kv(tr("Transfer rate"), qs(rate));
+        doc.kv(tr("Roofline efficiency"), qs(rooflineEfficiencyText(*row)));
         doc.kv(tr("Bound by"), qs(boundByText(row->boundBy)));
         doc.kv(tr("Wasted time"),
             row->wastedFraction ? pct(*row->wastedFraction) + tr(" of op time") : QString::fromUtf8(kUnknownText));

@@ -350,11 +350,13 @@ void OverviewView::showHeadline()
     if (m_breakdown) {
         // Capped per op, over the ops with cost data, and saying how much of the op time that is:
         // an unknown figure reads "–", never 0 %.
-        text += tr("<br>FLOPS utilization <b>%1</b> &middot; HBM bandwidth utilization <b>%2</b> &middot; %3 "
-                   "&middot; device busy %4 of the profile")
+        text += tr("<br>FLOPS utilization <b>%1</b> &middot; HBM bandwidth utilization <b>%2</b> &middot; %3")
                     .arg(qs(model::headlineUtilizationText(m_breakdown->flops)).toHtmlEscaped(),
                         qs(model::headlineUtilizationText(m_breakdown->hbm)).toHtmlEscaped(),
-                        qs(model::costCoverageText(m_breakdown->costCoverage)), percent(s ? s->busyFraction : 0));
+                        qs(model::costCoverageText(m_breakdown->costCoverage)));
+        // A file without a timeline (op_profile.json) has no span to be busy in: say nothing, not 0 %.
+        if (s && s->spanPs > 0)
+            text += tr(" &middot; device busy %1 of the profile").arg(percent(s->busyFraction));
         if (m_profile)
             for (const std::string& w : model::breakdownWarnings(*m_profile, *m_breakdown))
                 warnings << tr("Warning: %1").arg(qs(w));

@@ -255,11 +255,12 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
             << " of op time), " << row->occurrences << " occurrences, "
             << formatDurationPs(row->totalTimePs / std::max<int64_t>(1, row->occurrences)) << " each\n";
         out << "Costs:       " << formatCount(row->flops, "FLOP") << ", " << formatBytes(row->bytesAccessed)
-            << " accessed; FLOPS util " << formatUtilization(row->flopsUtilizationUncapped) << ", HBM util "
-            << (row->hostGbps ? std::to_string(*row->hostGbps).substr(0, 5) + " GB/s on the host link"
-                              : formatUtilization(row->hbmUtilizationUncapped))
-            << ", roofline efficiency " << formatOptionalPercent(row->rooflineEfficiency) << " (bound by "
-            << boundByText(row->boundBy) << ")\n";
+            << " accessed; FLOPS util " << flopsUtilizationText(*row) << ", HBM util " << hbmUtilizationText(*row)
+            << ", roofline efficiency " << rooflineEfficiencyText(*row) << " (bound by " << boundByText(row->boundBy)
+            << ")";
+        if (const std::string rate = transferRateText(*row); rate != kUnknownText)
+            out << "; transfer rate " << rate;
+        out << "\n";
         if (const std::string why = utilizationCaveat(*row, profile->device); !why.empty())
             out << "             " << why << "\n";
     }

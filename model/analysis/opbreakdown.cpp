@@ -374,13 +374,15 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         row.occurrences += r.occurrences;
         row.totalTimePs += r.selfTimePs;
         row.selfTimePs += r.selfTimePs;
-        row.flops += r.flops;
+        // A group's FLOPs and bytes are what its ops did, an async pair's once (on its done half).
+        row.flops += r.countedFlops;
         row.modelFlops += r.modelFlops;
-        row.bytesAccessed += r.bytesAccessed;
-        row.hbmBytes += r.hbmBytes;
+        row.bytesAccessed += r.countedBytesAccessed;
+        row.hbmBytes += r.countedHbmBytes;
         row.hostBytes += r.hostBytes;
         row.countedFlops += r.countedFlops;
         row.countedHbmBytes += r.countedHbmBytes;
+        row.countedBytesAccessed += r.countedBytesAccessed;
         row.largestArrayBytes = std::max(row.largestArrayBytes, r.largestArrayBytes);
         row.hbmFromBreakdown = row.hbmFromBreakdown || r.hbmFromBreakdown;
         row.customKernelCost = row.customKernelCost || r.customKernelCost;
@@ -600,7 +602,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
         cost.pairsTimed += t.pairsTimed;
         cost.transferBytes += trait.transferBytes * occurrences;
         if (trait.isCollective())
-            cost.iciBytes += trait.largestArrayBytes * occurrences;
+            cost.iciBytes += trait.largestArrayLogicalBytes * occurrences;
     }
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         const size_t r = rowOfOp[id];
@@ -617,6 +619,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
         row.timeFraction = result.totalTimePs > 0 ? row.totalTimePs / result.totalTimePs : 0;
         row.countedFlops = row.flops;
         row.countedHbmBytes = row.hbmBytes;
+        row.countedBytesAccessed = row.bytesAccessed;
         if (cost.partnerRow != SIZE_MAX) {
             row.asyncPartner = rows[cost.partnerRow].name;
             // A pair is one transfer: its work counts once, on the done half, in every aggregate.
@@ -624,6 +627,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
             if (cost.async == AsyncRole::Done) {
                 row.countedFlops = pairWork(row.flops, other.flops);
                 row.countedHbmBytes = pairWork(row.hbmBytes, other.hbmBytes);
+                row.countedBytesAccessed = pairWork(row.bytesAccessed, other.bytesAccessed);
                 cost.costKnown = cost.costKnown || costs[cost.partnerRow].costKnown;
                 cost.bytesKnown = cost.bytesKnown || costs[cost.partnerRow].bytesKnown;
                 if (cost.transferBytes <= 0)
@@ -636,6 +640,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
             } else {
                 row.countedFlops = 0;
                 row.countedHbmBytes = 0;
+                row.countedBytesAccessed = 0;
             }
         }
         if (row.ratedAgainst == RatedAgainst::HostLink && cost.async != AsyncRole::Start) {

@@ -70,6 +70,7 @@ struct OpRow
     /// different parts of it), and nothing on its start half.
     double countedFlops = 0;
     double countedHbmBytes = 0;
+    double countedBytesAccessed = 0;
 
     /// Share of the row's time whose ops have cost data (1 or 0 for an op row).
     double costCoverage = 0;

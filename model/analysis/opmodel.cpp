@@ -44,6 +44,7 @@ struct ArrayScan
     bool host = false;
     double vmemBytes = 0;
     double largestBytes = 0;
+    double largestLogicalBytes = 0;
     std::vector<std::pair<std::string, double>> parameters;
 };
 
@@ -85,6 +86,7 @@ void scanArray(const hlo::Shape& shape, ArrayScan& scan)
     const layout::PaddingInfo padding = layout::computePadding(shape);
     const double bytes = static_cast<double>(padding.valid ? padding.paddedBytes : padding.logicalBytes);
     scan.largestBytes = std::max(scan.largestBytes, bytes);
+    scan.largestLogicalBytes = std::max(scan.largestLogicalBytes, static_cast<double>(padding.logicalBytes));
     if (!shape.hasLayout)
         return;
     if (shape.layout.memorySpace == kHostSpace)
@@ -560,6 +562,7 @@ OpModel buildOpModel(const Profile& profile)
         }
         t.vmemBytes = scan.vmemBytes;
         t.largestArrayBytes = scan.largestBytes;
+        t.largestArrayLogicalBytes = scan.largestLogicalBytes;
         t.hbmParameters = std::move(scan.parameters);
 
         std::string partnerName;

@@ -51,8 +51,10 @@ struct OpTraits
     /// Bytes of operands and results in VMEM (S(1)); they are not HBM traffic.
     double vmemBytes = 0;
     /// Largest single array among the op's operands and results (padded bytes), a lower bound of
-    /// the per-core memory footprint and the data a collective moves.
+    /// the per-core memory footprint.
     double largestArrayBytes = 0;
+    /// The same at its logical size (no tile padding): the data a collective moves per device.
+    double largestArrayLogicalBytes = 0;
     /// The array an async copy or host transfer moves (logical bytes of its destination), per
     /// occurrence; 0 when the HLO does not say.
     double transferBytes = 0;

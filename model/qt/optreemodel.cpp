@@ -325,12 +325,13 @@ void OpTreeModel::formatItem(Item& item)
     item.text[TotalTimeColumn] = qs(model::formatDurationPs(row.totalTimePs));
     item.text[OccurrencesColumn] = QString::number(row.occurrences);
     item.text[AverageColumn] = qs(model::formatDurationPs(item.averagePs));
-    item.text[FlopsUtilizationColumn] = qs(model::formatUtilization(row.flopsUtilizationUncapped));
-    item.text[HbmUtilizationColumn] = row.boundBy == model::BoundBy::Host && row.hostGbps
-        ? tr("%1 GB/s host").arg(QString::number(*row.hostGbps, 'g', 3))
-        : qs(model::formatUtilization(row.hbmUtilizationUncapped));
-    item.text[RooflineEfficiencyColumn] = qs(model::formatOptionalPercent(row.rooflineEfficiency));
+    item.text[FlopsUtilizationColumn] = qs(model::flopsUtilizationText(row));
+    // The same texts as `tpuscope-cli ops`: xprof's columns, then ours.
+    item.text[HbmUtilizationColumn] = qs(model::hbmUtilizationText(row));
+    item.text[BoundByColumn] = qs(model::boundByText(row.boundBy));
+    item.text[RooflineEfficiencyColumn] = qs(model::rooflineEfficiencyText(row));
     item.text[WastedColumn] = qs(model::formatOptionalPercent(row.wastedFraction));
+    item.text[TransferRateColumn] = qs(model::transferRateText(row));
     item.text[FlopsColumn] = row.flops > 0 ? qs(model::formatCount(row.flops, "FLOP")) : QString();
     item.text[BytesColumn] = row.bytesAccessed > 0 ? qs(model::formatBytes(row.bytesAccessed)) : QString();
 }
@@ -446,10 +447,14 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
             return optionalValue(item->row.flopsUtilizationUncapped);
         case HbmUtilizationColumn:
             return optionalValue(item->row.hbmUtilizationUncapped);
+        case BoundByColumn:
+            return item->text[BoundByColumn];
         case RooflineEfficiencyColumn:
             return optionalValue(item->row.rooflineEfficiency);
         case WastedColumn:
             return optionalValue(item->row.wastedFraction);
+        case TransferRateColumn:
+            return optionalValue(model::transferRateGbps(item->row));
         case FlopsColumn:
             return item->row.flops;
         case BytesColumn:
@@ -470,7 +475,11 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         case FlopsUtilizationColumn:
             return item->row.flopsUtilization ? QVariant(*item->row.flopsUtilization) : QVariant();
         case HbmUtilizationColumn:
-            return item->row.hbmUtilization ? QVariant(*item->row.hbmUtilization) : QVariant();
+            // A bar only for ops on the HBM roof: a host transfer's or collective's HBM figure is
+            // not what it is limited by (its rate is in the transfer-rate column).
+            return item->row.hbmUtilization && item->row.ratedAgainst == model::RatedAgainst::Roofline
+                ? QVariant(*item->row.hbmUtilization)
+                : QVariant();
         case RooflineEfficiencyColumn:
             return item->row.rooflineEfficiency ? QVariant(*item->row.rooflineEfficiency) : QVariant();
         case WastedColumn:
@@ -505,6 +514,10 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("FLOPS util");
         case HbmUtilizationColumn:
             return tr("HBM util");
+        case BoundByColumn:
+            return tr("Bound by");
+        case TransferRateColumn:
+            return tr("Transfer rate");
         case RooflineEfficiencyColumn:
             return tr("Roofline eff");
         case WastedColumn:
@@ -529,7 +542,12 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
         case FlopsUtilizationColumn:
             return qs(model::glossaryTooltip("flops-utilization"));
         case HbmUtilizationColumn:
-            return qs(model::glossaryTooltip("hbm-utilization") + " " + model::glossaryTooltip("host-link"));
+            return qs(model::glossaryTooltip("hbm-utilization"));
+        case BoundByColumn:
+            return qs(model::glossaryTooltip("bound-by"));
+        case TransferRateColumn:
+            return qs(model::glossaryTooltip("host-link") + " " + model::glossaryTooltip("ici-utilization") + " "
+                + model::glossaryTooltip("transfer-rate"));
         case RooflineEfficiencyColumn:
             return qs(model::glossaryTooltip("roofline-efficiency"));
         case WastedColumn:

@@ -34,8 +34,10 @@ public:
         AverageColumn,
         FlopsUtilizationColumn,
         HbmUtilizationColumn,
+        BoundByColumn,
         RooflineEfficiencyColumn,
         WastedColumn,
+        TransferRateColumn, // host link, ICI or async-pair rate: what a transfer is rated by (as the CLI)
         FlopsColumn,
         BytesColumn,
         ColumnCount

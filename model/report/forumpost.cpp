@@ -67,9 +67,8 @@ std::string opsTable(const OpBreakdown& breakdown, size_t top)
     for (size_t i = 0; i < breakdown.rows.size() && i < top; ++i) {
         const OpRow& row = breakdown.rows[i];
         table.rows.push_back({std::to_string(i + 1), elideMiddle(row.name, kForumNameWidth), row.category,
-            formatPercent(row.timeFraction), formatDurationPs(row.totalTimePs),
-            formatUtilization(row.flopsUtilizationUncapped), formatUtilization(row.hbmUtilizationUncapped),
-            boundByText(row.boundBy)});
+            formatPercent(row.timeFraction), formatDurationPs(row.totalTimePs), flopsUtilizationText(row),
+            hbmUtilizationText(row), boundByText(row.boundBy)});
     }
     return renderTable(table, TableFormat::Markdown);
 }

@@ -11,11 +11,13 @@ const std::vector<GlossaryEntry>& glossary()
         {"flops-utilization", "FLOPS utilization",
             "How much of the TensorCore's peak FLOP rate an op attained; unknown (–) when the op records no cost data "
             "or the TPU generation is unknown.",
-            "FLOPs ÷ time ÷ per-core peak FLOP/s, time summed over cores; shown uncapped, totals cap each op at 100 %",
+            "FLOPs ÷ self time ÷ per-core peak FLOP/s, time summed over cores, capped at 100 % as xprof caps it; the "
+            "uncapped value is shown beside it",
             "xprof op_profile (FORMATS.md §7)"},
         {"hbm-utilization", "HBM utilization",
             "How much of the per-core HBM bandwidth an op attained; host transfers are not rated against it.",
-            "HBM bytes (memory_access_breakdown, else bytes accessed less VMEM arrays) ÷ time ÷ per-core peak B/s",
+            "HBM bytes (memory_access_breakdown, else bytes accessed less VMEM arrays) ÷ self time ÷ per-core peak "
+            "B/s, capped at 100 %",
             "xprof op_profile (FORMATS.md §7)"},
         {"over-peak", "Over peak",
             "An op whose cost estimate claims more than the device can do: the estimate (often a custom kernel's own) "
@@ -32,8 +34,10 @@ const std::vector<GlossaryEntry>& glossary()
             "roofline model (FORMATS.md §7)"},
         {"bound-by", "Bound by",
             "The roof an op sits under: compute when its intensity is above the ridge point, HBM below it, the host "
-            "link for host transfers.",
-            "compute if FLOPS util ≥ HBM util, else HBM; host for S(5) transfers", "xprof bound-by (FORMATS.md §7)"},
+            "link for host transfers, ICI for collectives, unknown for on-chip copies and ops without cost data.",
+            "compute if FLOPS util ≥ HBM util, else HBM; host for S(5) transfers; ICI for collectives; unknown for "
+            "VMEM (S(1)) copies",
+            "xprof bound-by (FORMATS.md §7)"},
         {"low-utilization", "Low utilization",
             "A fusion with cost data that runs far from its roofline; bandwidth-bound ops near the HBM roof are not "
             "low.",
@@ -49,7 +53,23 @@ const std::vector<GlossaryEntry>& glossary()
         {"host-link", "Host link",
             "Transfers to or from host memory (S(5)) cross the host link, so they are rated in GB/s there, not "
             "against HBM.",
-            "bytes ÷ start→done span of the async copy", "FORMATS.md §6.2 (memory spaces)"},
+            "per direction: bytes ÷ time the link carried any transfer of that direction (union of the transfers' "
+            "intervals)",
+            "FORMATS.md §6.2 (memory spaces)"},
+        {"transfer-rate", "Transfer rate",
+            "An async pair's bytes over its start→done span, which includes the time it queued behind other "
+            "transfers.",
+            "pair bytes ÷ Σ (done end − start begin)", "ours"},
+        {"ici-utilization", "ICI utilization",
+            "How much of the inter-chip interconnect a collective used; collectives are never rated against HBM.",
+            "data each device moves ÷ the op's (pair's) time ÷ the generation's ICI bandwidth per core and direction",
+            "ours; ICI bandwidths from the generation table"},
+        {"cores", "Cores", "The TPU cores every per-core figure divides by, the same in every view and command.",
+            "TPU core planes; for an op_profile, --cores N or the replica groups' lower bound, stated in every report",
+            "ours"},
+        {"combined-gain", "Combined gain",
+            "What all advice fixes together could save, counting each op once, never more than the step.",
+            "Σ over ops of min(Σ item gains on the op, its time beyond its useful work at the roofline bound)", "ours"},
         {"async-pair", "Async pair",
             "A start/done op pair (copy-start/copy-done, async collectives) is one transfer: its bytes count once, "
             "over the span from start to done.",

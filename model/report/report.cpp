@@ -91,6 +91,36 @@ std::string transferRateText(const OpRow& row)
     return kUnknownText;
 }
 
+std::string flopsUtilizationText(const OpRow& row)
+{
+    return row.ratedAgainst == RatedAgainst::Roofline ? formatUtilization(row.flopsUtilizationUncapped)
+                                                      : formatOptionalPercent(row.flopsUtilization);
+}
+
+std::string hbmUtilizationText(const OpRow& row)
+{
+    return row.ratedAgainst == RatedAgainst::Roofline ? formatUtilization(row.hbmUtilizationUncapped)
+                                                      : formatOptionalPercent(row.hbmUtilization);
+}
+
+std::string rooflineEfficiencyText(const OpRow& row)
+{
+    if (row.rooflineEfficiency || row.efficiencyNote.empty())
+        return formatOptionalPercent(row.rooflineEfficiency);
+    return std::string(kUnknownText) + ", " + row.efficiencyNote;
+}
+
+std::optional<double> transferRateGbps(const OpRow& row)
+{
+    if (row.hostLinkToDeviceGbps)
+        return row.hostLinkToDeviceGbps;
+    if (row.hostLinkToHostGbps)
+        return row.hostLinkToHostGbps;
+    if (row.iciGbps)
+        return row.iciGbps;
+    return row.pairGbps;
+}
+
 std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
 {
     if (row.costCoverage <= 0)
@@ -544,11 +574,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
         } else {
             cells.insert(cells.end(),
                 {formatPercent(r.timeFraction), formatDurationPs(r.totalTimePs), formatDurationPs(r.selfTimePs),
-                    std::to_string(r.occurrences), formatDurationPs(avg), formatUtilization(r.flopsUtilizationUncapped),
-                    formatUtilization(r.hbmUtilizationUncapped), boundByText(r.boundBy),
-                    r.efficiencyNote.empty() || r.rooflineEfficiency
-                        ? formatOptionalPercent(r.rooflineEfficiency)
-                        : std::string(kUnknownText) + ", " + r.efficiencyNote,
+                    std::to_string(r.occurrences), formatDurationPs(avg), flopsUtilizationText(r),
+                    hbmUtilizationText(r), boundByText(r.boundBy), rooflineEfficiencyText(r),
                     formatOptionalPercent(r.wastedFraction), transferRateText(r), formatCount(r.flops),
                     formatBytes(r.bytesAccessed)});
         }
@@ -724,15 +751,12 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         }
         out += "\nTop categories:\n";
         Table table;
-        table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util", "Roofline eff"};
-        table.rightAligned = {false, true, true, true, true, true};
+        table.header = {"Category", "Time %", "Total time", "FLOPS util", "HBM util", "Roofline eff", "Transfer rate"};
+        table.rightAligned = {false, true, true, true, true, true, true};
         for (size_t i = 0; i < s.topCategories.size() && i < 10; ++i) {
             const auto& c = s.topCategories[i];
             table.rows.push_back({c.name, formatPercent(c.timeFraction), formatDurationPs(c.totalTimePs),
-                formatUtilization(c.flopsUtilizationUncapped),
-                c.boundBy == BoundBy::Host && c.hostGbps ? printf1("%.3g GB/s host", *c.hostGbps)
-                                                         : formatUtilization(c.hbmUtilizationUncapped),
-                formatOptionalPercent(c.rooflineEfficiency)});
+                flopsUtilizationText(c), hbmUtilizationText(c), rooflineEfficiencyText(c), transferRateText(c)});
         }
         out += renderTable(table, TableFormat::Text);
     }

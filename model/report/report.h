@@ -26,6 +26,15 @@ std::string coresText(const DeviceInfo& device, const OpBreakdown& breakdown);
 /// ("27.1 GB/s to device (link)"), a collective's ICI rate ("84 GB/s ICI (28%)") or an async copy
 /// pair's rate over its span ("123 GB/s pair").
 std::string transferRateText(const OpRow& row);
+/// xprof's FLOPS and HBM utilization as every table shows them: for an op on the roofline the capped
+/// figure with the uncapped one beside it when over peak ("100% (328% uncapped)"); for an op rated
+/// elsewhere (host link, ICI, on-chip) xprof's capped figure only, since its rate is not HBM's.
+std::string flopsUtilizationText(const OpRow& row);
+std::string hbmUtilizationText(const OpRow& row);
+/// The roofline efficiency as every table shows it: a percent, "–", or "–, cost estimate above peak".
+std::string rooflineEfficiencyText(const OpRow& row);
+/// The rate transferRateText shows first (GB/s), for sorting; empty when it shows none.
+std::optional<double> transferRateGbps(const OpRow& row);
 /// Why a row's utilizations are unknown or not rated against HBM, in one sentence; empty when
 /// both are known (tooltips, CLI notes).
 std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device);

@@ -174,7 +174,7 @@ TEST(HonestNumbers, GlossaryExplainsEveryNewTermInOneSentence)
 {
     for (const char* key : {"flops-utilization", "hbm-utilization", "over-peak", "cost-coverage", "roofline-efficiency",
              "bound-by", "low-utilization", "wasted-time", "arithmetic-intensity", "host-link", "async-pair",
-             "device-consistency"}) {
+             "device-consistency", "transfer-rate", "ici-utilization", "cores", "combined-gain"}) {
         const GlossaryEntry* e = glossaryEntry(key);
         ASSERT_TRUE(e) << key;
         const std::string sentence = e->sentence;

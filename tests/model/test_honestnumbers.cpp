@@ -143,12 +143,21 @@ TEST(HonestNumbers, V6eHostCopiesAreRatedOnTheHostLinkAndCountedOnce)
     EXPECT_DOUBLE_EQ(link.toDevice.bytes + link.toHost.bytes, hostBytes);
     // Both halves record the whole array: aggregates count each pair's bytes once.
     const OpBreakdown programs = regroupOpBreakdown(b, GroupBy::Program);
-    double counted = 0;
+    double counted = 0, countedAccessed = 0, raw = 0, rawAccessed = 0;
     for (const OpRow& row : b.rows)
-        if (row.program == programs.rows.front().program)
+        if (row.program == programs.rows.front().program) {
             counted += row.countedHbmBytes;
+            countedAccessed += row.countedBytesAccessed;
+            raw += row.hbmBytes;
+            rawAccessed += row.bytesAccessed;
+        }
+    // The program row's bytes (the table's Bytes column) are its ops' with each pair once: 23.4 TiB,
+    // not the 35.2 TiB of both halves.
     EXPECT_DOUBLE_EQ(programs.rows.front().countedHbmBytes, counted);
-    EXPECT_LT(programs.rows.front().countedHbmBytes, programs.rows.front().hbmBytes * 0.75);
+    EXPECT_DOUBLE_EQ(programs.rows.front().hbmBytes, counted);
+    EXPECT_DOUBLE_EQ(programs.rows.front().bytesAccessed, countedAccessed);
+    EXPECT_LT(counted, raw * 0.75);
+    EXPECT_LT(countedAccessed, rawAccessed * 0.75);
     // The program waits on the host link 97 % of its time: it is host-bound, not HBM-bound.
     EXPECT_EQ(programs.rows.front().boundBy, BoundBy::Host);
     EXPECT_FALSE(programs.rows.front().rooflineEfficiency);
