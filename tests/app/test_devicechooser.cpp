@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTreeView>
 
@@ -139,4 +140,50 @@ TEST(Glossary, DialogAndColumnTooltipsReadTheOneList)
     const QString tip
         = model.headerData(OpTreeModel::RooflineEfficiencyColumn, Qt::Horizontal, Qt::ToolTipRole).toString();
     EXPECT_EQ(tip.toStdString(), tpuscope::model::glossaryTooltip("roofline-efficiency"));
+}
+
+// Issue 22, point 3: an op_profile records no core count; the bar says so, offers the count with
+// the replica groups' lower bound as its minimum, and a chosen count reaches every view's numbers
+// through the same session job (no second read).
+TEST_F(DeviceChooserTest, CoresNotRecordedAreSetInTheBar)
+{
+    const QString v5 = QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_v5_training.op_profile.json.gz");
+    if (!QFile::exists(v5))
+        GTEST_SKIP() << "sample missing: " << v5.toStdString();
+    MainWindow window;
+    window.show();
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    QSignalSpy started(window.session(), &TraceSession::loadStarted);
+    window.openFile(v5);
+    ASSERT_TRUE(loaded.wait(60000));
+    DeviceChooser* chooser = window.deviceChooser();
+    EXPECT_TRUE(chooser->message().contains(QStringLiteral("at least 4 from the replica groups")))
+        << chooser->message().toStdString();
+    QSpinBox* cores = chooser->findChild<QSpinBox*>();
+    ASSERT_TRUE(cores);
+    EXPECT_FALSE(cores->isHidden());
+    EXPECT_EQ(cores->minimum(), 4);
+    EXPECT_EQ(cores->value(), 4);
+    const auto before = window.session()->analysis();
+    ASSERT_TRUE(before);
+    EXPECT_EQ(before->advice.cores, 4);
+
+    const int starts = started.count();
+    cores->setValue(8);
+    QPushButton* apply = buttonWithText(chooser, QStringLiteral("Apply"));
+    ASSERT_TRUE(apply);
+    apply->click();
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(started.count(), starts);
+    const auto after = window.session()->analysis();
+    EXPECT_EQ(after->profile->device.cores, 8);
+    EXPECT_EQ(after->breakdown.coresRepresented, 8);
+    EXPECT_EQ(after->advice.cores, 8);
+    EXPECT_EQ(after->steps.cores, 8);
+    ASSERT_EQ(after->advice.advice.size(), before->advice.advice.size());
+    for (size_t i = 0; i < after->advice.advice.size(); ++i)
+        if (before->advice.advice[i].gainPs > 0) {
+            EXPECT_NEAR(after->advice.advice[i].gainPs, before->advice.advice[i].gainPs / 2,
+                1e-6 * before->advice.advice[i].gainPs);
+        }
 }
