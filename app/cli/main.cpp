@@ -2,6 +2,8 @@
 // tpuscope-cli: answers questions about a profile from the terminal (same core as the GUI).
 #include "cli.h"
 
+#include "core/neutraltext.h"
+
 #include "report/report.h"
 
 #include <sys/ioctl.h>
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 using namespace tpuscope::cli;
 
@@ -79,5 +82,11 @@ int main(int argc, char** argv)
         return args.help ? 0 : 2;
     }
     tpuscope::model::setTextCellWidth(nameWidthFor(args.wide));
-    return runCommand(args, std::cout, std::cerr);
+    // Every output carries strings from the file: the terminal gets them without control
+    // characters (ESC, NUL, OSC 52 ...), whatever the command or format.
+    std::ostringstream out, err;
+    const int code = runCommand(args, out, err);
+    std::cout << tpuscope::model::neutralForTerminal(out.str()) << std::flush;
+    std::cerr << tpuscope::model::neutralForTerminal(err.str()) << std::flush;
+    return code;
 }

@@ -3,6 +3,7 @@
 
 #include "../analysis/advicerules.h"
 #include "../analysis/attribution.h"
+#include "../core/neutraltext.h"
 #include "jsonwriter.h"
 #include "report.h"
 
@@ -195,20 +196,21 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             numbers += (numbers.empty() ? "" : ", ") + k + "=" + valueText(v);
         std::string ops;
         for (size_t i = 0; i < a.opNames.size(); ++i) {
-            ops += (i ? ", " : "") + (md ? "`" + a.opNames[i] + "`" : a.opNames[i]);
+            ops += (i ? ", " : "") + (md ? neutralMarkdownCode(a.opNames[i]) : a.opNames[i]);
             if (i < a.evidence.size())
                 if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
                     !whose.empty())
-                    ops += md ? " (`" + whose + "`)" : " (" + whose + ")";
+                    ops += md ? " (" + neutralMarkdownCode(whose) + ")" : " (" + whose + ")";
         }
         if (md) {
-            out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), a.title.c_str());
-            out += "Rule `" + a.rule + "`. " + a.detail + "\n\n";
+            // Titles and texts name ops, layers and devices from the file: Markdown-neutral.
+            out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), neutralForMarkdown(a.title).c_str());
+            out += "Rule `" + a.rule + "`. " + neutralForMarkdown(a.detail) + "\n\n";
             if (!ops.empty())
                 out += "- **Evidence:** " + ops + "\n";
-            out += "- **Numbers:** " + numbers + "\n";
-            out += "- **Threshold:** " + a.threshold + "\n";
-            out += "- **Estimated gain:** " + a.gain + "\n\n";
+            out += "- **Numbers:** " + neutralForMarkdown(numbers) + "\n";
+            out += "- **Threshold:** " + neutralForMarkdown(a.threshold) + "\n";
+            out += "- **Estimated gain:** " + neutralForMarkdown(a.gain) + "\n\n";
         } else {
             out += format("%d. [%s] %s: %s\n", n, severityName(a.severity), a.rule.c_str(), a.title.c_str());
             out += "   " + a.detail + "\n";
@@ -220,9 +222,11 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         }
     }
     if (!report.combinedGain.empty() && report.advice.size() > 1)
-        out += (md ? "**All together:** " : "All together: ") + report.combinedGain + (md ? ".\n\n" : ".\n\n");
+        out += (md ? "**All together:** " + neutralForMarkdown(report.combinedGain)
+                   : "All together: " + report.combinedGain)
+            + ".\n\n";
     for (const std::string& note : report.notes)
-        out += (md ? "> Note: " : "Note: ") + note + "\n";
+        out += (md ? "> Note: " + neutralForMarkdown(note) : "Note: " + note) + "\n";
     return toValidUtf8(out); // file paths and op names come from the file
 }
 

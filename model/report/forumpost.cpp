@@ -8,6 +8,7 @@
 #include "../analysis/steps.h"
 #include "../analysis/summary.h"
 #include "../core/jsondom.h"
+#include "../core/neutraltext.h"
 #include "../loader/loader.h"
 
 #include <string_view>
@@ -19,9 +20,7 @@ namespace {
 /// Inline code that survives any content (backticks inside get a longer fence).
 std::string code(std::string_view text)
 {
-    const std::string fence = text.find('`') == std::string_view::npos ? "`" : "`` ";
-    const std::string close = fence == "`" ? "`" : " ``";
-    return fence + std::string(text) + close;
+    return neutralMarkdownCode(text);
 }
 
 std::string redactionText(const ShareRedaction& r)
@@ -44,7 +43,7 @@ std::string headline(const Profile& profile, const ProfileSummary& summary, cons
     std::string out = "### tpuscope: " + (fileName.empty() ? std::string("profile (file name redacted)") : fileName);
     out += "\n\n";
     const DeviceInfo& device = profile.device;
-    out += "**" + (device.type.empty() ? std::string("Unknown device") : device.type) + "**, "
+    out += "**" + (device.type.empty() ? std::string("Unknown device") : neutralForMarkdown(device.type)) + "**, "
         + coresCountText(device, device.cores);
     if (summary.spanPs > 0)
         out += " · span " + formatDurationPs(static_cast<double>(summary.spanPs));
@@ -79,7 +78,8 @@ std::string numbersText(const json::Value& numbers)
     for (const auto& [key, value] : numbers.object()) {
         if (!value.isNumber() && !value.isString())
             continue; // lists and nested objects: the share block has them
-        const std::string text = value.isNumber() ? formatAdviceNumber(key, value.number()) : value.string();
+        const std::string text
+            = value.isNumber() ? formatAdviceNumber(key, value.number()) : neutralForMarkdown(value.string());
         out += (out.empty() ? "" : " · ") + adviceNumberLabel(key) + " " + text;
     }
     return out;
@@ -87,8 +87,8 @@ std::string numbersText(const json::Value& numbers)
 
 std::string adviceItem(size_t index, const json::Value& a)
 {
-    std::string out = std::to_string(index) + ". **[" + a["severity"].string() + "] " + a["title"].string()
-        + "** (rule " + code(a["rule"].string()) + ")\n";
+    std::string out = std::to_string(index) + ". **[" + neutralForMarkdown(a["severity"].string()) + "] "
+        + neutralForMarkdown(a["title"].string()) + "** (rule " + code(a["rule"].string()) + ")\n";
     if (const std::string numbers = numbersText(a["numbers"]); !numbers.empty())
         out += "   - Numbers: " + numbers + "\n";
     const json::Value& evidence = a["evidence"];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memoryreport.h"
 
+#include "../core/neutraltext.h"
 #include "jsonwriter.h"
 
 namespace tpuscope::model {
@@ -69,7 +70,7 @@ std::string memoryReport(const MemoryReport& report, TableFormat format, size_t 
     if (report.modules.empty())
         return "No module in this file carries a buffer assignment (HloProto field 3), so there is no memory view.\n";
     for (const auto& m : report.modules) {
-        out += md ? "## " + markdownCell(m.name) + "\n\n" : "Module " + m.name + "\n";
+        out += md ? "## " + neutralForMarkdown(m.name) + "\n\n" : "Module " + m.name + "\n";
         auto line = [&](const std::string& label, const std::string& value) {
             out += md ? "- " + label + ": " + value + "\n" : "  " + label + ": " + value + "\n";
         };

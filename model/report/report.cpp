@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report.h"
 
+#include "../core/neutraltext.h"
+
 #include "jsonwriter.h"
 
 #include <algorithm>
@@ -174,16 +176,7 @@ std::string headlineUtilizationText(const HeadlineUtilization& h)
 
 std::string markdownCell(std::string_view text)
 {
-    std::string out;
-    for (char c : text) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n' || c == '\r')
-            out += ' ';
-        else
-            out += c;
-    }
-    return toValidUtf8(out);
+    return neutralForMarkdown(text);
 }
 
 namespace {
@@ -198,15 +191,7 @@ size_t displayWidth(std::string_view s)
 
 std::string csvCell(const std::string& s, char separator)
 {
-    if (s.find_first_of(std::string("\"\n\r") + separator) == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + '"';
+    return neutralCsvCell(s, separator);
 }
 
 std::atomic<size_t> g_textCellWidth {0};
@@ -290,7 +275,11 @@ std::string renderTable(const Table& input, TableFormat format)
                 out += ' ' + markdownCell(cell) + " |";
             out += '\n';
         };
-        line(table.header);
+        // The header is ours ("#", "Time %"): written as is; the cells may hold a file's strings.
+        out += '|';
+        for (const auto& cell : table.header)
+            out += ' ' + cell + " |";
+        out += '\n';
         out += '|';
         for (size_t c = 0; c < columns; ++c)
             out += right(c) ? " ---: |" : " --- |";

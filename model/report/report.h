@@ -59,7 +59,7 @@ size_t textCellWidth();
 /// `text` cut to at most `width` code points by replacing its middle with "…" (op names differ at
 /// the end: fusion.12 vs fusion.13); unchanged when it fits or `width` is 0.
 std::string elideMiddle(std::string_view text, size_t width);
-/// Escapes one Markdown table cell (pipes, newlines).
+/// One Markdown table cell: neutralForMarkdown (pipes, newlines, links, tags, headings escaped).
 std::string markdownCell(std::string_view text);
 
 class JsonWriter;
