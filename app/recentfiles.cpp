@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recentfiles.h"
 
+#include "qt/qstrings.h"
+
 #include <QAction>
 #include <QFileInfo>
 #include <QMenu>
@@ -49,7 +51,7 @@ void RecentFiles::updateMenu()
     for (const QString& path : std::as_const(m_files)) {
         QAction* action
             = m_menu->addAction(QFileInfo(path).fileName(), this, [this, path] { emit openRequested(path); });
-        action->setToolTip(path);
+        action->setToolTip(qt::plainToolTip(path));
         action->setStatusTip(path);
     }
     m_menu->addSeparator();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "startpage.h"
 
+#include "qt/qstrings.h"
+
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -143,7 +145,7 @@ void StartPage::setRecentFiles(const QStringList& paths)
         const QFileInfo info(path);
         auto* item = new QListWidgetItem(info.fileName() + QStringLiteral("  —  ") + info.absolutePath(), m_recent);
         item->setData(Qt::UserRole, path);
-        item->setToolTip(path);
+        item->setToolTip(qt::plainToolTip(path));
     }
     m_recentTitle->setVisible(!paths.isEmpty());
     m_recent->setVisible(!paths.isEmpty());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "statusmetrics.h"
 
+#include "qt/qstrings.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
 
@@ -26,6 +27,9 @@ StatusMetrics::StatusMetrics(QStatusBar* bar, const qt::TraceSession* session)
     , m_util(new QLabel(bar))
     , m_loadTime(new QLabel(bar))
 {
+    // The device type is the file's string: plain text, never rich text.
+    for (QLabel* label : {m_device, m_cores, m_util, m_loadTime})
+        label->setTextFormat(Qt::PlainText);
     for (QLabel* label : {m_device, m_cores, m_util, m_loadTime})
         bar->addPermanentWidget(label);
 }
@@ -42,10 +46,11 @@ void StatusMetrics::update(bool visible)
     m_device->setText(deviceText);
     m_device->setToolTip(device.peakNote.empty()
             ? QString()
-            : tr("Peaks: %1 TFLOP/s and %2 GB/s per core (%3). %4")
-                  .arg(device.peakTflopsPerCore)
-                  .arg(device.peakHbmGbpsPerCore)
-                  .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote)));
+            : qt::plainToolTip(
+                tr("Peaks: %1 TFLOP/s and %2 GB/s per core (%3). %4")
+                    .arg(device.peakTflopsPerCore)
+                    .arg(device.peakHbmGbpsPerCore)
+                    .arg(QString::fromLatin1(model::peakSourceName(device.peakSource)), qs(device.peakNote))));
     m_cores->setText(qs(model::coresCountText(device, device.cores)));
     if (const auto breakdown = m_session->breakdown(); breakdown && device.peakTflopsPerCore > 0) {
         m_util->setText(tr("FLOPS util %1 · %2")

@@ -108,6 +108,7 @@ AdvicePanel::AdvicePanel(QWidget* parent)
     whatIfLabel->setObjectName(QStringLiteral("whatIfLabel"));
     whatIfLabel->setWordWrap(true);
     m_perCore = new QLabel(this);
+    m_perCore->setTextFormat(Qt::PlainText);
     m_perCore->setObjectName(QStringLiteral("whatIfPerCore"));
     m_perCore->setWordWrap(true);
     whatIfRow->addWidget(whatIfLabel, 1);
@@ -175,7 +176,8 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
     else
         header += tr("<br>Per-core batch not inferred.");
     m_header->setText(header);
-    m_header->setToolTip(qs(report.batch.known ? report.batch.explanation(profile) : report.batch.reason));
+    m_header->setToolTip(
+        qt::plainToolTip(qs(report.batch.known ? report.batch.explanation(profile) : report.batch.reason)));
 
     for (const Advice& a : report.advice) {
         auto* item = new QListWidgetItem(severityIcon(a.severity), qs(a.title), m_list);

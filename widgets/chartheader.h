@@ -23,6 +23,7 @@ inline QHBoxLayout* makeChartHeader(QWidget* owner, const QString& titleText, QL
     header->addWidget(title);
     status = new ElidedLabel(owner); // gives way to the legend and selectors at 1280 px
     status->setObjectName(QStringLiteral("chartStatus"));
+    status->setTextFormat(Qt::PlainText); // shows names from the file: never rich text
     status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     status->setForegroundRole(QPalette::PlaceholderText);
     header->addWidget(status, 1);

@@ -52,6 +52,7 @@ CompareView::CompareView(QWidget* parent)
     m_view->sortByColumn(qt::DiffModel::TimeDeltaColumn, Qt::AscendingOrder);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setTextFormat(Qt::RichText); // our own markup around numbers only
 
     auto* copy = new QPushButton(tr("Copy as Markdown"), this);
     connect(copy, &QPushButton::clicked, this, [this] {

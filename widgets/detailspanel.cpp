@@ -110,13 +110,17 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     auto* header = new QHBoxLayout;
     auto* titles = new QVBoxLayout;
     titles->setSpacing(0);
+    // Op names and device types come from the file: plain text, never rich text that a file could
+    // fill with links, images or thousands of nested tags.
     m_title = new QLabel(this);
+    m_title->setTextFormat(Qt::PlainText);
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
     m_title->setFont(titleFont);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle = new QLabel(this);
+    m_subtitle->setTextFormat(Qt::PlainText);
     m_subtitle->setForegroundRole(QPalette::PlaceholderText);
     titles->addWidget(m_title);
     titles->addWidget(m_subtitle);
@@ -143,6 +147,7 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     fusedLayout->setContentsMargins(0, 0, 0, 0);
     fusedLayout->setSpacing(2);
     m_fusedLabel = new QLabel(m_fusedBox);
+    m_fusedLabel->setTextFormat(Qt::PlainText);
     QFont boldFont = m_fusedLabel->font();
     boldFont.setBold(true);
     m_fusedLabel->setFont(boldFont);
@@ -318,7 +323,7 @@ void DetailsPanel::render()
         program = QStringLiteral("program %1").arg(op.programId);
 
     m_title->setText(name);
-    m_title->setToolTip(name);
+    m_title->setToolTip(qt::plainToolTip(name));
     QStringList sub;
     if (!category.isEmpty())
         sub << category;
@@ -614,15 +619,15 @@ void DetailsPanel::fillFusedTree()
             item->setText(1, qs(fi.opcode));
             const QString shapeText = qs(hlo::shapeToString(fi.shape));
             item->setText(2, wrappableShapeText(shapeText));
-            item->setToolTip(0, instructionText(module, fi));
-            item->setToolTip(2, shapeText);
+            item->setToolTip(0, qt::plainToolTip(instructionText(module, fi)));
+            item->setToolTip(2, qt::plainToolTip(shapeText));
             item->setData(0, kInstructionIdRole, QVariant::fromValue<qlonglong>(fi.id));
             if (!fi.shape.isTuple()) {
                 const auto info = L::computePadding(fi.shape, L::inferOutputSemantics(*module, fi));
                 if (info.valid) {
                     item->setText(3, efficiencyText(info.efficiency));
                     item->setBackground(3, paddingColor(info.efficiency, pal));
-                    item->setToolTip(3, qs(info.usedOfTileText()));
+                    item->setToolTip(3, qt::plainToolTip(qs(info.usedOfTileText())));
                     item->setTextAlignment(3, Qt::AlignRight | Qt::AlignVCenter);
                 }
             }

@@ -136,6 +136,7 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     layout->addWidget(m_headline);
     // Issue 12 (honest numbers) fills this with how much of the op time has costs recorded.
     m_costCoverage = new QLabel(this);
+    m_costCoverage->setTextFormat(Qt::PlainText);
     m_costCoverage->setObjectName(QStringLiteral("costCoverage"));
     m_costCoverage->setWordWrap(true);
     m_costCoverage->setForegroundRole(QPalette::PlaceholderText);
@@ -147,6 +148,7 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     adviceLayout->setContentsMargins(0, 0, 0, 0);
     adviceLayout->setSpacing(2);
     m_adviceTitle = new QLabel(adviceBox);
+    m_adviceTitle->setTextFormat(Qt::PlainText);
     QFont bold = m_adviceTitle->font();
     bold.setBold(true);
     m_adviceTitle->setFont(bold);
@@ -407,7 +409,7 @@ void OverviewView::showAdvice()
         label->setObjectName(QStringLiteral("overviewAdvice%1").arg(i));
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);
-        label->setToolTip(qs(a.detail));
+        label->setToolTip(qt::plainToolTip(qs(a.detail)));
         connect(label, &QLabel::linkActivated, this, [this](const QString& link) { activateAdvice(link.toInt()); });
         m_adviceList->addWidget(label);
         ++m_adviceShown;

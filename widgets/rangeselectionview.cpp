@@ -48,6 +48,7 @@ RangeSelectionView::RangeSelectionView(TimelineView* timeline, QWidget* parent)
     m_view->sortByColumn(qt::RangeSelectionModel::TimeColumn, Qt::DescendingOrder);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setTextFormat(Qt::PlainText);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);

@@ -73,6 +73,7 @@ TimelineSearch::TimelineSearch(TimelineView* view, QWidget* parent)
     d->next->setArrowType(Qt::DownArrow);
     d->next->setToolTip(tr("Next match (Enter)"));
     d->status = new QLabel(this);
+    d->status->setTextFormat(Qt::PlainText);
     d->status->setMinimumWidth(d->status->fontMetrics().horizontalAdvance(QStringLiteral("0000000 / 0000000+")));
     layout->addWidget(d->edit, 1);
     layout->addWidget(d->prev);

@@ -1283,7 +1283,7 @@ bool TimelineView::viewportEvent(QEvent* event)
         } else if (pos.x() < kLabelWidth && pos.y() >= kRulerHeight) {
             const Row* row = rowAtContentY(contentY(pos.y()));
             if (row && !row->tooltip.isEmpty())
-                QToolTip::showText(help->globalPos(), row->tooltip, viewport());
+                QToolTip::showText(help->globalPos(), qt::plainToolTip(row->tooltip), viewport());
             else
                 QToolTip::hideText();
         } else {

@@ -49,6 +49,7 @@ UtilizationChart::UtilizationChart(QWidget* parent)
     m_legend->setTextFormat(Qt::RichText);
     header->addWidget(m_legend);
     m_implausibleLabel = new QLabel(this);
+    m_implausibleLabel->setTextFormat(Qt::PlainText);
     m_implausibleLabel->setForegroundRole(QPalette::PlaceholderText);
     m_implausibleLabel->hide();
     header->addWidget(m_implausibleLabel);
