@@ -82,8 +82,8 @@ bool parseArguments(int argc, char** argv, Arguments& args)
             }
         } else if (a == "--max-decompressed-mb") {
             const char* v = value("--max-decompressed-mb");
-            if (!v || !parseNumber(v, args.maxDecompressedMb)) {
-                args.error = "--max-decompressed-mb needs a number";
+            if (!v || !parseNumber(v, args.maxDecompressedMb) || args.maxDecompressedMb > model::kMaxLimitMb) {
+                args.error = "--max-decompressed-mb needs a number of at most " + std::to_string(model::kMaxLimitMb);
                 return false;
             }
         } else if (a == "--max-compression-ratio") {
@@ -95,8 +95,10 @@ bool parseArguments(int argc, char** argv, Arguments& args)
         } else if (a == "--memory-budget-mb" || a == "--max-events") {
             const char* v = value(a.c_str());
             uint64_t& target = a == "--max-events" ? args.maxEvents : args.memoryBudgetMb;
-            if (!v || !parseNumber(v, target) || target == 0) {
-                args.error = a + " needs a positive number";
+            if (!v || !parseNumber(v, target) || target == 0
+                || (&target == &args.memoryBudgetMb && target > model::kMaxLimitMb)) {
+                args.error = a + " needs a positive number"
+                    + (&target == &args.memoryBudgetMb ? " of at most " + std::to_string(model::kMaxLimitMb) : "");
                 return false;
             }
         } else if (a == "--program") {

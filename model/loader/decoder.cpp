@@ -9,6 +9,7 @@
 
 #include "sharereader.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,28 @@ DefaultMemoryBudget defaultMemoryBudget()
     return budget;
 }
 
+std::string environmentLimitsError()
+{
+    struct Limit
+    {
+        const char* name;
+        uint64_t max;
+    };
+    for (const Limit limit : {Limit {"TPUSCOPE_MEMORY_BUDGET_MB", kMaxLimitMb},
+             Limit {"TPUSCOPE_MAX_EVENTS", UINT64_MAX}, Limit {"TPUSCOPE_MAX_COMPRESSION_RATIO", UINT64_MAX}}) {
+        const char* text = std::getenv(limit.name);
+        if (!text || !*text)
+            continue;
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long value = std::strtoull(text, &end, 10);
+        if (*text == '-' || errno == ERANGE || !end || *end != '\0' || value == 0 || value > limit.max)
+            return std::string(limit.name) + "=" + text + " is not a positive number"
+                + (limit.max != UINT64_MAX ? " of at most " + std::to_string(limit.max) : std::string());
+    }
+    return {};
+}
+
 LoadLimits effectiveLimits(const LoadOptions& options)
 {
     LoadLimits limits;
@@ -148,7 +171,7 @@ LoadLimits effectiveLimits(const LoadOptions& options)
     if (!options.memoryBudgetBytes && !budgetMb)
         fallback = defaultMemoryBudget();
     limits.memoryBudgetBytes = options.memoryBudgetBytes ? options.memoryBudgetBytes
-        : budgetMb                                       ? budgetMb << 20
+        : budgetMb                                       ? std::min(budgetMb, kMaxLimitMb) << 20
                                                          : fallback.bytes;
     const uint64_t events = environmentNumber("TPUSCOPE_MAX_EVENTS");
     limits.maxEvents = options.maxEvents ? options.maxEvents : events ? events : UINT64_MAX;

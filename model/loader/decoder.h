@@ -48,6 +48,13 @@ struct LoadOptions
 
 /// The limits a load with these options runs under, with the hints its messages give.
 LoadLimits effectiveLimits(const LoadOptions& options);
+/// The largest value a limit given in MiB may have (1 PiB): larger ones would wrap around when
+/// turned into bytes (17592186044417 MiB << 20 is 1 MiB).
+inline constexpr uint64_t kMaxLimitMb = 1ull << 30;
+/// A limit set in the environment (TPUSCOPE_MEMORY_BUDGET_MB, TPUSCOPE_MAX_EVENTS,
+/// TPUSCOPE_MAX_COMPRESSION_RATIO) that is not a positive number or out of range, in words; empty
+/// when every one that is set is usable. Every load checks it first.
+std::string environmentLimitsError();
 /// The inflate limit a load with these options uses.
 uint64_t effectiveDecompressLimit(const LoadOptions& options);
 /// The compression-ratio guard a load with these options uses.

@@ -55,6 +55,8 @@ LoadResult finishLoad(ProfileBuilder& builder, const DecodeOutcome& decoded, con
 LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, const LoadOptions& options,
     const ProgressFn& progress, std::stop_token stop)
 {
+    if (const std::string error = environmentLimitsError(); !error.empty())
+        return LoadResult {nullptr, error};
     try {
         ProfileBuilder builder;
         prepare(builder, name, options, std::chrono::steady_clock::now());
@@ -68,6 +70,8 @@ LoadResult loadProfileFromBytes(std::string bytes, const std::string& name, cons
 LoadResult loadProfile(
     const std::string& path, const LoadOptions& options, const ProgressFn& progress, std::stop_token stop)
 {
+    if (const std::string error = environmentLimitsError(); !error.empty())
+        return LoadResult {nullptr, error};
     // The load boundary of both programs: a structure that does not fit in memory (or in the
     // address space under ulimit -v) ends the load with a message, never an abort.
     try {

@@ -418,6 +418,8 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
     const auto started = std::chrono::steady_clock::now();
     if (run.hosts.empty())
         return LoadResult {nullptr, run.path + ": the run has no host files"};
+    if (const std::string error = environmentLimitsError(); !error.empty())
+        return LoadResult {nullptr, error};
 
     std::vector<std::unique_ptr<HostJob>> jobs;
     for (const RunHost& host : run.hosts) {

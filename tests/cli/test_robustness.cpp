@@ -357,3 +357,27 @@ TEST(Robustness, ABigOpNameCostsAboutTwiceItsSizeInSummary)
     std::cout << "summary peaked at " << m.peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB op name\n";
     fs::remove_all(dir);
 }
+
+// Issue 27, failure 8: limits in MiB are range-checked, never wrapped around (17592186044417 MiB
+// << 20 is 1 MiB), on the command line and in the environment.
+TEST(Robustness, LimitOptionsThatWouldWrapAroundAreRefused)
+{
+    const std::string demo = ::testing::TempDir() + "/tpuscope_limits_demo.xplane.pb";
+    std::string error;
+    ASSERT_TRUE(writeSyntheticXSpace({}, demo, error)) << error;
+    for (const char* option : {"--memory-budget-mb", "--max-decompressed-mb"}) {
+        const CommandResult r = runCommand(cli() + " summary " + option + " 17592186044417 '" + demo + "'", true);
+        EXPECT_EQ(r.exitCode, 2) << r.output;
+        EXPECT_NE(r.output.find("of at most 1073741824"), std::string::npos) << r.output;
+    }
+    for (const char* value : {"17592186044417", "-1", "12abc", "0"}) {
+        const CommandResult r = runCommand(
+            std::string("TPUSCOPE_MEMORY_BUDGET_MB=") + value + " " + cli() + " summary '" + demo + "'", true);
+        EXPECT_EQ(r.exitCode, 1) << value << ": " << r.output;
+        EXPECT_NE(r.output.find("TPUSCOPE_MEMORY_BUDGET_MB=" + std::string(value) + " is not a positive number"),
+            std::string::npos)
+            << r.output;
+    }
+    // A large budget that fits is accepted.
+    EXPECT_EQ(runCommand(cli() + " summary --memory-budget-mb 1073741824 '" + demo + "'").exitCode, 0);
+}
