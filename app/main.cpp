@@ -4,6 +4,7 @@
 #include "qt/colors.h"
 #include "screenshot.h"
 
+#include "core/atomicfile.h"
 #include "qt/tracesession.h"
 
 #include <QApplication>
@@ -137,6 +138,13 @@ int main(int argc, char** argv)
             return fail(QStringLiteral("unknown --view \"%1\"").arg(request.view), 2);
         if (files.isEmpty() && !demo)
             return fail(QStringLiteral("--screenshot needs a FILE or --demo"), 2);
+        // Never over an input (or a link to one), and said before anything is loaded.
+        for (const QString& file : files)
+            request.inputs.push_back(file.toStdString());
+        if (const std::string problem
+            = tpuscope::model::outputPathProblem(request.output.toStdString(), request.inputs);
+            !problem.empty())
+            return fail(QString::fromStdString(problem), 2);
 
         MainWindow window(MainWindow::Options {false, false});
         if (!device.isEmpty())

@@ -90,7 +90,7 @@ void settleJobs(QWidget* root)
         qWarning("tpuscope: a view's numbers did not arrive in time; the image may show \"computing…\"");
 }
 
-QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
+QString grabToFile(QWidget* widget, const QSize& size, const QString& output, const std::vector<std::string>& inputs)
 {
     widget->setAttribute(Qt::WA_DontShowOnScreen);
     widget->resize(size);
@@ -111,7 +111,7 @@ QString grabToFile(QWidget* widget, const QSize& size, const QString& output)
             .arg(pixmap.height());
     // Unique temp file + rename (O_EXCL|O_NOFOLLOW): replaced whole or not at all, never through a symlink.
     QString error;
-    if (!widgets::savePngAtomically(pixmap.toImage(), output, error))
+    if (!widgets::savePngAtomically(pixmap.toImage(), output, error, inputs))
         return QCoreApplication::translate("Screenshot", "Cannot write %1: %2.").arg(output, error);
     return {};
 }
@@ -188,7 +188,7 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
         viewName = QStringLiteral("details");
     }
     if (viewName == QLatin1String("window"))
-        return grabToFile(&window, request.size, request.output);
+        return grabToFile(&window, request.size, request.output, request.inputs);
 
     QWidget* widget = viewName == QLatin1String("selection")
         ? static_cast<QWidget*>(window.findChild<widgets::RangeSelectionView*>())
@@ -197,7 +197,7 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
         return QCoreApplication::translate("Screenshot", "The view \"%1\" is not part of this build.").arg(viewName);
     // Taken out of the window, the view gets exactly the requested size; the process ends next.
     widget->setParent(nullptr);
-    return grabToFile(widget, request.size, request.output);
+    return grabToFile(widget, request.size, request.output, request.inputs);
 }
 
 } // namespace tpuscope::app

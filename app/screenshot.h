@@ -5,7 +5,9 @@
 #include <QString>
 
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace tpuscope::app {
 
@@ -21,6 +23,8 @@ struct ScreenshotRequest
     QSize size {1600, 1000};
     /// `--range T0,T1`: a timeline range selected before the shot, in µs from the profile start.
     std::optional<std::pair<double, double>> rangeUs;
+    /// The files the shot is of: the PNG is never written over one of them (or a link to one).
+    std::vector<std::string> inputs;
 };
 
 /// Parses "T0,T1" (µs, T0 < T1); false on anything else.

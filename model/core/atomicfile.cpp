@@ -223,6 +223,11 @@ bool AtomicFile::commit(std::string& error)
         if (m_tempName.empty())
             return fail("cannot name the temporary file for " + m_path, code);
     }
+    // Replacing a file keeps its permissions: a private (0600) file stays private. A new file
+    // gets the usual 0666 less the umask.
+    if (struct stat existing {}; ::stat(m_path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)
+        && ::fchmod(m_fd, existing.st_mode & 07777) != 0)
+        return fail("cannot keep the permissions of " + m_path, errno);
     const int fd = m_fd;
     m_fd = -1;
     if (::close(fd) != 0)

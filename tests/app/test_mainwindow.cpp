@@ -358,6 +358,38 @@ TEST_F(MainWindowTest, ScreenshotCommandWritesAPng)
         0);
     EXPECT_TRUE(errors.contains(QStringLiteral("missing.pb"))) << errors.toStdString();
     EXPECT_FALSE(QFile::exists(m_dir.filePath(QStringLiteral("x.png"))));
+
+    // Issue 27, failure 11: never over the input (a copy here, never the sample), nor over a link
+    // to it; and a private file replaced stays private.
+    const QString input = m_dir.filePath(QStringLiteral("input.xplane.pb"));
+    ASSERT_TRUE(QFile::copy(samplePath(), input));
+    const QString link = m_dir.filePath(QStringLiteral("link.png"));
+    ASSERT_TRUE(QFile::link(input, link));
+    const QByteArray before = [&] {
+        QFile f(input);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    for (const QString& target : {input, link}) {
+        EXPECT_EQ(run({input, QStringLiteral("--screenshot"), target}, &errors), 2) << target.toStdString();
+        EXPECT_TRUE(errors.contains(QStringLiteral("refusing to write"))) << errors.toStdString();
+    }
+    QFile after(input);
+    ASSERT_TRUE(after.open(QIODevice::ReadOnly));
+    EXPECT_EQ(after.readAll(), before);
+    const QString privatePng = m_dir.filePath(QStringLiteral("private.png"));
+    {
+        QFile f(privatePng);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("old");
+    }
+    ASSERT_TRUE(QFile::setPermissions(privatePng, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    ASSERT_EQ(run({input, QStringLiteral("--screenshot"), privatePng, QStringLiteral("--view"), QStringLiteral("ops")},
+                  &errors),
+        0)
+        << errors.toStdString();
+    EXPECT_FALSE(QImage(privatePng).isNull());
+    // The user, group and other bits (0x0FFF) say 0600: read and write for the user only.
+    EXPECT_EQ(QFile::permissions(privatePng) & 0x0FFF, QFileDevice::ReadUser | QFileDevice::WriteUser);
 }
 
 TEST_F(MainWindowTest, OpTableExportsAsShownAsMarkdownAndCsv)

@@ -125,3 +125,22 @@ TEST(OutputsNeverDestroy, CardNeverOverwritesAnInputNorFollowsAPlantedSymlink)
     // b, the renamed input, victim, the planted symlink and the two cards: no temporary file left.
     EXPECT_EQ(entriesIn(dir), 6u);
 }
+
+// Issue 27, failure 11: replacing a private (0600) file keeps it private; a new file gets the
+// usual mode.
+TEST(OutputsNeverDestroy, ReplacingAPrivateFileKeepsItsMode)
+{
+    if (!haveCli())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = ::testing::TempDir() + "/tpuscope_mode";
+    fs::create_directories(dir);
+    const std::string input = dir + "/in.xplane.pb";
+    synthProfile(input);
+    const std::string out = dir + "/private.tpuscope";
+    writeFile(out, "old");
+    fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
+    const CommandResult r = runCommand(cli() + " share '" + input + "' -o '" + out + "'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(readFile(out), "old");
+    EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
