@@ -4,12 +4,14 @@
 
 #include "core/atomicfile.h"
 #include "core/devicepeaks.h"
+#include "loader/decoder.h"
 #include "loader/loader.h"
 #include "report/glossary.h"
 
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 namespace tpuscope::cli {
 
@@ -226,8 +228,21 @@ int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
         {"synth", runSynth},
     };
     for (const auto& [name, run] : kCommands)
-        if (args.command == name)
-            return run(args, out, err);
+        if (args.command == name) {
+            // The boundary of every command: whatever does not fit in memory after the load (the
+            // analysis, a report, a share file) ends it with a message, never an abort.
+            try {
+                return run(args, out, err);
+            } catch (const std::bad_alloc&) {
+                const std::string input
+                    = args.positional.empty() ? std::string("tpuscope-cli") : args.positional.front();
+                err << "tpuscope-cli: "
+                    << model::outOfMemoryMessage(
+                           input, loadOptionsFromArguments(args), "the " + args.command + " command")
+                    << "\n";
+                return 1;
+            }
+        }
     err << "tpuscope-cli: unknown command '" << args.command << "' (try --help)\n";
     return 2;
 }

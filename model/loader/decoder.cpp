@@ -412,8 +412,13 @@ DecodeOutcome decodeFileInto(const std::string& path, ProfileBuilder& builder, c
 
 std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options)
 {
+    return outOfMemoryMessage(name, options, "loading");
+}
+
+std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options, const std::string& what)
+{
     const LoadLimits limits = effectiveLimits(options);
-    std::string message = name + ": out of memory while loading (memory budget "
+    std::string message = name + ": not enough memory for " + what + " (memory budget "
         + std::to_string(limits.memoryBudgetBytes >> 20) + " MiB";
     if (const uint64_t as = addressSpaceLimit())
         message += ", address-space limit " + std::to_string(as >> 20) + " MiB";

@@ -120,5 +120,8 @@ DecodeOutcome decodeFileInto(const std::string& path, ProfileBuilder& builder, c
 /// "NAME: out of memory while loading (memory budget …, address-space limit …)": what a load
 /// that caught std::bad_alloc reports.
 std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options);
+/// The same for what comes after the load ("while analysing", "while writing the share file"):
+/// "not enough memory for <what> of <name> (memory budget N MiB, ...)".
+std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options, const std::string& what);
 
 } // namespace tpuscope::model

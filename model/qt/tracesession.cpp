@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracesession.h"
 
+#include "loader/decoder.h"
+
 #include <QMetaObject>
 #include <QPointer>
 
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <utility>
 
 namespace tpuscope::qt {
@@ -140,9 +143,13 @@ void TraceSession::compare(const QString& path)
         std::shared_ptr<const model::ProfileDiff> diff;
         QString afterName;
         if (load.ok() && !stop.stop_requested()) {
-            if (const model::ProfileAnalysisPtr after = model::buildProfileAnalysis(load.profile, {}, stop)) {
-                diff = std::make_shared<const model::ProfileDiff>(before->diffAgainst(*after));
-                afterName = QString::fromStdString(load.profile->load.path);
+            try {
+                if (const model::ProfileAnalysisPtr after = model::buildProfileAnalysis(load.profile, {}, stop)) {
+                    diff = std::make_shared<const model::ProfileDiff>(before->diffAgainst(*after));
+                    afterName = QString::fromStdString(load.profile->load.path);
+                }
+            } catch (const std::bad_alloc&) {
+                load.error = model::outOfMemoryMessage(file, options, "the comparison");
             }
         }
         const bool stopped = stop.stop_requested();
@@ -362,11 +369,19 @@ void TraceSession::start(const QString& name,
         auto result = std::make_shared<Result>();
         result->reanalysis = reanalysis;
         result->load = load(options, report, stop);
-        if (result->load.ok() && !stop.stop_requested())
-            result->analysis = model::buildProfileAnalysis(
-                result->load.profile,
-                [&](std::string_view phase, double) { report(phase, 0.99); }, // reading was the 99 %
-                stop);
+        // The job's boundary: an analysis that does not fit in memory fails the load with a
+        // message, and the profile shown before stays; never an abort.
+        if (result->load.ok() && !stop.stop_requested()) {
+            try {
+                result->analysis = model::buildProfileAnalysis(
+                    result->load.profile,
+                    [&](std::string_view phase, double) { report(phase, 0.99); }, // reading was the 99 %
+                    stop);
+            } catch (const std::bad_alloc&) {
+                const std::string name = result->load.profile->load.path;
+                result->load = model::LoadResult {nullptr, model::outOfMemoryMessage(name, options, "the analysis")};
+            }
+        }
         result->canceled = stop.stop_requested();
         result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
         QMetaObject::invokeMethod(

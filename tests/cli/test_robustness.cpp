@@ -381,3 +381,35 @@ TEST(Robustness, LimitOptionsThatWouldWrapAroundAreRefused)
     // A large budget that fits is accepted.
     EXPECT_EQ(runCommand(cli() + " summary --memory-budget-mb 1073741824 '" + demo + "'").exitCode, 0);
 }
+
+// Issue 27, failure 2: what does not fit after the load (the analysis, the reports) is a message,
+// never SIGABRT. 300,000 unique op names under address-space limits from tight to roomy: every
+// command exits 0 or 1, and a failure names the memory.
+TEST(Robustness, TheAnalysisUnderAnAddressSpaceLimitNeverAborts)
+{
+    REQUIRE_MEMORY_TOOLS();
+    constexpr int kOps = 300'000;
+    std::string line = varintField(1, 1) + lengthField(2, "XLA Ops");
+    std::string metadata;
+    for (int i = 1; i <= kOps; ++i) {
+        line += lengthField(4, varintField(1, uint64_t(i)) + varintField(2, uint64_t(i) * 100) + varintField(3, 50));
+        metadata += lengthField(4,
+            varintField(1, uint64_t(i))
+                + lengthField(2, varintField(1, uint64_t(i)) + lengthField(2, "fusion.unique." + std::to_string(i))));
+    }
+    const std::string path = ::testing::TempDir() + "/tpuscope_unique_ops.xplane.pb";
+    writeFile(
+        path, lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
+    for (const uint64_t mb : {400, 600, 900}) {
+        for (const char* command : {"summary", "ops", "advise"}) {
+            SCOPED_TRACE(std::string(command) + " at " + std::to_string(mb) + " MB");
+            const Measured m = runCli(std::string(command) + " '" + path + "'", mb << 20);
+            EXPECT_TRUE(m.exitCode == 0 || m.exitCode == 1) << m.exitCode << "\n" << m.output.substr(0, 600);
+            if (m.exitCode == 1) {
+                EXPECT_TRUE(m.output.find("not enough memory") != std::string::npos
+                    || m.output.find("memory budget") != std::string::npos)
+                    << m.output.substr(0, 600);
+            }
+        }
+    }
+}
