@@ -418,8 +418,9 @@ std::string outOfMemoryMessage(const std::string& name, const LoadOptions& optio
 std::string outOfMemoryMessage(const std::string& name, const LoadOptions& options, const std::string& what)
 {
     const LoadLimits limits = effectiveLimits(options);
-    std::string message = name + ": not enough memory for " + what + " (memory budget "
-        + std::to_string(limits.memoryBudgetBytes >> 20) + " MiB";
+    std::string message = name
+        + (what == "loading" ? std::string(": out of memory while loading") : ": not enough memory for " + what)
+        + " (memory budget " + std::to_string(limits.memoryBudgetBytes >> 20) + " MiB";
     if (const uint64_t as = addressSpaceLimit())
         message += ", address-space limit " + std::to_string(as >> 20) + " MiB";
     if (const uint64_t cgroup = cgroupMemoryLimit())
