@@ -205,7 +205,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         if (md) {
             // Titles and texts name ops, layers and devices from the file: Markdown-neutral.
             out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), neutralForMarkdown(a.title).c_str());
-            out += "Rule `" + a.rule + "`. " + neutralForMarkdown(a.detail) + "\n\n";
+            out += "Rule " + neutralMarkdownCode(a.rule) + ". " + neutralForMarkdown(a.detail) + "\n\n";
             if (!ops.empty())
                 out += "- **Evidence:** " + ops + "\n";
             out += "- **Numbers:** " + neutralForMarkdown(numbers) + "\n";
