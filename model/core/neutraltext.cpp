@@ -3,6 +3,7 @@
 
 #include "utf8.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -33,6 +34,33 @@ std::string withoutControls(std::string_view text, Newlines newlines)
         }
     }
     return out;
+}
+
+/// Appends the HTML entity of `c` when it needs one (& < >, and " ' when `quotes`); false otherwise.
+/// Markdown uses it too: a backslash before < does not stop every renderer from reading a tag.
+bool appendEntity(std::string& out, char c, bool quotes)
+{
+    switch (c) {
+    case '&':
+        out += "&amp;";
+        return true;
+    case '<':
+        out += "&lt;";
+        return true;
+    case '>':
+        out += "&gt;";
+        return true;
+    case '"':
+        if (quotes)
+            out += "&quot;";
+        return quotes;
+    case '\'':
+        if (quotes)
+            out += "&#39;";
+        return quotes;
+    default:
+        return false;
+    }
 }
 
 bool looksLikeNumber(std::string_view text)
@@ -72,19 +100,9 @@ std::string neutralForMarkdown(std::string_view text)
             out += '\\';
             out += c;
             break;
-        // Escaped by entity, not backslash: a backslash before < does not stop every renderer
-        // from reading a tag.
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
         default:
-            out += c;
+            if (!appendEntity(out, c, false))
+                out += c;
         }
     }
     return out;
@@ -109,27 +127,9 @@ std::string neutralForHtml(std::string_view text)
     const std::string clean = withoutControls(text, Newlines::Keep);
     std::string out;
     out.reserve(clean.size() + clean.size() / 8);
-    for (const char c : clean) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
+    for (const char c : clean)
+        if (!appendEntity(out, c, true))
             out += c;
-        }
-    }
     return out;
 }
 

@@ -18,11 +18,6 @@ namespace tpuscope::model {
 namespace {
 
 /// Inline code that survives any content (backticks inside get a longer fence).
-std::string code(std::string_view text)
-{
-    return neutralMarkdownCode(text);
-}
-
 std::string redactionText(const ShareRedaction& r)
 {
     if (!r.any())
@@ -88,7 +83,7 @@ std::string numbersText(const json::Value& numbers)
 std::string adviceItem(size_t index, const json::Value& a)
 {
     std::string out = std::to_string(index) + ". **[" + neutralForMarkdown(a["severity"].string()) + "] "
-        + neutralForMarkdown(a["title"].string()) + "** (rule " + code(a["rule"].string()) + ")\n";
+        + neutralForMarkdown(a["title"].string()) + "** (rule " + neutralMarkdownCode(a["rule"].string()) + ")\n";
     if (const std::string numbers = numbersText(a["numbers"]); !numbers.empty())
         out += "   - Numbers: " + numbers + "\n";
     const json::Value& evidence = a["evidence"];
@@ -97,13 +92,13 @@ std::string adviceItem(size_t index, const json::Value& a)
         constexpr size_t kMaxEvidence = 3;
         for (size_t i = 0; i < evidence.size() && i < kMaxEvidence; ++i) {
             const json::Value& e = evidence.at(i);
-            out += std::string(i ? ";" : "") + " " + code(elideMiddle(e["op"].string(), kForumNameWidth)) + " "
-                + formatPercent(e["time_fraction"].number());
+            out += std::string(i ? ";" : "") + " " + neutralMarkdownCode(elideMiddle(e["op"].string(), kForumNameWidth))
+                + " " + formatPercent(e["time_fraction"].number());
             // Whose code it is: the layer (framework op) and source line, when the redaction keeps them.
             if (const std::string& layer = e["framework_op"].string(); !layer.empty())
-                out += ", layer " + code(elideMiddle(layer, 2 * kForumNameWidth));
+                out += ", layer " + neutralMarkdownCode(elideMiddle(layer, 2 * kForumNameWidth));
             if (const std::string& source = e["source"].string(); !source.empty())
-                out += ", source " + code(source);
+                out += ", source " + neutralMarkdownCode(source);
         }
         if (evidence.size() > kMaxEvidence)
             out += " and " + std::to_string(evidence.size() - kMaxEvidence) + " more";

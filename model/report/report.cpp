@@ -189,11 +189,6 @@ size_t displayWidth(std::string_view s)
     return width;
 }
 
-std::string csvCell(const std::string& s, char separator)
-{
-    return neutralCsvCell(s, separator);
-}
-
 std::atomic<size_t> g_textCellWidth {0};
 
 std::string renderTextTable(const Table& table);
@@ -259,7 +254,7 @@ std::string renderTable(const Table& input, TableFormat format)
             for (size_t c = 0; c < cells.size(); ++c) {
                 if (c)
                     out += sep;
-                out += csvCell(cells[c], sep);
+                out += neutralCsvCell(cells[c], sep);
             }
             out += '\n';
         };
