@@ -6,13 +6,14 @@
 //
 // {
 //   "format": "tpuscope-share", "version": 1, "generator": "tpuscope",
-//   "source": {"format": "xspace", "file": "name.xplane.pb" (absent with paths redaction),
+//   "source": {"format": "xspace", "file": "name.xplane.pb" (absent with paths redaction, host names
+//              replaced with any),
 //              "file_bytes": N, "limitations": [...]},
 //   "redaction": {"paths": bool, "names": bool, "hash": bool},
 //   "device": {"type", "generation", "cores", "peak_tflops_per_core", "peak_hbm_gbps_per_core",
 //              "peak_source" (PeakSource enum value), "peak_note",
 //              "hosts": [host names] ("host0".. with any redaction),
-//              "core_planes": [{"host": i, "name": "/device:TPU:0"}, ...]},
+//              "core_planes": [{"host": i, "name": "/device:TPU:0" (just the core with any redaction)}, ...]},
 //   "totals": {"ops": rows in the original op table, "kept": rows kept, "time_ps", "kept_time_fraction"},
 //   "step_windows": {"kind": TrackKind (Steps, or XlaModules for program runs), "line", "program",
 //            "dominant": the program with the most device time,
@@ -54,7 +55,10 @@
 // }
 //
 // All names pass through one map, so with hash redaction an op keeps the same hash in the op
-// list, the HLO, the HLO text and the advice text.
+// list, the HLO, the HLO text and the advice text. Every other string passes through one text
+// redactor (TextRedactor): with any redaction host names become host0.., and HLO text loses its
+// metadata, backend_config and frontend_attributes; with paths redaction every path-like token
+// becomes "[path]" and the user names of home folders "[user]", in whichever field they are quoted.
 
 #include "sharefile.h"
 
@@ -77,6 +81,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -186,42 +191,263 @@ private:
     std::unordered_set<std::string> m_used;
 };
 
-/// Removes ", metadata={...}" clauses (op_type, op_name, source_file, source_line) from HLO text.
-std::string stripHloMetadata(std::string_view text)
+// HLO attributes a redacted share file drops from HLO text. Nothing reads them (the op model reads
+// shapes, operands and layouts), and each can say whose code an op is: metadata holds op_type,
+// op_name, source_file, source_line and stack_frame_id; backend_config a kernel's own source (a
+// Pallas kernel's MLIR carries file locations); frontend_attributes whatever the framework put there.
+constexpr std::array<std::string_view, 3> kRedactedHloAttributes
+    = {"metadata", "backend_config", "frontend_attributes"};
+
+/// Where an HLO attribute value that starts at `i` ends: a {...} block or a "..." string (quotes and
+/// escapes inside respected), else a bare word up to the next ',' or the enclosing '}'.
+size_t endOfHloValue(std::string_view text, size_t i)
+{
+    int depth = 0;
+    bool quoted = false;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+                if (depth == 0)
+                    return i + 1; // a "..." value
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}') {
+            if (depth == 0)
+                return i;
+            if (--depth == 0)
+                return i + 1;
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    return text.size();
+}
+
+/// HLO text without its kRedactedHloAttributes clauses (", metadata={...}", ", backend_config=\"...\"").
+std::string stripHloAttributes(std::string_view text)
 {
     std::string out;
-    size_t i = 0;
+    size_t copied = 0;
     while (true) {
-        const size_t at = text.find("metadata={", i);
-        if (at == std::string_view::npos) {
-            out.append(text.substr(i));
-            return out;
-        }
+        size_t at = std::string_view::npos, nameSize = 0;
+        for (std::string_view name : kRedactedHloAttributes)
+            for (size_t found = text.find(name, copied); found != std::string_view::npos && found < at;
+                 found = text.find(name, found + 1))
+                if ((found == 0 || !isNameChar(text[found - 1])) && found + name.size() < text.size()
+                    && text[found + name.size()] == '=') {
+                    at = found;
+                    nameSize = name.size();
+                    break;
+                }
+        if (at == std::string_view::npos)
+            break;
         size_t cut = at;
-        while (cut > i && (text[cut - 1] == ' ' || text[cut - 1] == ','))
+        while (cut > copied && (text[cut - 1] == ' ' || text[cut - 1] == ','))
             --cut;
-        out.append(text.substr(i, cut - i));
-        size_t j = at + std::strlen("metadata={");
-        int depth = 1;
-        bool quoted = false;
-        for (; j < text.size() && depth > 0; ++j) {
-            const char c = text[j];
-            if (quoted) {
-                if (c == '\\')
-                    ++j;
-                else if (c == '"')
-                    quoted = false;
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == '{') {
-                ++depth;
-            } else if (c == '}') {
-                --depth;
-            }
+        out.append(text.substr(copied, cut - copied));
+        copied = endOfHloValue(text, at + nameSize + 1);
+    }
+    out.append(text.substr(copied));
+    return out;
+}
+
+/// Replaces `word` in `text` wherever no letter or digit touches it on either side.
+void replaceWord(std::string& text, std::string_view word, std::string_view with)
+{
+    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    for (size_t at = text.find(word); !word.empty() && at != std::string::npos; at = text.find(word, at)) {
+        const size_t end = at + word.size();
+        if ((at > 0 && alnum(text[at - 1])) || (end < text.size() && alnum(text[end]))) {
+            at = end;
+            continue;
         }
-        i = j;
+        text.replace(at, word.size(), with);
+        at += with.size();
     }
 }
+
+bool endsWithExtension(std::string_view file, std::initializer_list<std::string_view> extensions)
+{
+    const size_t dot = file.rfind('.');
+    if (dot == std::string_view::npos || dot + 1 == file.size())
+        return false;
+    std::string extension(file.substr(dot + 1));
+    for (char& c : extension)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
+}
+
+/// The segment after a home folder in `path` ("/home/NAME/", "/Users/NAME/", ".../users/NAME/"), one
+/// per home folder, when a folder follows it (a user's folder, not a file called "home/x.py").
+std::vector<std::string_view> homeFolderOwners(std::string_view path)
+{
+    std::vector<std::string_view> owners;
+    auto separator = [](char c) { return c == '/' || c == '\\'; };
+    for (std::string_view home : {"home", "Users", "users"})
+        for (size_t at = path.find(home); at != std::string_view::npos; at = path.find(home, at + 1)) {
+            const size_t begin = at + home.size() + 1;
+            if ((at > 0 && !separator(path[at - 1])) || begin >= path.size() || !separator(path[begin - 1]))
+                continue;
+            size_t end = begin;
+            while (end < path.size() && !separator(path[end]) && !std::isspace(static_cast<unsigned char>(path[end]))
+                && path[end] != '"' && path[end] != '\'')
+                ++end;
+            if (end > begin && end < path.size() && separator(path[end]))
+                owners.push_back(path.substr(begin, end - begin));
+        }
+    return owners;
+}
+
+/// Whether one token of free text names a file or folder: a URL (gs://...), an absolute path with a
+/// folder (/home/x, C:\\x), a path through a home folder, or a source file ("train.py:42"; data
+/// files such as x.json only with a folder). "/device:TPU:0", "GB/s" and framework scopes
+/// ("jit(f)/dense/dot_general") are not paths.
+bool isPathToken(std::string_view token)
+{
+    if (token.empty())
+        return false;
+    if (token.find("://") != std::string_view::npos || token.starts_with("\\\\"))
+        return true;
+    if (token.size() >= 3 && std::isalpha(static_cast<unsigned char>(token[0])) && token[1] == ':'
+        && (token[2] == '\\' || token[2] == '/'))
+        return true;
+    const auto slashes = std::count(token.begin(), token.end(), '/') + std::count(token.begin(), token.end(), '\\');
+    const bool rooted
+        = token[0] == '/' || token.starts_with("~/") || token.starts_with("./") || token.starts_with("../");
+    if ((rooted && slashes >= 2) || !homeFolderOwners(token).empty())
+        return true;
+    // A source location: the file, then ":line" or ":line:column".
+    std::string_view file = token;
+    for (int i = 0; i < 2; ++i)
+        if (const size_t colon = file.rfind(':'); colon != std::string_view::npos && colon + 1 < file.size()
+            && std::all_of(file.begin() + colon + 1, file.end(),
+                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            file = file.substr(0, colon);
+    if (const size_t slash = file.find_last_of("/\\"); slash != std::string_view::npos)
+        file = file.substr(slash + 1);
+    if (endsWithExtension(file,
+            {"py", "pyi", "pyx", "ipynb", "cc", "cpp", "cxx", "c", "h", "hh", "hpp", "cu", "cuh", "jl", "rs", "go",
+                "java", "scala", "kt", "js", "ts", "sh", "mlir"}))
+        return true;
+    return slashes > 0
+        && endsWithExtension(file,
+            {"pb", "pbtxt", "json", "gz", "txt", "log", "yaml", "yml", "csv", "proto", "npy", "npz", "pkl", "ckpt",
+                "tpuscope"});
+}
+
+/// Every token of `text` that isPathToken replaced by "[path]". Tokens end at spaces, quotes and
+/// the punctuation that separates HLO attributes and list items; parentheses and a sentence's
+/// final '.' or ':' around a token are not part of it.
+std::string withoutPaths(std::string_view text)
+{
+    auto separates = [](char c) {
+        return std::isspace(static_cast<unsigned char>(c))
+            || std::string_view("\"'`,;[]{}<>|=").find(c) != std::string_view::npos;
+    };
+    std::string out;
+    out.reserve(text.size());
+    size_t i = 0;
+    while (i < text.size()) {
+        if (separates(text[i])) {
+            out += text[i++];
+            continue;
+        }
+        size_t end = i;
+        while (end < text.size() && !separates(text[end]))
+            ++end;
+        size_t begin = i, last = end;
+        while (begin < last && (text[begin] == '(' || text[begin] == '<'))
+            ++begin;
+        while (last > begin && std::string_view(").:").find(text[last - 1]) != std::string_view::npos)
+            --last;
+        out.append(text.substr(i, begin - i));
+        out.append(isPathToken(text.substr(begin, last - begin)) ? "[path]" : text.substr(begin, last - begin));
+        out.append(text.substr(last, end - last));
+        i = end;
+    }
+    return out;
+}
+
+/// What a redacted share file removes from the free text it keeps (HLO text, categories, shapes,
+/// notes, line names, advice titles and numbers), wherever it is quoted and not only in the field it
+/// came from: the profile's host names (with any redaction: host0.., as device.hosts), and with
+/// paths redaction every token that looks like a path and the user names of the home folders that
+/// the profile's paths go through.
+class TextRedactor
+{
+public:
+    TextRedactor(const Profile& profile, const ShareRedaction& redaction, const NameMap& names)
+        : m_names(names)
+        , m_active(redaction.any())
+        , m_paths(redaction.paths)
+    {
+        if (!m_active)
+            return;
+        for (size_t h = 0; h < profile.hosts.size(); ++h) {
+            const std::string& host = profile.hosts[h];
+            const std::string standIn = "host" + std::to_string(h);
+            addWord(host, standIn);
+            addWord(host.substr(0, host.find('.')), standIn); // the short name of a domain name
+        }
+        if (m_paths) {
+            std::unordered_set<StringId> seen;
+            auto scan = [&](std::string_view path) {
+                for (std::string_view owner : homeFolderOwners(path))
+                    addWord(std::string(owner), "[user]");
+            };
+            scan(profile.load.path);
+            for (const OpInfo& op : profile.ops)
+                for (StringId id : {op.source, op.longName, op.tfOp})
+                    if (seen.insert(id).second)
+                        scan(profile.str(id));
+            std::unordered_set<std::string_view> files;
+            for (const Program& program : profile.programs)
+                if (program.hlo)
+                    for (const hlo::Computation& c : program.hlo->computations)
+                        for (const hlo::Instruction& in : c.instructions)
+                            if (files.insert(in.sourceFile).second)
+                                scan(in.sourceFile);
+        }
+        std::stable_sort(m_words.begin(), m_words.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    }
+
+    /// Text whose words are not HLO names (opcodes, categories, shapes, notes): an opcode may
+    /// spell an instruction's name, so no name is hashed.
+    std::string scrub(std::string_view in) const
+    {
+        if (!m_active)
+            return std::string(in);
+        std::string out = m_paths ? withoutPaths(in) : std::string(in);
+        for (const auto& [word, standIn] : m_words)
+            replaceWord(out, word, standIn);
+        return out;
+    }
+
+    /// Text that names HLO ops (HLO text, advice): names hashed (hash redaction), then scrubbed.
+    std::string text(std::string_view in) const { return scrub(m_names.text(in)); }
+
+private:
+    void addWord(const std::string& word, std::string standIn)
+    {
+        // Short words ("a", "me") and account names that name no one would garble every text.
+        static const std::set<std::string, std::less<>> kNobody = {"root", "user", "runner", "ubuntu", "admin"};
+        if (word.size() >= 3 && !kNobody.count(word))
+            m_words.emplace_back(word, std::move(standIn));
+    }
+
+    const NameMap& m_names;
+    bool m_active;
+    bool m_paths;
+    std::vector<std::pair<std::string, std::string>> m_words; // host and user names → stand-ins, longest first
+};
 
 // ---------------------------------------------------------------------------------------------
 // HLO (reduced module) to and from JSON
@@ -277,15 +503,15 @@ void writeInts(JsonWriter& w, std::string_view key, const std::vector<int64_t>& 
     w.endArray();
 }
 
-void writeInstruction(
-    JsonWriter& w, const hlo::Instruction& in, bool stub, const NameMap& names, const ShareRedaction& redaction)
+void writeInstruction(JsonWriter& w, const hlo::Instruction& in, bool stub, const NameMap& names,
+    const TextRedactor& texts, const ShareRedaction& redaction)
 {
     w.beginObject();
-    w.field("id", in.id).field("n", names.name(in.name)).field("o", in.opcode);
+    w.field("id", in.id).field("n", names.name(in.name)).field("o", texts.scrub(in.opcode));
     w.key("s");
     writeShape(w, in.shape);
     if (!in.fusionKind.empty())
-        w.field("fk", in.fusionKind);
+        w.field("fk", texts.scrub(in.fusionKind));
     if (!stub) {
         writeInts(w, "a", in.operandIds);
         writeInts(w, "c", in.calledComputationIds);
@@ -322,15 +548,15 @@ void writeInstruction(
     if (in.opcode == "parameter")
         w.field("pn", in.parameterNumber);
     if (!in.customCallTarget.empty())
-        w.field("cct", in.customCallTarget);
+        w.field("cct", texts.scrub(in.customCallTarget));
     if (!redaction.names && !redaction.hashNames) {
         if (!in.opType.empty())
-            w.field("ot", in.opType);
+            w.field("ot", texts.scrub(in.opType));
         if (!in.opName.empty())
-            w.field("on", in.opName);
+            w.field("on", texts.scrub(in.opName));
     }
     if (!redaction.paths && !in.sourceFile.empty()) {
-        w.field("sf", in.sourceFile);
+        w.field("sf", texts.scrub(in.sourceFile));
         if (in.sourceLine)
             w.field("sl", static_cast<int64_t>(in.sourceLine));
     }
@@ -397,7 +623,7 @@ public:
         }
     }
 
-    void write(JsonWriter& w, const NameMap& names, const ShareRedaction& redaction) const
+    void write(JsonWriter& w, const NameMap& names, const TextRedactor& texts, const ShareRedaction& redaction) const
     {
         w.beginObject();
         w.field("name", names.name(m_module.name)).field("id", m_module.id).field("entry", m_module.entryComputationId);
@@ -416,7 +642,7 @@ public:
                 const bool isFull = full != m_full.end() && full->second.count(in.id);
                 const bool isStub = !isFull && stub != m_stub.end() && stub->second.count(in.id);
                 if (isFull || isStub)
-                    writeInstruction(w, in, isStub, names, redaction);
+                    writeInstruction(w, in, isStub, names, texts, redaction);
             }
             w.endArray();
             w.endObject();
@@ -655,16 +881,29 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         result.stats.hloInstructions += reducer.instructionCount();
     }
     result.stats.programsWithHlo = reducers.size();
-    const bool stripMetadata = redact.any();
-    auto hloText = [&](const std::string& text) { return names.text(stripMetadata ? stripHloMetadata(text) : text); };
+    // The names written beside the kept ops are hashed too: the step program and the program runs
+    // (any program), the host link's waits and the advice's ops (which need not be kept ones).
+    for (const Program& p : profile.programs)
+        names.add(p.name, "prog_");
+    for (OpId op : analysis.hostLink.waitOps)
+        names.add(profile.str(profile.ops[op].name), "op_");
+    for (const Advice& a : analysis.advice.advice) {
+        for (const std::string& n : a.opNames)
+            names.add(n, "op_");
+        for (const AdviceEvidence& e : a.evidence)
+            names.add(e.name, "op_");
+    }
+    const TextRedactor texts(profile, redact, names);
+    auto hloText = [&](const std::string& text) { return texts.text(redact.any() ? stripHloAttributes(text) : text); };
 
     JsonWriter w(false);
     w.beginObject();
     w.field("format", "tpuscope-share").field("version", kShareVersion).field("generator", "tpuscope");
     w.key("source").beginObject();
     w.field("format", profile.load.format);
+    // The file name is a host's name in xprof's runs (HOST.xplane.pb): host names go with any redaction.
     if (!redact.paths && !profile.load.path.empty())
-        w.field("file", fileName(profile.load.path));
+        w.field("file", texts.scrub(fileName(profile.load.path)));
     w.field("file_bytes", profile.load.fileBytes);
     if (!redact.any()) {
         w.key("limitations").beginArray();
@@ -681,14 +920,14 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
     const DeviceInfo& device = profile.device;
     w.key("device").beginObject();
-    w.field("type", device.type).field("generation", device.generation).field("cores", device.cores);
+    w.field("type", texts.scrub(device.type)).field("generation", device.generation).field("cores", device.cores);
     w.field("cores_source", coreCountSourceName(device.coresSource))
         .field("cores_at_least", device.coresAtLeast)
-        .field("cores_note", device.coresNote);
+        .field("cores_note", texts.scrub(device.coresNote));
     w.field("peak_tflops_per_core", device.peakTflopsPerCore)
         .field("peak_hbm_gbps_per_core", device.peakHbmGbpsPerCore)
         .field("ici_gbps_per_core", device.iciGbpsPerCore);
-    w.field("peak_source", static_cast<int64_t>(device.peakSource)).field("peak_note", device.peakNote);
+    w.field("peak_source", static_cast<int64_t>(device.peakSource)).field("peak_note", texts.scrub(device.peakNote));
     if (profile.fileRootUtilization.flops)
         w.field("root_flops_utilization", *profile.fileRootUtilization.flops);
     if (profile.fileRootUtilization.hbm)
@@ -702,8 +941,11 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     w.key("core_planes").beginArray();
     for (PlaneId p : cores) {
         w.beginObject();
-        w.field("host", static_cast<int64_t>(profile.planes[p].host))
-            .field("name", profile.str(profile.planes[p].name));
+        // A plane's name is the core it is once redacted: producers put process and host names there.
+        const Plane& plane = profile.planes[p];
+        w.field("host", static_cast<int64_t>(plane.host))
+            .field("name",
+                redact.any() ? "/device:TPU:" + std::to_string(std::max(0, plane.coreIndex)) : profile.str(plane.name));
         if (profile.planes[p].aggregate)
             w.field("aggregate", true);
         w.endObject();
@@ -725,7 +967,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         const bool runs = steps.source == StepSource::ProgramRuns;
         w.key("step_windows").beginObject();
         w.field("kind", static_cast<int64_t>(runs ? TrackKind::XlaModules : TrackKind::Steps));
-        w.field("line", steps.sourceLine).field("program", names.name(steps.program));
+        w.field("line", texts.scrub(steps.sourceLine)).field("program", names.name(steps.program));
         w.field("dominant", steps.dominant() ? names.name(steps.dominant()->name) : std::string());
         w.key("cores").beginArray();
         size_t written = 0;
@@ -841,7 +1083,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.field("id", profile.programs[p].id).field("name", names.name(profile.programs[p].name));
         if (auto it = reducers.find(p); it != reducers.end()) {
             w.key("hlo");
-            it->second.write(w, names, redact);
+            it->second.write(w, names, texts, redact);
         }
         w.endObject();
     }
@@ -866,7 +1108,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
             w.field("program_id", profile.programs[op.program].id);
         else if (op.hasProgramId)
             w.field("program_id", op.programId);
-        w.field("category", profile.str(op.category)).field("occurrences", t.occurrences);
+        w.field("category", texts.scrub(profile.str(op.category))).field("occurrences", t.occurrences);
         w.field("time_ps", t.time).field("self_time_ps", t.self);
         if (t.pairsTimed > 0)
             w.field("pair_span_ps", t.pairSpan).field("pairs_timed", t.pairsTimed);
@@ -889,7 +1131,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         const std::string& longName = profile.str(op.longName);
         const std::string& shape = profile.str(op.shapeWithLayout);
         if (!shape.empty())
-            w.field("shape", shape);
+            w.field("shape", texts.scrub(shape));
         // Brief entries (small copies and collectives) keep their HLO text only when it is the
         // evidence of host offloading (memory space S(5)) that the data-formatting advice counts.
         if (!longName.empty()
@@ -901,18 +1143,18 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
             return;
         }
         if (const std::string& d = profile.str(op.deduplicatedName); !d.empty())
-            w.field("dedup", names.text(d));
+            w.field("dedup", texts.text(d));
         if (!redact.names && !redact.hashNames)
             if (const std::string& t = profile.str(op.tfOp); !t.empty())
-                w.field("tf_op", t);
+                w.field("tf_op", texts.scrub(t));
         if (!redact.paths)
             if (const std::string& s = profile.str(op.source); !s.empty())
-                w.field("source", s);
+                w.field("source", texts.scrub(s));
         if (auto hint = profile.layoutHints.find(id); hint != profile.layoutHints.end()) {
             w.key("layout").beginArray();
             for (const LayoutDimensionHint& d : hint->second) {
                 w.beginArray();
-                w.value(d.size).value(d.alignment).value(d.semantics);
+                w.value(d.size).value(d.alignment).value(texts.scrub(d.semantics));
                 w.endArray();
             }
             w.endArray();
@@ -965,7 +1207,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     w.key("other").beginArray();
     for (const Other& o : others) {
         w.beginObject();
-        w.field("category", o.category).field("ops", o.ops).field("occurrences", o.occurrences);
+        w.field("category", texts.scrub(o.category)).field("ops", o.ops).field("occurrences", o.occurrences);
         w.field("time_ps", o.time).field("flops", o.flops).field("model_flops", o.modelFlops);
         w.field("bytes", o.bytes).field("hbm_bytes", o.hbm);
         w.field("flops_recorded", o.flopsKnown).field("bytes_recorded", o.bytesKnown);
@@ -988,7 +1230,7 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
                 title = replaceAll(title, e.source, "[source]");
         }
         w.beginObject();
-        w.field("rule", a.rule).field("severity", severityName(a.severity)).field("title", names.text(title));
+        w.field("rule", a.rule).field("severity", severityName(a.severity)).field("title", texts.text(title));
         w.key("ops").beginArray();
         for (const std::string& n : a.opNames)
             w.value(names.name(n));
@@ -998,15 +1240,15 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
             w.beginObject();
             w.field("op", names.name(e.name));
             if (!dropFrameworkOps && !e.frameworkOp.empty())
-                w.field("framework_op", e.frameworkOp);
+                w.field("framework_op", texts.scrub(e.frameworkOp));
             if (!redact.paths && !e.source.empty())
-                w.field("source", e.source);
+                w.field("source", texts.scrub(e.source));
             w.field("time_fraction", e.timeFraction);
             w.endObject();
         }
         w.endArray();
         w.key("numbers");
-        writeAdviceValue(w, a.numbers, [&names](std::string_view s) { return names.text(s); });
+        writeAdviceValue(w, a.numbers, [&texts](std::string_view s) { return texts.text(s); });
         w.field("gain_ps", a.gainPs);
         w.endObject();
     }

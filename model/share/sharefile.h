@@ -16,9 +16,14 @@
 
 namespace tpuscope::model {
 
+/// What a share file leaves out. Any option also turns host names into host0.. wherever they are
+/// quoted, core plane names into the bare core, and drops the HLO text's metadata, backend_config
+/// and frontend_attributes and the original's format limitations.
 struct ShareRedaction
 {
-    bool paths = false; // source file:line, HLO source_file/source_line, the original file name
+    /// Source file:line, HLO source_file/source_line, the original file name, and in every other
+    /// string any path-like token ("[path]") and the user names of home folders ("[user]").
+    bool paths = false;
     bool names = false; // framework op names (tf_op / provenance, HLO op_type/op_name metadata)
     bool hashNames = false; // HLO op, computation and program names → stable short hashes
     bool any() const { return paths || names || hashNames; }
