@@ -173,6 +173,10 @@ private:
     {
         if (m_pos >= m_text.size())
             return fail("unexpected end of the document (truncated?)");
+        if (++m_values > m_options.maxValues) {
+            m_error.tooManyValues = true;
+            return fail("the document holds more than " + std::to_string(m_options.maxValues) + " values");
+        }
         switch (m_text[m_pos]) {
         case '{':
             return object(out, depth + 1);
@@ -388,6 +392,7 @@ private:
     std::string_view m_text;
     const ParseOptions& m_options;
     size_t m_pos = 0;
+    uint64_t m_values = 0;
     bool m_failed = false;
     ParseError m_error;
 };

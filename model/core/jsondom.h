@@ -62,11 +62,19 @@ struct ParseOptions
 {
     size_t maxBytes = 256u << 20; // refuse larger documents
     int maxDepth = 256; // nesting of arrays/objects
+    /// Refuse documents with more values than this: "[0,0,0,...]" costs ~48 times its text in the
+    /// tree, so the text size alone does not bound the memory a document takes.
+    uint64_t maxValues = UINT64_MAX;
 };
+
+/// What one value of the tree costs at its peak: an object member (its key string and the Value)
+/// in a vector that may be growing (old and new storage at once).
+inline constexpr uint64_t kPeakBytesPerValue = 3 * (sizeof(std::string) + sizeof(Value));
 
 struct ParseError
 {
     std::string message; // "expected ':' after an object key"
+    bool tooManyValues = false; // the document holds more than ParseOptions::maxValues values
     uint64_t offset = 0; // byte offset of the problem
     uint64_t line = 0; // 1-based
     uint64_t column = 0; // 1-based, in bytes

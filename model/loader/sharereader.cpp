@@ -7,6 +7,7 @@
 #include "../core/hlo.h"
 #include "../core/jsondom.h"
 #include "gzip.h"
+#include "shareschema.h"
 
 #include <algorithm>
 #include <cmath>
@@ -487,12 +488,25 @@ std::string decodeShareFile(
     std::string text, error;
     if (!shareFileJson(bytes, text, error))
         return error;
+    // The tree costs ~48 times the text for "[0,0,...]": its values are limited to what the
+    // budget holds, and every count in it is checked against the schema before anything is built.
     json::Value doc;
     json::ParseError parseError;
-    if (!json::parse(text, doc, parseError))
+    const json::ParseOptions parseOptions = shareParseOptions(builder.limits(), text.size());
+    if (!json::parse(text, doc, parseError, parseOptions)) {
+        if (parseError.tooManyValues) {
+            const LoadLimits& limits = builder.limits();
+            return "tpuscope share file holds more than " + std::to_string(parseOptions.maxValues)
+                + " JSON values, which would take more than the memory budget of "
+                + std::to_string(limits.memoryBudgetBytes >> 20) + " MiB (real share files hold a few thousand)"
+                + (limits.budgetHint.empty() ? "" : "; " + limits.budgetHint);
+        }
         return "tpuscope share file is damaged: " + parseError.describe();
+    }
     if (doc["format"].string() != "tpuscope-share")
         return "tpuscope share file is damaged: the document is not a tpuscope-share document";
+    if (std::string e = checkShareClaims(doc, bytes.size(), builder); !e.empty())
+        return e;
     if (stop.stop_requested())
         return "cancelled";
 

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "shareschema.h"
+
+#include "../core/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string_view>
+
+namespace tpuscope::model {
+
+namespace {
+
+/// The arrays of a share document and the most entries each may have. Real files hold a few
+/// hundred ops and a few thousand step windows; the limits are far above any real file and far
+/// below what would take the budget.
+struct ArrayLimit
+{
+    std::string_view path; // dotted: "device.core_planes"
+    uint64_t maxEntries;
+};
+constexpr ArrayLimit kArrayLimits[] = {
+    {"device.hosts", 16384},
+    {"device.core_planes", 16384},
+    {"ops", 100'000},
+    {"brief_ops", 100'000},
+    {"other", 100'000},
+    {"programs", 100'000},
+    {"program_runs", 1'000'000},
+    {"idle", 65536},
+    {"steps.duration_ps", kMaxShareStepWindows},
+    {"advice", 10'000},
+    {"source.limitations", 10'000},
+    {"host_link.wait_ops", 100'000},
+};
+
+const json::Value& member(const json::Value& doc, std::string_view path)
+{
+    const json::Value* v = &doc;
+    while (!path.empty()) {
+        const size_t dot = path.find('.');
+        v = &(*v)[path.substr(0, dot)];
+        path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+    }
+    return *v;
+}
+
+/// A count or a time as the reader will take it: negative, NaN and fractions are not counts.
+int64_t count(const json::Value& v)
+{
+    const double x = v.number(0);
+    if (!std::isfinite(x) || x <= 0)
+        return 0;
+    return x >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(x);
+}
+
+uint64_t treeValues(const json::Value& v)
+{
+    uint64_t n = 1;
+    for (const json::Value& e : v.array())
+        n += treeValues(e);
+    for (const auto& [key, e] : v.object())
+        n += treeValues(e);
+    return n;
+}
+
+std::string field(std::string_view array, size_t index, std::string_view name = {})
+{
+    return std::string(array) + "[" + std::to_string(index) + "]" + (name.empty() ? "" : "." + std::string(name));
+}
+
+uint64_t saturatingAdd(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+} // namespace
+
+json::ParseOptions shareParseOptions(const LoadLimits& limits, uint64_t jsonBytes)
+{
+    json::ParseOptions options;
+    options.maxBytes = static_cast<size_t>(std::max<uint64_t>(jsonBytes, 1));
+    options.maxValues = std::max<uint64_t>(1, limits.memoryBudgetBytes / json::kPeakBytesPerValue);
+    return options;
+}
+
+std::string checkShareClaims(
+    const json::Value& doc, uint64_t fileBytes, ProfileBuilder& builder, ShareClaims* claimsOut)
+{
+    const std::string damaged = "tpuscope share file is damaged: ";
+    for (const ArrayLimit& limit : kArrayLimits) {
+        const json::Value& v = member(doc, limit.path);
+        if (v.size() > limit.maxEntries)
+            return damaged + std::string(limit.path) + " has " + std::to_string(v.size()) + " entries, more than the "
+                + std::to_string(limit.maxEntries) + " a share file may hold";
+    }
+
+    ShareClaims claims;
+    const json::Value& device = doc["device"];
+    const uint64_t planes = std::max<uint64_t>(1, device["core_planes"].size());
+    const uint64_t hosts = std::max<uint64_t>(1, device["hosts"].size());
+    claims.planes = planes;
+    auto planeIndex = [&](const json::Value& entry, const std::string& name) -> std::string {
+        const double plane = entry["plane"].number(0);
+        if (!(plane >= 0) || plane != std::floor(plane) || plane >= static_cast<double>(planes))
+            return damaged + name + " names core " + formatDecimal(plane, 0) + ", but device.core_planes lists "
+                + std::to_string(planes) + " core" + (planes == 1 ? "" : "s");
+        return {};
+    };
+    {
+        size_t i = 0;
+        for (const json::Value& p : device["core_planes"].array()) {
+            const double host = p["host"].number(0);
+            if (!(host >= 0) || host >= static_cast<double>(hosts))
+                return damaged + field("device.core_planes", i, "host") + " names host " + formatDecimal(host, 0)
+                    + ", but device.hosts lists " + std::to_string(hosts);
+            ++i;
+        }
+    }
+
+    // Events the reader rebuilds, with the field that claims the most of them (for the message).
+    uint64_t largestClaim = 0;
+    std::string largestField;
+    auto claim = [&](uint64_t events, const std::string& name) {
+        claims.events = saturatingAdd(claims.events, events);
+        if (events > largestClaim) {
+            largestClaim = events;
+            largestField = name;
+        }
+    };
+
+    const json::Value& windows = doc["step_windows"];
+    if (windows.isObject()) {
+        const json::Value& cores = windows["cores"];
+        if (cores.size() > planes)
+            return damaged + "step_windows.cores lists " + std::to_string(cores.size()) + " cores, more than the "
+                + std::to_string(planes) + " core planes in device.core_planes";
+        const bool runs = count(windows["kind"]) == static_cast<int64_t>(TrackKind::XlaModules);
+        std::set<int64_t> seen;
+        uint64_t total = 0;
+        for (size_t i = 0; i < cores.size(); ++i) {
+            const json::Value& core = cores.at(i);
+            const std::string name = field("step_windows.cores", i);
+            if (std::string e = planeIndex(core, name + ".plane"); !e.empty())
+                return e;
+            if (!seen.insert(count(core["plane"])).second)
+                return damaged + name + ".plane names core " + std::to_string(count(core["plane"])) + " a second time";
+            const size_t n = core["start_ps"].size();
+            for (const char* key : {"duration_ps", "busy_ps"})
+                if (core[key].size() != n)
+                    return damaged + name + " has " + std::to_string(n) + " start_ps but "
+                        + std::to_string(core[key].size()) + " " + key;
+            total += n;
+            if (total > kMaxShareStepWindows)
+                return damaged + "step_windows.cores hold more than " + std::to_string(kMaxShareStepWindows)
+                    + " windows in all, the most a share file keeps";
+            claim(runs ? n : 2 * n, name + ".start_ps");
+        }
+    }
+
+    const json::Value& programRuns = doc["program_runs"];
+    for (size_t i = 0; i < programRuns.size(); ++i) {
+        const json::Value& p = programRuns.at(i);
+        const std::string name = field("program_runs", i);
+        if (std::string e = planeIndex(p, name + ".plane"); !e.empty())
+            return e;
+        const int64_t runs = count(p["runs"]);
+        const int64_t time = count(p["time_ps"]);
+        if (runs > time / kMinShareRunPs)
+            return damaged + name + ".runs: " + std::to_string(runs) + " runs cannot fit in its time_ps of "
+                + formatDurationPs(static_cast<double>(time)) + " (a run takes at least "
+                + formatDurationPs(static_cast<double>(kMinShareRunPs)) + ")";
+        claim(static_cast<uint64_t>(runs), name + ".runs");
+    }
+
+    const json::Value& idle = doc["idle"];
+    for (size_t i = 0; i < idle.size(); ++i) {
+        const json::Value& line = idle.at(i);
+        const std::string name = field("idle", i);
+        if (std::string e = planeIndex(line, name + ".plane"); !e.empty())
+            return e;
+        const int64_t runs = count(line["runs"]);
+        const int64_t span = count(line["span_ps"]);
+        if (runs > span / kMinShareRunPs)
+            return damaged + name + ".runs: " + std::to_string(runs) + " runs cannot fit in its span_ps of "
+                + formatDurationPs(static_cast<double>(span)) + " (a run takes at least "
+                + formatDurationPs(static_cast<double>(kMinShareRunPs)) + ")";
+        claim(static_cast<uint64_t>(runs), name + ".runs");
+    }
+    claim(doc["steps"]["duration_ps"].size(), "steps.duration_ps");
+
+    if (claims.events > kMaxShareEventsPerFileByte * std::max<uint64_t>(fileBytes, 1))
+        return damaged + "it claims " + std::to_string(claims.events) + " events to rebuild (" + largestField
+            + " alone " + std::to_string(largestClaim) + "), more than a file of " + std::to_string(fileBytes)
+            + " bytes can hold (at most " + std::to_string(kMaxShareEventsPerFileByte) + " per byte)";
+
+    const LoadLimits& limits = builder.limits();
+    const json::Value& programs = doc["programs"];
+    for (size_t i = 0; i < programs.size(); ++i) {
+        uint64_t instructions = 0;
+        for (const json::Value& c : programs.at(i)["hlo"]["computations"].array())
+            instructions += c["instructions"].size();
+        if (instructions > limits.maxHloInstructions)
+            return damaged + field("programs", i, "hlo") + " holds " + std::to_string(instructions)
+                + " instructions, more than the limit of " + std::to_string(limits.maxHloInstructions) + " per module"
+                + (limits.hloHint.empty() ? "" : "; " + limits.hloHint);
+        claims.hloInstructions += instructions;
+    }
+
+    claims.ops = doc["ops"].size() + doc["brief_ops"].size() + doc["other"].size();
+    claims.documentBytes = treeValues(doc) * json::kPeakBytesPerValue;
+    // Each core gets up to four lines (steps, program runs, an idle line, the ops of the first).
+    const uint64_t structure = claims.documentBytes + planes * LoadLimits::kPeakBytesPerPlane
+        + 4 * planes * LoadLimits::kPeakBytesPerLine + claims.ops * LoadLimits::kPeakBytesPerOp
+        + programs.size() * LoadLimits::kPeakBytesPerProgram
+        + claims.hloInstructions * LoadLimits::kPeakBytesPerHloInstruction;
+    if (std::string over = builder.checkBudget(builder.profile().eventCount() + claims.events, structure);
+        !over.empty())
+        return "the share file claims " + std::to_string(claims.events) + " events, " + std::to_string(claims.ops)
+            + " op rows and " + std::to_string(claims.hloInstructions) + " HLO instructions: " + over;
+    if (claimsOut)
+        *claimsOut = claims;
+    return {};
+}
+
+} // namespace tpuscope::model
