@@ -94,9 +94,11 @@ bool parseArguments(int argc, char** argv, Arguments& args)
                 args.error = "--max-compression-ratio needs a positive number";
                 return false;
             }
-        } else if (a == "--memory-budget-mb" || a == "--max-events") {
+        } else if (a == "--memory-budget-mb" || a == "--max-events" || a == "--max-hlo-instructions") {
             const char* v = value(a.c_str());
-            uint64_t& target = a == "--max-events" ? args.maxEvents : args.memoryBudgetMb;
+            uint64_t& target = a == "--max-events" ? args.maxEvents
+                : a == "--max-hlo-instructions"    ? args.maxHloInstructions
+                                                   : args.memoryBudgetMb;
             if (!v || !parseNumber(v, target) || target == 0
                 || (&target == &args.memoryBudgetMb && target > model::kMaxLimitMb)) {
                 args.error = a + " needs a positive number"
@@ -149,6 +151,7 @@ LoadOptions loadOptionsFromArguments(const Arguments& args)
     options.maxCompressionRatio = args.maxCompressionRatio;
     options.memoryBudgetBytes = args.memoryBudgetMb << 20;
     options.maxEvents = args.maxEvents;
+    options.maxHloInstructions = args.maxHloInstructions;
     return options;
 }
 

@@ -27,6 +27,7 @@ struct Arguments
     uint64_t maxCompressionRatio = 0; // 0 = TPUSCOPE_MAX_COMPRESSION_RATIO or 200
     uint64_t memoryBudgetMb = 0; // 0 = TPUSCOPE_MEMORY_BUDGET_MB or 3/4 of the RAM
     uint64_t maxEvents = 0; // 0 = TPUSCOPE_MAX_EVENTS or none (the budget bounds events)
+    uint64_t maxHloInstructions = 0; // 0 = TPUSCOPE_MAX_HLO_INSTRUCTIONS or the default
     std::string program; // steps: the program whose runs are the steps; fusion: the op's program
     std::string redact; // share: paths,names,hash
     std::string module; // memory: one module by name

@@ -52,6 +52,8 @@ void usage(std::FILE* out)
                "                         ulimit -v and the cgroup's memory.max; or TPUSCOPE_MEMORY_BUDGET_MB)\n"
                "  --max-events N         events to load at most (default: what the budget holds, or\n"
                "                         TPUSCOPE_MAX_EVENTS); a JSON trace keeps the events before the limit\n"
+               "  --max-hlo-instructions N  instructions per HLO module at most (default: 2000000, or\n"
+               "                         TPUSCOPE_MAX_HLO_INSTRUCTIONS); a larger module keeps its ops, not its HLO\n"
                "  --max-decompressed-mb N  inflated gzip data at most (default: the memory budget)\n"
                "  --max-compression-ratio N  gzip data may inflate N:1 at most past 256 MiB (default: 200,\n"
                "                         or TPUSCOPE_MAX_COMPRESSION_RATIO)\n",

@@ -80,6 +80,60 @@ void Module::buildIndex()
             m_instructionById.emplace(instruction.id, std::make_pair(c, i));
         }
     }
+    breakCallCycles();
+}
+
+void Module::breakCallCycles()
+{
+    // Depth-first over the call graph without recursion (a hostile module may chain a million
+    // computations): a call to a computation still on the path closes a cycle and is dropped.
+    enum class Mark : uint8_t { Unvisited, OnPath, Done };
+    std::vector<Mark> mark(computations.size(), Mark::Unvisited);
+    struct Frame
+    {
+        size_t computation;
+        size_t instruction = 0;
+        size_t call = 0;
+    };
+    std::vector<Frame> path;
+    callCycles.clear();
+    for (size_t start = 0; start < computations.size(); ++start) {
+        if (mark[start] != Mark::Unvisited)
+            continue;
+        path.push_back({start});
+        mark[start] = Mark::OnPath;
+        while (!path.empty()) {
+            Frame& frame = path.back();
+            std::vector<Instruction>& instructions = computations[frame.computation].instructions;
+            if (frame.instruction >= instructions.size()) {
+                mark[frame.computation] = Mark::Done;
+                path.pop_back();
+                continue;
+            }
+            Instruction& caller = instructions[frame.instruction];
+            if (frame.call >= caller.calledComputationIds.size()) {
+                ++frame.instruction;
+                frame.call = 0;
+                continue;
+            }
+            const int64_t calleeId = caller.calledComputationIds[frame.call];
+            const auto callee = m_computationById.find(calleeId);
+            if (callee == m_computationById.end() || mark[callee->second] == Mark::Done) {
+                ++frame.call;
+                continue;
+            }
+            if (mark[callee->second] == Mark::OnPath) {
+                callCycles.push_back(caller.name + " in " + computations[frame.computation].name + " calls "
+                    + computations[callee->second].name + ", which is already on its call path");
+                caller.calledComputationIds.erase(
+                    caller.calledComputationIds.begin() + static_cast<ptrdiff_t>(frame.call));
+                continue;
+            }
+            ++frame.call;
+            mark[callee->second] = Mark::OnPath;
+            path.push_back({callee->second}); // `frame` is not used after this
+        }
+    }
 }
 
 const Computation* Module::computation(int64_t wanted) const

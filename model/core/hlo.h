@@ -182,7 +182,11 @@ public:
     std::shared_ptr<const BufferAssignment> bufferAssignment;
     std::string bufferAssignmentError; // why field 3 was present but not decoded
 
-    /// Must be called once after filling `computations`.
+    /// Calls that closed a cycle (a computation calling itself, directly or through others), in
+    /// words: buildIndex drops them, so every walk over called computations ends.
+    std::vector<std::string> callCycles;
+
+    /// Must be called once after filling `computations`. Also breaks call cycles (see above).
     void buildIndex();
 
     const Computation* computation(int64_t id) const;
@@ -196,6 +200,8 @@ public:
     const Shape* bufferShape(const LogicalBuffer& buffer) const;
 
 private:
+    void breakCallCycles();
+
     std::unordered_map<int64_t, size_t> m_computationById;
     std::unordered_map<std::string, std::pair<size_t, size_t>> m_instructionByName;
     std::unordered_map<int64_t, std::pair<size_t, size_t>> m_instructionById;

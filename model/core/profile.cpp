@@ -257,6 +257,11 @@ OpId ProfileBuilder::addOp(const OpInfo& op)
 
 uint32_t ProfileBuilder::addProgram(uint64_t id, std::string name, std::shared_ptr<const hlo::Module> module)
 {
+    if (module && !module->callCycles.empty())
+        m_profile->load.warnings.push_back("program " + name
+            + ": its HLO has calls in a cycle, not followed: " + module->callCycles.front()
+            + (module->callCycles.size() > 1 ? " (and " + std::to_string(module->callCycles.size() - 1) + " more)"
+                                             : std::string()));
     auto it = m_profile->m_programIndex.find(id);
     if (it != m_profile->m_programIndex.end()) {
         Program& existing = m_profile->programs[it->second];
@@ -812,11 +817,42 @@ int devicesFromReplicaGroups(const Profile& profile)
     return devices;
 }
 
+SharedLoadBudget::SharedLoadBudget(size_t loads)
+    : m_slots(loads)
+{
+}
+
+SharedLoadBudget::Totals SharedLoadBudget::update(
+    size_t slot, uint64_t events, uint64_t stringBytes, uint64_t structureBytes)
+{
+    // Unsigned arithmetic wraps: adding (new - old) modulo 2^64 moves each sum by the difference.
+    auto move = [](std::atomic<uint64_t>& sum, std::atomic<uint64_t>& mine, uint64_t value) {
+        const uint64_t old = mine.exchange(value, std::memory_order_relaxed);
+        return sum.fetch_add(value - old, std::memory_order_relaxed) + (value - old);
+    };
+    if (slot >= m_slots.size())
+        return {};
+    Slot& mine = m_slots[slot];
+    return {move(m_events, mine.events, events), move(m_stringBytes, mine.stringBytes, stringBytes),
+        move(m_structureBytes, mine.structureBytes, structureBytes)};
+}
+
 std::string LoadLimits::check(uint64_t events, uint64_t stringBytes, uint64_t structureBytes) const
 {
     auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+    // The hosts of a run load at once: what the others hold counts against the same limits.
+    std::string together;
+    if (shared && shared->loads() > 1) {
+        const auto saturated = [](uint64_t v) { return std::min<uint64_t>(v, UINT64_MAX >> 9); };
+        const SharedLoadBudget::Totals totals
+            = shared->update(sharedSlot, saturated(events), saturated(stringBytes), saturated(structureBytes));
+        events = totals.events;
+        stringBytes = totals.stringBytes;
+        structureBytes = totals.structureBytes;
+        together = " (the " + std::to_string(shared->loads()) + " hosts of the run together)";
+    }
     if (events > maxEvents)
-        return "more than " + std::to_string(maxEvents) + " events, the event limit"
+        return "more than " + std::to_string(maxEvents) + " events, the event limit" + together
             + (eventsHint.empty() ? "" : "; " + eventsHint);
     // Events, names and containers together, at their peak cost while building.
     const uint64_t needed
@@ -825,8 +861,8 @@ std::string LoadLimits::check(uint64_t events, uint64_t stringBytes, uint64_t st
         : events * kPeakBytesPerEvent + stringBytes * 2 + structureBytes;
     if (needed > memoryBudgetBytes)
         return "loading needs about " + mib(needed) + " MiB (" + std::to_string(events) + " events"
-            + (structureBytes ? ", " + mib(structureBytes) + " MiB of planes, lines and metadata" : std::string())
-            + "), over the memory budget of " + mib(memoryBudgetBytes) + " MiB"
+            + (structureBytes ? ", " + mib(structureBytes) + " MiB of planes, lines and metadata" : std::string()) + ")"
+            + together + ", over the memory budget of " + mib(memoryBudgetBytes) + " MiB"
             + (budgetHint.empty() ? "" : "; " + budgetHint);
     return {};
 }

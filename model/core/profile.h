@@ -6,6 +6,7 @@
 #include "stringpool.h"
 #include "timefacts.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -279,6 +280,32 @@ std::shared_ptr<const Profile> withDevice(
 /// ran the program.
 int devicesFromReplicaGroups(const Profile& profile);
 
+/// What the loads of several files that share one budget have taken so far (the hosts of a log
+/// dir decode at the same time, each into its own builder): each load's last figures by slot,
+/// and their sums, kept with atomics so that a check costs a few instructions.
+class SharedLoadBudget
+{
+public:
+    explicit SharedLoadBudget(size_t loads);
+    /// Records load `slot`'s figures and returns the sums over every load.
+    struct Totals
+    {
+        uint64_t events = 0, stringBytes = 0, structureBytes = 0;
+    };
+    Totals update(size_t slot, uint64_t events, uint64_t stringBytes, uint64_t structureBytes);
+    /// Load `slot` failed or was merged: it takes nothing any more.
+    void release(size_t slot) { update(slot, 0, 0, 0); }
+    size_t loads() const { return m_slots.size(); }
+
+private:
+    struct Slot
+    {
+        std::atomic<uint64_t> events {0}, stringBytes {0}, structureBytes {0};
+    };
+    std::vector<Slot> m_slots;
+    std::atomic<uint64_t> m_events {0}, m_stringBytes {0}, m_structureBytes {0};
+};
+
 /// Limits a load honours, so that an oversized or hostile file stops with a clear message
 /// instead of exhausting the machine's memory. The loader fills them from LoadOptions.
 struct LoadLimits
@@ -292,13 +319,28 @@ struct LoadLimits
     static constexpr uint64_t kPeakBytesPerPlane = 1024;
     static constexpr uint64_t kPeakBytesPerMetadataEntry = 256;
     static constexpr uint64_t kPeakBytesPerMetadataByte = 4; // decoded names and HLO modules
-    /// An op kind: its OpInfo, its entry in the builder's dedup index and their growth.
-    static constexpr uint64_t kPeakBytesPerOp = 512;
+    /// An op kind: its OpInfo, its entry in the builder's dedup index, and what the analysis keeps
+    /// per op after the load (breakdown rows, op model, program split). Measured over a whole
+    /// `tpuscope-cli summary` of XSpaces of 100k-400k unique op names: 1.59-1.64 KB per op (it was
+    /// charged 512 B, so 500k names estimated at 224 MiB took 629 MB).
+    static constexpr uint64_t kPeakBytesPerOp = 1664;
     /// A program, a host step marker or a layout hint (their own text is counted apart).
     static constexpr uint64_t kPeakBytesPerProgram = 512;
     static constexpr uint64_t kPeakBytesPerStepMarker = 96;
+    /// An HLO instruction: the decoded Instruction (~450 B measured with empty instructions: its
+    /// strings, shape and index entries) and, while it is converted, the protobuf arena's copy.
+    static constexpr uint64_t kPeakBytesPerHloInstruction = 1024;
+    /// Instructions one HLO module may have (the largest real ones have a few hundred thousand).
+    static constexpr uint64_t kDefaultMaxHloInstructions = 2'000'000;
 
     uint64_t maxEvents = UINT64_MAX;
+    uint64_t maxHloInstructions = kDefaultMaxHloInstructions;
+    /// How the user raises the instruction limit, appended to its messages.
+    std::string hloHint;
+    /// Set when this load shares the budget and the event limit with others (`sharedSlot` is
+    /// its own): check() then counts what they all take together.
+    std::shared_ptr<SharedLoadBudget> shared;
+    size_t sharedSlot = 0;
     uint64_t memoryBudgetBytes = UINT64_MAX;
     /// How the user raises the limits, appended to messages ("--max-events N (tpuscope-cli) ...").
     std::string eventsHint;

@@ -149,7 +149,8 @@ std::string environmentLimitsError()
         uint64_t max;
     };
     for (const Limit limit : {Limit {"TPUSCOPE_MEMORY_BUDGET_MB", kMaxLimitMb},
-             Limit {"TPUSCOPE_MAX_EVENTS", UINT64_MAX}, Limit {"TPUSCOPE_MAX_COMPRESSION_RATIO", UINT64_MAX}}) {
+             Limit {"TPUSCOPE_MAX_EVENTS", UINT64_MAX}, Limit {"TPUSCOPE_MAX_COMPRESSION_RATIO", UINT64_MAX},
+             Limit {"TPUSCOPE_MAX_HLO_INSTRUCTIONS", UINT64_MAX}}) {
         const char* text = std::getenv(limit.name);
         if (!text || !*text)
             continue;
@@ -177,6 +178,12 @@ LoadLimits effectiveLimits(const LoadOptions& options)
     limits.maxEvents = options.maxEvents ? options.maxEvents : events ? events : UINT64_MAX;
     limits.eventsHint = "raise it with --max-events N (tpuscope-cli) or the environment variable "
                         "TPUSCOPE_MAX_EVENTS=N (tpuscope and tpuscope-cli)";
+    const uint64_t instructions = environmentNumber("TPUSCOPE_MAX_HLO_INSTRUCTIONS");
+    limits.maxHloInstructions = options.maxHloInstructions ? options.maxHloInstructions
+        : instructions                                     ? instructions
+                                                           : LoadLimits::kDefaultMaxHloInstructions;
+    limits.hloHint = "raise it with --max-hlo-instructions N (tpuscope-cli) or the environment variable "
+                     "TPUSCOPE_MAX_HLO_INSTRUCTIONS=N (tpuscope and tpuscope-cli)";
     limits.budgetHint
         = std::string(options.memoryBudgetBytes || budgetMb ? "the budget was set by "
                       + std::string(options.memoryBudgetBytes ? "--memory-budget-mb" : "TPUSCOPE_MEMORY_BUDGET_MB")

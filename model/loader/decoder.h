@@ -39,6 +39,10 @@ struct LoadOptions
     /// Events to load at most; 0 = default: TPUSCOPE_MAX_EVENTS from the environment, else what the
     /// memory budget holds.
     uint64_t maxEvents = 0;
+    /// Instructions one HLO module may have; 0 = default: TPUSCOPE_MAX_HLO_INSTRUCTIONS from the
+    /// environment, else LoadLimits::kDefaultMaxHloInstructions. A module over it keeps its ops
+    /// but not their HLO, with a warning.
+    uint64_t maxHloInstructions = 0;
     /// Called once, from the loading thread, with the part of a large profile read so far when
     /// the load is still running after `previewAfterSeconds` (formats read front to back: Chrome
     /// JSON). Empty = no preview.
@@ -52,8 +56,8 @@ LoadLimits effectiveLimits(const LoadOptions& options);
 /// turned into bytes (17592186044417 MiB << 20 is 1 MiB).
 inline constexpr uint64_t kMaxLimitMb = 1ull << 30;
 /// A limit set in the environment (TPUSCOPE_MEMORY_BUDGET_MB, TPUSCOPE_MAX_EVENTS,
-/// TPUSCOPE_MAX_COMPRESSION_RATIO) that is not a positive number or out of range, in words; empty
-/// when every one that is set is usable. Every load checks it first.
+/// TPUSCOPE_MAX_COMPRESSION_RATIO, TPUSCOPE_MAX_HLO_INSTRUCTIONS) that is not a positive number or out of range, in
+/// words; empty when every one that is set is usable. Every load checks it first.
 std::string environmentLimitsError();
 /// The inflate limit a load with these options uses.
 uint64_t effectiveDecompressLimit(const LoadOptions& options);

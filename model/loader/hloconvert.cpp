@@ -2,6 +2,7 @@
 #include "hloconvert.h"
 
 #include "bufferassignment.h"
+#include "wirereader.h"
 
 #include "hlo.pb.h"
 
@@ -79,7 +80,31 @@ hlo::Instruction convertInstruction(const xla::HloInstructionProto& proto)
     return in;
 }
 
+/// Counts the repeated field `field` of the message `bytes`, or descends: `path` names the
+/// length-delimited fields on the way (HloProto.hlo_module 1 → HloModuleProto.computations 3 →
+/// HloComputationProto.instructions 2; FORMATS.md §3).
+uint64_t countOnWire(std::string_view bytes, const uint32_t* path, size_t depth)
+{
+    uint64_t count = 0;
+    wire::Reader reader(bytes);
+    while (reader.next()) {
+        if (reader.field() != path[0] || reader.type() != wire::Len) {
+            reader.skip();
+            continue;
+        }
+        const std::string_view inner = reader.bytes();
+        count += depth == 1 ? 1 : countOnWire(inner, path + 1, depth - 1);
+    }
+    return count;
+}
+
 } // namespace
+
+uint64_t countHloInstructions(std::string_view bytes)
+{
+    static constexpr uint32_t kPath[] = {1, 3, 2};
+    return countOnWire(bytes, kPath, 3);
+}
 
 std::shared_ptr<const hlo::Module> decodeHloProto(std::string_view bytes, std::string& error)
 {

@@ -177,6 +177,9 @@ std::vector<RunHost> scanRun(const fs::path& dir, int64_t& mtime)
 struct HostJob
 {
     const RunHost* host = nullptr;
+    /// The budget and event limit all hosts of the run share, and this host's slot in it.
+    std::shared_ptr<SharedLoadBudget> budget;
+    size_t slot = 0;
     ProfileBuilder builder;
     std::string error;
     std::vector<std::string> formats;
@@ -209,7 +212,10 @@ void runJob(HostJob& job, const LoadOptions& options, std::stop_token stop)
 {
     const RunHost& host = *job.host;
     job.builder.addHost(host.name);
-    job.builder.setLimits(effectiveLimits(options));
+    LoadLimits limits = effectiveLimits(options);
+    limits.shared = job.budget;
+    limits.sharedSlot = job.slot;
+    job.builder.setLimits(std::move(limits));
     Profile& profile = job.builder.profile();
     bool timelineOk = false;
     if (!host.timeline.empty()) {
@@ -421,10 +427,15 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
     if (const std::string error = environmentLimitsError(); !error.empty())
         return LoadResult {nullptr, error};
 
+    // One budget for the run: the hosts decode at once, so a limit per host would let N hosts
+    // take N times the budget (and N times --max-events).
+    const auto budget = std::make_shared<SharedLoadBudget>(run.hosts.size());
     std::vector<std::unique_ptr<HostJob>> jobs;
     for (const RunHost& host : run.hosts) {
         jobs.push_back(std::make_unique<HostJob>());
         jobs.back()->host = &host;
+        jobs.back()->budget = budget;
+        jobs.back()->slot = jobs.size() - 1;
     }
     const size_t threads = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
     std::atomic<size_t> next {0};
@@ -445,6 +456,10 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
                         jobs[i]->error = outOfMemoryMessage(
                             fs::path(host.timeline.empty() ? host.opProfile : host.timeline).filename().string(),
                             options);
+                    }
+                    if (!jobs[i]->error.empty()) {
+                        jobs[i]->builder = ProfileBuilder(); // a host that failed holds nothing
+                        budget->release(jobs[i]->slot);
                     }
                     jobs[i]->fraction.store(1.0);
                     {

@@ -627,6 +627,8 @@ struct HloResult
 {
     size_t meta = 0;
     uint64_t programId = 0;
+    uint64_t instructions = 0; // counted on the wire in pass 1, before anything is decoded
+    bool overLimit = false; // more instructions than LoadLimits::maxHloInstructions: not decoded
     std::shared_ptr<const hlo::Module> module;
     std::string error;
 };
@@ -699,10 +701,11 @@ public:
                 }
                 // Planes, lines, stats and metadata cost memory before any event is read (a file of
                 // empty lines is all structure): charged to the budget as they are found.
+                // An event kind becomes an op kind once used: charged as one before any is built.
                 structureBytes += LoadLimits::kPeakBytesPerPlane
                     + planes.back().lines.size() * LoadLimits::kPeakBytesPerLine
-                    + (planes.back().eventMetadata.size() + planes.back().statMetadata.size()
-                          + planes.back().stats.size())
+                    + planes.back().eventMetadata.size() * LoadLimits::kPeakBytesPerOp
+                    + (planes.back().statMetadata.size() + planes.back().stats.size())
                         * LoadLimits::kPeakBytesPerMetadataEntry;
                 for (std::string_view entry : planes.back().eventMetadata)
                     structureBytes += entry.size() * LoadLimits::kPeakBytesPerMetadataByte; // names, HLO protos
@@ -769,11 +772,22 @@ public:
         for (const auto& local : locals)
             for (const auto& line : local.lines)
                 events += line.header.eventCount;
-        if (std::string over = m_builder.limits().check(
-                m_builder.profile().eventCount() + events, m_builder.profile().strings.bytes(), structureBytes);
+        // HLO costs what its decoded instructions take, not its wire bytes (an empty instruction
+        // is 2 bytes on the wire): charged with the events before either is decoded.
+        uint64_t hloInstructions = 0;
+        for (const auto& local : locals)
+            for (const HloResult& program : local.programs)
+                if (!program.overLimit)
+                    hloInstructions += program.instructions;
+        const uint64_t hloBytes = hloInstructions >= UINT64_MAX / LoadLimits::kPeakBytesPerHloInstruction
+            ? UINT64_MAX / 2
+            : hloInstructions * LoadLimits::kPeakBytesPerHloInstruction;
+        if (std::string over = m_builder.limits().check(m_builder.profile().eventCount() + events,
+                m_builder.profile().strings.bytes(), std::min(structureBytes + hloBytes, UINT64_MAX / 2));
             !over.empty())
             return "the XSpace holds " + std::to_string(events) + " events in " + std::to_string(locals.size())
-                + " planes (counted before decoding them): " + over;
+                + " planes" + (hloInstructions ? " and " + std::to_string(hloInstructions) + " HLO instructions" : "")
+                + " (counted before decoding them): " + over;
 
         // The time origin is the earliest line start over every plane, so all times fit 64 bits.
         bool haveOrigin = false;
@@ -1007,7 +1021,7 @@ private:
         }
 
         if (local.kind == PlaneKind::Metadata) {
-            decodeHloPrograms(local);
+            collectHloPrograms(local);
             return;
         }
 
@@ -1023,8 +1037,10 @@ private:
                 local.dense[static_cast<size_t>(id)] = at;
     }
 
-    // Worker. Iterates the map like the sequential decoder did so programs keep their order.
-    void decodeHloPrograms(LocalPlane& local) const
+    // Worker, pass 1: the programs with their instruction counts, so the calling thread budgets
+    // the HLO before any of it is decoded. Iterates the map like the sequential decoder did so
+    // programs keep their order.
+    void collectHloPrograms(LocalPlane& local) const
     {
         for (const auto& [key, at] : local.index) {
             const EventMeta& meta = local.metas[at];
@@ -1039,9 +1055,25 @@ private:
                 result.programId = *fromName;
             if (meta.hasProgramIdStat)
                 result.programId = meta.programId;
-            result.module = decodeHloProto(meta.hloProto, result.error);
+            result.instructions = countHloInstructions(meta.hloProto);
+            const LoadLimits& limits = m_builder.limits();
+            if (result.instructions > limits.maxHloInstructions) {
+                result.overLimit = true;
+                result.error = "its HLO holds " + std::to_string(result.instructions)
+                    + " instructions, more than the limit of " + std::to_string(limits.maxHloInstructions)
+                    + " per module, so its ops are shown without HLO"
+                    + (limits.hloHint.empty() ? "" : "; " + limits.hloHint);
+            }
             local.programs.push_back(std::move(result));
         }
+    }
+
+    // Worker, pass 2: the programs within the limits, decoded.
+    void decodeHloPrograms(LocalPlane& local) const
+    {
+        for (HloResult& result : local.programs)
+            if (!result.overLimit)
+                result.module = decodeHloProto(local.metas[result.meta].hloProto, result.error);
     }
 
     /// Hands a line's pages back once they are read: a mapped file reads them again if touched,
@@ -1056,8 +1088,10 @@ private:
     // Worker: decodes the events of every line of one plane into plane-local columns.
     void decodeLines(LocalPlane& local)
     {
-        if (local.kind == PlaneKind::Metadata)
+        if (local.kind == PlaneKind::Metadata) {
+            decodeHloPrograms(local);
             return;
+        }
         const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
         const PlaneContext& ctx = local.ctx;
         // Stats are read on device planes, and on host planes that define step_num (step markers).
@@ -1260,7 +1294,8 @@ private:
         for (HloResult& result : local.programs) {
             const EventMeta& meta = local.metas[result.meta];
             if (!result.module) {
-                ++profile.stats.hloDecodeFailures;
+                if (!result.overLimit)
+                    ++profile.stats.hloDecodeFailures;
                 profile.load.warnings.push_back("program " + std::string(meta.name) + ": " + result.error);
             }
             std::string name(meta.name);
