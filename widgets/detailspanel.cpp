@@ -603,9 +603,19 @@ void DetailsPanel::fillFusedTree()
     QFont bold = m_fusedTree->font();
     bold.setBold(true);
     QTreeWidgetItem* select = nullptr;
+    // Nested fusions expand in place, but a module can share a computation among many callers at
+    // every level (rows multiply with depth): the tree stops at a fixed number of rows and says so.
+    constexpr int kMaxRows = 20000;
+    int rowsLeft = kMaxRows;
+    int64_t rowsNotShown = 0;
     std::function<void(const hlo::Computation*, QTreeWidgetItem*, int)> addComputation;
     addComputation = [&](const hlo::Computation* computation, QTreeWidgetItem* parent, int depth) {
         for (const hlo::Instruction& fi : computation->instructions) {
+            if (rowsLeft <= 0) {
+                ++rowsNotShown;
+                continue;
+            }
+            --rowsLeft;
             auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_fusedTree);
             QString label = qs(fi.name);
             QStringList marks;
@@ -647,6 +657,11 @@ void DetailsPanel::fillFusedTree()
         }
     };
     addComputation(fused, nullptr, 0);
+    if (rowsNotShown > 0) {
+        auto* more = new QTreeWidgetItem(m_fusedTree);
+        more->setText(0, tr("… at least %1 more instructions not shown").arg(rowsNotShown));
+        more->setFlags(Qt::ItemIsEnabled);
+    }
     m_fusedTree->setRootIsDecorated(m_fusedTree->topLevelItemCount() && [&] {
         for (int i = 0; i < m_fusedTree->topLevelItemCount(); ++i)
             if (m_fusedTree->topLevelItem(i)->childCount())

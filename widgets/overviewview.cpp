@@ -242,9 +242,11 @@ void OverviewView::setAnalysis(model::ProfileAnalysisPtr analysis)
     m_shown = m_defaultSteps;
     m_coreCombo->clear();
     m_coreCombo->addItem(tr("All cores (average)"));
-    if (m_profile)
-        for (size_t c = 0; c < m_profile->tpuCorePlanes().size(); ++c)
+    if (m_profile) {
+        const size_t cores = m_profile->tpuCorePlanes().size(); // once: a file may hold 16,384 planes
+        for (size_t c = 0; c < cores; ++c)
             m_coreCombo->addItem(tr("Core %1").arg(c));
+    }
     m_coreCombo->setVisible(m_coreCombo->count() > 2);
     showHeadline();
     showAdvice();

@@ -250,14 +250,17 @@ void TimelineTracks::rebuildGroups()
                 m_groups.push_back(std::move(g));
         }
         Group others;
-        std::vector<model::PlaneId> otherPlanes;
+        // A flag per plane, not a search of the core list per plane: a file may hold 100,000 planes.
+        std::vector<bool> isCore(p.planes.size(), false);
+        for (model::PlaneId id : cores)
+            if (id < isCore.size())
+                isCore[id] = true;
         for (model::PlaneId id = 0; id < p.planes.size(); ++id) {
             const model::Plane& plane = p.planes[id];
-            if (plane.kind == PlaneKind::Metadata || std::find(cores.begin(), cores.end(), id) != cores.end())
+            if (plane.kind == PlaneKind::Metadata || isCore[id])
                 continue;
             for (TrackId t : sortedTracks(plane))
                 others.tracks.push_back(t);
-            otherPlanes.push_back(id);
         }
         if (!others.tracks.empty()) {
             others.name = (m_groups.empty() ? tr("Threads") : tr("Host threads and other planes"))
