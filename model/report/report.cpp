@@ -578,12 +578,13 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     const DeviceInfo& d = profile.device;
     const std::string scope = coresText(d, breakdown);
     if (format == TableFormat::Markdown) {
-        out += "**" + (d.type.empty() ? std::string("TPU") : d.type) + "**, " + scope + ", total op time "
-            + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
+        // The device type and the warnings come from the file: escaped like every Markdown cell.
+        out += "**" + (d.type.empty() ? std::string("TPU") : neutralForMarkdown(d.type)) + "**, " + scope
+            + ", total op time " + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
             + headlineUtilizationText(breakdown.flops) + ", HBM utilization " + headlineUtilizationText(breakdown.hbm)
             + ", " + costCoverageText(breakdown.costCoverage) + "\n\n";
         for (const std::string& w : breakdownWarnings(profile, breakdown))
-            out += "> " + w + "\n\n";
+            out += "> " + neutralForMarkdown(w) + "\n\n";
     } else if (format == TableFormat::Text) {
         out += (d.type.empty() ? std::string("TPU") : d.type) + " · " + scope + " · total op time "
             + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + headlineUtilizationText(breakdown.flops)
