@@ -10,6 +10,8 @@
 
 #include <QLabel>
 #include <QSignalSpy>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 
 #include <gtest/gtest.h>
 
@@ -43,4 +45,45 @@ TEST(RichText, AFileNameFullOfTagsShowsAsWritten)
         EXPECT_TRUE(plain || !label->text().contains(QStringLiteral("<img"))) << label->objectName().toStdString();
     }
     EXPECT_GE(shown, 1); // the details title shows the name
+}
+
+// The hostile corpus (tests/data/hostile): a share file whose device type is 6,000 nested tables
+// with a "SECURITY ALERT" link and terminal controls opens, and no label renders it.
+TEST(RichText, AShareFileWithMarkupInItsDeviceTypeOpensAsText)
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy loaded(window.session(), &TraceSession::loaded);
+    window.openFile(QString::fromStdString(tpuscope::test::dataPath("hostile/share_markup_names.tpuscope")));
+    ASSERT_TRUE(loaded.wait(60000));
+    QCoreApplication::processEvents();
+    for (QLabel* label : window.findChildren<QLabel*>()) {
+        if (!label->text().contains(QStringLiteral("SECURITY ALERT"))
+            && !label->text().contains(QStringLiteral("evil")))
+            continue;
+        EXPECT_TRUE(label->textFormat() == Qt::PlainText || !label->text().contains(QStringLiteral("<img")))
+            << label->objectName().toStdString();
+    }
+}
+
+// HLO whose 30 fusions call themselves and each other around a ring: the fusion view shows each
+// fusion's instructions once (the cycles are dropped when the module is read), not 25 million rows.
+TEST(RichText, SelfCallingFusionsShowABoundedTree)
+{
+    for (const char* file :
+        {"hostile/xspace_self_calling_fusions.xplane.pb", "hostile/share_self_calling_fusions.tpuscope"}) {
+        SCOPED_TRACE(file);
+        MainWindow window;
+        window.show();
+        QSignalSpy loaded(window.session(), &TraceSession::loaded);
+        window.openFile(QString::fromStdString(tpuscope::test::dataPath(file)));
+        ASSERT_TRUE(loaded.wait(60000));
+        ASSERT_TRUE(window.detailsPanel()->showOpByName(QStringLiteral("fusion.1")));
+        QCoreApplication::processEvents();
+        int rows = 0;
+        for (QTreeWidgetItemIterator it(window.detailsPanel()->fusedTree()); *it; ++it)
+            ++rows;
+        EXPECT_GE(rows, 1);
+        EXPECT_LE(rows, 200);
+    }
 }

@@ -7,6 +7,7 @@
 #include "loader/inputsource.h"
 #include "loader/loader.h"
 
+#include "measuredcli.h"
 #include "robustnessinputs.h"
 #include "testutil.h"
 
@@ -23,47 +24,6 @@ using namespace tpuscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string cli()
-{
-    return TPUSCOPE_CLI_PATH;
-}
-
-bool haveTools()
-{
-    return fs::exists(TPUSCOPE_CLI_PATH) && fs::exists("/usr/bin/time") && fs::exists("/usr/bin/prlimit");
-}
-
-#define REQUIRE_MEMORY_TOOLS()                                                                                         \
-    if (!haveTools())                                                                                                  \
-        GTEST_SKIP() << "needs tpuscope-cli, /usr/bin/time (Debian package time) and prlimit";                         \
-    if (kSanitized)                                                                                                    \
-    GTEST_SKIP() << "address-space limits and RSS bounds do not apply to a sanitizer build"
-
-struct Measured
-{
-    int exitCode = -1;
-    std::string output; // stdout and stderr
-    long peakKb = -1;
-};
-
-/// Runs tpuscope-cli ARGS, under an address-space limit when `asBytes` > 0, with its peak RSS.
-Measured runCli(const std::string& args, uint64_t asBytes = 0)
-{
-    const std::string timeFile = ::testing::TempDir() + "/tpuscope_time_" + std::to_string(::getpid());
-    std::string command = "/usr/bin/time -f %M -o '" + timeFile + "' ";
-    if (asBytes)
-        command += "prlimit --as=" + std::to_string(asBytes) + " ";
-    command += cli() + " " + args;
-    const CommandResult r = runCommand(command, true);
-    Measured m {r.exitCode, r.output, -1};
-    const std::string time = readFile(timeFile);
-    // The last line is the figure ("Command exited with non-zero status 1" may come first).
-    const size_t lastLine = time.find_last_of('\n', time.size() >= 2 ? time.size() - 2 : 0);
-    m.peakKb = std::atol(time.c_str() + (lastLine == std::string::npos ? 0 : lastLine + 1));
-    fs::remove(timeFile);
-    return m;
-}
 
 constexpr uint64_t kOneGiB = 1ull << 30;
 

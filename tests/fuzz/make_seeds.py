@@ -183,6 +183,21 @@ for i, s in enumerate(share):
     put("sharetext", "t%d" % i, text.encode())
     put("sharetext", "q%d" % i, ("Here:\n" + "".join("> " + l + "\n" for l in text.splitlines())).encode())
 
+# The hostile corpus (tests/data/hostile): each case a seed, whole and as its JSON, so the
+# grammar-aware mutator (sharemutator.h) starts from every lie a share file is known to tell.
+hostile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hostile")
+for name in sorted(os.listdir(hostile)) if os.path.isdir(hostile) else []:
+    data = read(os.path.join(hostile, name))
+    if not data or not name.endswith(".tpuscope") or len(data) > 100000:
+        continue
+    put("sharefile", "h_" + name, b"\x00" + data)
+    try:
+        json_text = gzip.decompress(data[data.find(b"\n") + 1:])
+        if len(json_text) < 1000000:
+            put("sharefile", "hj_" + name, b"\x01" + json_text)
+    except Exception:
+        pass
+
 # --- log directories: parts separated by "\n--\n", first byte of a part = path index (fuzz_logdir.cpp)
 sep = b"\n--\n"
 parts = []

@@ -1,0 +1,103 @@
+
+ß	/device:TPU:0öXLA OpsÄÄ®±„üÁÀ"
+Äâz¿Ñ="ÄíÙ¿Ñ="ÄõÓ¿Ñ="Ä§Ë¿Ñ="Ä≠‚¿Ñ="Ä∂‹¿Ñ="Äø÷¿Ñ="Ä»–¿Ñ="	Ä— ¿Ñ="
+Ä⁄ƒ	¿Ñ="Ä„æ
+¿Ñ="ÄÏ∏¿Ñ="Äı≤¿Ñ="Ä˛¨¿Ñ="Äáß¿Ñ="Äê°¿Ñ="Äôõ¿Ñ="Ä¢ï¿Ñ="Ä´è¿Ñ="Ä¥â¿Ñ="ÄΩÉ¿Ñ="Ä∆˝¿Ñ="Äœ˜¿Ñ="ÄÿÒ¿Ñ="Ä·Î¿Ñ="ÄÍÂ¿Ñ="ÄÛﬂ¿Ñ="Ä¸Ÿ¿Ñ="ÄÖ‘¿Ñ="ÄéŒ¿Ñ="fusion.1*	"fusion.2*	"fusion.3*	"fusion.4*	"fusion.5*	"fusion.6*	"fusion.7*	"fusion.8*	"		fusion.9*	"
+
+	fusion.10*	"	fusion.11*	"	fusion.12*	"	fusion.13*	"	fusion.14*	"	fusion.15*	"	fusion.16*	"	fusion.17*	"	fusion.18*	"	fusion.19*	"	fusion.20*	"	fusion.21*	"	fusion.22*	"	fusion.23*	"	fusion.24*	"	fusion.25*	"	fusion.26*	"	fusion.27*	"	fusion.28*	"	fusion.29*	"	fusion.30*	*
+program_id
+«/host:metadata*	Hlo Proto"ü	ö	jit_loop(9)*à2É
+Ä
+jit_loop@
+fused_computation.1"
+inner.1fusionòÈZkLoop∞e∞f(e0È8@
+fused_computation.2"
+inner.2fusionòÍZkLoop∞f∞g(f0Í8@
+fused_computation.3"
+inner.3fusionòÎZkLoop∞g∞h(g0Î8@
+fused_computation.4"
+inner.4fusionòÏZkLoop∞h∞i(h0Ï8@
+fused_computation.5"
+inner.5fusionòÌZkLoop∞i∞j(i0Ì8@
+fused_computation.6"
+inner.6fusionòÓZkLoop∞j∞k(j0Ó8@
+fused_computation.7"
+inner.7fusionòÔZkLoop∞k∞l(k0Ô8@
+fused_computation.8"
+inner.8fusionòZkLoop∞l∞m(l08@
+fused_computation.9"
+inner.9fusionòÒZkLoop∞m∞n(m0Ò8B
+fused_computation.10#
+inner.10fusionòÚZkLoop∞n∞o(n0Ú8B
+fused_computation.11#
+inner.11fusionòÛZkLoop∞o∞p(o0Û8B
+fused_computation.12#
+inner.12fusionòÙZkLoop∞p∞q(p0Ù8B
+fused_computation.13#
+inner.13fusionòıZkLoop∞q∞r(q0ı8B
+fused_computation.14#
+inner.14fusionòˆZkLoop∞r∞s(r0ˆ8B
+fused_computation.15#
+inner.15fusionò˜ZkLoop∞s∞t(s0˜8B
+fused_computation.16#
+inner.16fusionò¯ZkLoop∞t∞u(t0¯8B
+fused_computation.17#
+inner.17fusionò˘ZkLoop∞u∞v(u0˘8B
+fused_computation.18#
+inner.18fusionò˙ZkLoop∞v∞w(v0˙8B
+fused_computation.19#
+inner.19fusionò˚ZkLoop∞w∞x(w0˚8B
+fused_computation.20#
+inner.20fusionò¸ZkLoop∞x∞y(x0¸8B
+fused_computation.21#
+inner.21fusionò˝ZkLoop∞y∞z(y0˝8B
+fused_computation.22#
+inner.22fusionò˛ZkLoop∞z∞{(z0˛8B
+fused_computation.23#
+inner.23fusionòˇZkLoop∞{∞|({0ˇ8B
+fused_computation.24#
+inner.24fusionòÄZkLoop∞|∞}(|0Ä8B
+fused_computation.25#
+inner.25fusionòÅZkLoop∞}∞~(}0Å8B
+fused_computation.26#
+inner.26fusionòÇZkLoop∞~∞(~0Ç8C
+fused_computation.27$
+inner.27fusionòÉZkLoop∞∞Ä(0É8E
+fused_computation.28%
+inner.28fusionòÑZkLoop∞Ä∞Å(Ä0Ñ8E
+fused_computation.29%
+inner.29fusionòÖZkLoop∞Å∞Ç(Å0Ö8D
+fused_computation.30$
+inner.30fusionòÜZkLoop∞Ç∞e(Ç0Ü8Ä
+main
+fusion.1fusionòZkLoop∞e
+fusion.2fusionòZkLoop∞f
+fusion.3fusionòZkLoop∞g
+fusion.4fusionòZkLoop∞h
+fusion.5fusionòZkLoop∞i
+fusion.6fusionòZkLoop∞j
+fusion.7fusionòZkLoop∞k
+fusion.8fusionòZkLoop∞l
+fusion.9fusionò	ZkLoop∞m 
+	fusion.10fusionò
+ZkLoop∞n 
+	fusion.11fusionòZkLoop∞o 
+	fusion.12fusionòZkLoop∞p 
+	fusion.13fusionòZkLoop∞q 
+	fusion.14fusionòZkLoop∞r 
+	fusion.15fusionòZkLoop∞s 
+	fusion.16fusionòZkLoop∞t 
+	fusion.17fusionòZkLoop∞u 
+	fusion.18fusionòZkLoop∞v 
+	fusion.19fusionòZkLoop∞w 
+	fusion.20fusionòZkLoop∞x 
+	fusion.21fusionòZkLoop∞y 
+	fusion.22fusionòZkLoop∞z 
+	fusion.23fusionòZkLoop∞{ 
+	fusion.24fusionòZkLoop∞| 
+	fusion.25fusionòZkLoop∞} 
+	fusion.26fusionòZkLoop∞~ 
+	fusion.27fusionòZkLoop∞!
+	fusion.28fusionòZkLoop∞Ä!
+	fusion.29fusionòZkLoop∞Å!
+	fusion.30fusionòZkLoop∞Ç(0(0
