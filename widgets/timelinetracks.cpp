@@ -250,14 +250,11 @@ void TimelineTracks::rebuildGroups()
                 m_groups.push_back(std::move(g));
         }
         Group others;
-        // A flag per plane, not a search of the core list per plane: a file may hold 100,000 planes.
-        std::vector<bool> isCore(p.planes.size(), false);
-        for (model::PlaneId id : cores)
-            if (id < isCore.size())
-                isCore[id] = true;
+        // The core planes are the TpuCore ones (tpuCorePlanes): told by kind, not by searching the
+        // core list per plane, which was quadratic in planes.
         for (model::PlaneId id = 0; id < p.planes.size(); ++id) {
             const model::Plane& plane = p.planes[id];
-            if (plane.kind == PlaneKind::Metadata || isCore[id])
+            if (plane.kind == PlaneKind::Metadata || plane.kind == PlaneKind::TpuCore)
                 continue;
             for (TrackId t : sortedTracks(plane))
                 others.tracks.push_back(t);

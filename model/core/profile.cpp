@@ -257,11 +257,6 @@ OpId ProfileBuilder::addOp(const OpInfo& op)
 
 uint32_t ProfileBuilder::addProgram(uint64_t id, std::string name, std::shared_ptr<const hlo::Module> module)
 {
-    if (module && !module->callCycles.empty())
-        m_profile->load.warnings.push_back("program " + name
-            + ": its HLO has calls in a cycle, not followed: " + module->callCycles.front()
-            + (module->callCycles.size() > 1 ? " (and " + std::to_string(module->callCycles.size() - 1) + " more)"
-                                             : std::string()));
     auto it = m_profile->m_programIndex.find(id);
     if (it != m_profile->m_programIndex.end()) {
         Program& existing = m_profile->programs[it->second];
@@ -531,6 +526,14 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     Profile& p = *m_profile;
     if (p.hosts.empty())
         p.hosts.emplace_back();
+    // Said once per program of the finished profile (a log dir's hosts are merged unfinished).
+    for (const Program& program : p.programs)
+        if (program.hlo && !program.hlo->callCycles.empty())
+            p.load.warnings.push_back("program " + program.name
+                + ": its HLO has calls in a cycle, not followed: " + program.hlo->callCycles.front()
+                + (program.hlo->callCycles.size() > 1
+                        ? " (and " + std::to_string(program.hlo->callCycles.size() - 1) + " more)"
+                        : std::string()));
 
     bool anyEvent = false;
     TimePs spanBegin = 0, spanEnd = 0;

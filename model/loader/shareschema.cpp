@@ -159,34 +159,23 @@ std::string checkShareClaims(
         }
     }
 
-    const json::Value& programRuns = doc["program_runs"];
-    for (size_t i = 0; i < programRuns.size(); ++i) {
-        const json::Value& p = programRuns.at(i);
-        const std::string name = field("program_runs", i);
-        if (std::string e = planeIndex(p, name + ".plane"); !e.empty())
-            return e;
-        const int64_t runs = count(p["runs"]);
-        const int64_t time = count(p["time_ps"]);
-        if (runs > time / kMinShareRunPs)
-            return damaged + name + ".runs: " + std::to_string(runs) + " runs cannot fit in its time_ps of "
-                + formatDurationPs(static_cast<double>(time)) + " (a run takes at least "
-                + formatDurationPs(static_cast<double>(kMinShareRunPs)) + ")";
-        claim(static_cast<uint64_t>(runs), name + ".runs");
-    }
-
-    const json::Value& idle = doc["idle"];
-    for (size_t i = 0; i < idle.size(); ++i) {
-        const json::Value& line = idle.at(i);
-        const std::string name = field("idle", i);
-        if (std::string e = planeIndex(line, name + ".plane"); !e.empty())
-            return e;
-        const int64_t runs = count(line["runs"]);
-        const int64_t span = count(line["span_ps"]);
-        if (runs > span / kMinShareRunPs)
-            return damaged + name + ".runs: " + std::to_string(runs) + " runs cannot fit in its span_ps of "
-                + formatDurationPs(static_cast<double>(span)) + " (a run takes at least "
-                + formatDurationPs(static_cast<double>(kMinShareRunPs)) + ")";
-        claim(static_cast<uint64_t>(runs), name + ".runs");
+    // Program runs and (older files) idle-line runs: spaced evenly over their time, so each needs
+    // at least kMinShareRunPs of it.
+    for (const auto& [array, timeKey] : {std::pair {"program_runs", "time_ps"}, std::pair {"idle", "span_ps"}}) {
+        const json::Value& entries = doc[array];
+        for (size_t i = 0; i < entries.size(); ++i) {
+            const json::Value& entry = entries.at(i);
+            const std::string name = field(array, i);
+            if (std::string e = planeIndex(entry, name + ".plane"); !e.empty())
+                return e;
+            const int64_t runs = count(entry["runs"]);
+            const int64_t time = count(entry[timeKey]);
+            if (runs > time / kMinShareRunPs)
+                return damaged + name + ".runs: " + std::to_string(runs) + " runs cannot fit in its " + timeKey + " of "
+                    + formatDurationPs(static_cast<double>(time)) + " (a run takes at least "
+                    + formatDurationPs(static_cast<double>(kMinShareRunPs)) + ")";
+            claim(static_cast<uint64_t>(runs), name + ".runs");
+        }
     }
     claim(doc["steps"]["duration_ps"].size(), "steps.duration_ps");
 

@@ -700,8 +700,8 @@ public:
                     break;
                 }
                 // Planes, lines, stats and metadata cost memory before any event is read (a file of
-                // empty lines is all structure): charged to the budget as they are found.
-                // An event kind becomes an op kind once used: charged as one before any is built.
+                // empty lines is all structure): charged to the budget as they are found. An event
+                // kind becomes an op kind once used, so it is charged as one.
                 structureBytes += LoadLimits::kPeakBytesPerPlane
                     + planes.back().lines.size() * LoadLimits::kPeakBytesPerLine
                     + planes.back().eventMetadata.size() * LoadLimits::kPeakBytesPerOp

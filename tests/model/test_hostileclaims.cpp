@@ -225,3 +225,16 @@ TEST(LogdirBudget, TheHostsOfARunShareOneEventLimit)
     ASSERT_TRUE(all.profile) << all.error;
     EXPECT_EQ(all.profile->eventCount(), 3 * perHost);
 }
+
+TEST(HloCycles, ALogDirHostSaysItsCycleOnce)
+{
+    const std::string run = tempDir("cycle_host") + "/plugins/profile/2026_12_02_00_00_00";
+    fs::create_directories(run);
+    writeFile(run + "/a.xplane.pb", readFile(dataPath("hostile/xspace_self_calling_fusions.xplane.pb")));
+    const LoadResult r = loadNewestRun(run);
+    ASSERT_TRUE(r.profile) << r.error;
+    int said = 0;
+    for (const std::string& w : r.profile->load.warnings)
+        said += w.find("calls in a cycle, not followed") != std::string::npos;
+    EXPECT_EQ(said, 1);
+}
