@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "report/forumpost.h"
+#include "share/forumpost.h"
 #include "report/report.h"
 
 #include <QObject>

@@ -3,7 +3,7 @@
 #include "cli.h"
 
 #include "core/atomicfile.h"
-#include "report/forumpost.h"
+#include "share/forumpost.h"
 #include "share/sharefile.h"
 
 #include <cstdio>

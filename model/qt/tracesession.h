@@ -9,7 +9,7 @@
 #include "core/profile.h"
 #include "loader/loader.h"
 #include "loader/logdir.h"
-#include "report/forumpost.h"
+#include "share/forumpost.h"
 #include "share/sharefile.h"
 
 #include <QByteArray>

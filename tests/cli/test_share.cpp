@@ -7,7 +7,7 @@
 #include "analysis/profileanalysis.h"
 #include "analysis/summary.h"
 #include "loader/loader.h"
-#include "report/forumpost.h"
+#include "share/forumpost.h"
 #include "report/report.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"

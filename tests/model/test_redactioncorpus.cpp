@@ -11,7 +11,7 @@
 #include "core/jsondom.h"
 #include "loader/loader.h"
 #include "report/advicereport.h"
-#include "report/forumpost.h"
+#include "share/forumpost.h"
 #include "report/memoryreport.h"
 #include "report/report.h"
 #include "report/stepsreport.h"

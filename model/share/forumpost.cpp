@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "forumpost.h"
 
-#include "advicenumbers.h"
-#include "report.h"
+#include "../report/advicenumbers.h"
+#include "../report/report.h"
 
 #include "../analysis/opbreakdown.h"
 #include "../analysis/steps.h"

@@ -11,7 +11,7 @@
 // there is one redaction implementation. Plain C++ (no Qt).
 
 #include "../analysis/profileanalysis.h"
-#include "../share/sharefile.h"
+#include "sharefile.h"
 
 #include <string>
 
