@@ -2,6 +2,7 @@
 #include "benchmode.h"
 #include "mainwindow.h"
 #include "qt/colors.h"
+#include "qt/logging.h"
 #include "screenshot.h"
 
 #include "core/atomicfile.h"
@@ -76,6 +77,7 @@ int main(int argc, char** argv)
     QCoreApplication::setOrganizationName(QStringLiteral("tpuscope"));
     QCoreApplication::setApplicationName(QStringLiteral("tpuscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(TPUSCOPE_VERSION));
+    tpuscope::qt::installCoreLogBridge();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Viewer for TPU (XLA) profiles."));

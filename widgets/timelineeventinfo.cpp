@@ -4,6 +4,7 @@
 #include "qt/qstrings.h"
 
 #include "report/report.h"
+#include "core/diagnostics.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -46,7 +47,7 @@ std::optional<int64_t> stepNumber(const std::string& name)
 /// The event of the plane's Steps line that contains time t (kNone when none does).
 std::pair<const Track*, uint32_t> stepAt(const model::Profile& p, model::PlaneId plane, TimePs t)
 {
-    if (plane >= p.planes.size())
+    if (!TPUSCOPE_CHECK(plane < p.planes.size()))
         return {nullptr, kNone};
     for (model::TrackId id : p.planes[plane].tracks) {
         const Track& steps = p.tracks[id];
@@ -90,7 +91,7 @@ QString modulesDuring(const model::Profile& p, model::PlaneId plane, TimePs begi
 
 QString timelineEventKind(const model::Profile& profile, model::TrackId track)
 {
-    if (track >= profile.tracks.size())
+    if (!TPUSCOPE_CHECK(track < profile.tracks.size()))
         return tr("Event");
     switch (profile.tracks[track].kind) {
     case TrackKind::Steps:

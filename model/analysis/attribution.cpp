@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "attribution.h"
+#include "../core/diagnostics.h"
 
 namespace tpuscope::model {
 
@@ -19,7 +20,7 @@ std::string frameworkOpName(std::string_view tfOp)
 OpAttribution opAttribution(const Profile& profile, OpId opId)
 {
     OpAttribution out;
-    if (opId >= profile.ops.size())
+    if (!TPUSCOPE_CHECK(opId < profile.ops.size()))
         return out;
     const OpInfo& op = profile.ops[opId];
     out.frameworkOp = frameworkOpName(profile.str(op.tfOp));

@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include "devicepeaks.h"
+#include "diagnostics.h"
 
 #include <algorithm>
 #include <cctype>
@@ -102,7 +103,7 @@ const Program* Profile::program(uint64_t programId) const
 
 const hlo::Module* Profile::hloFor(const OpInfo& op) const
 {
-    if (op.program == kNone || op.program >= programs.size())
+    if (op.program == kNone || !TPUSCOPE_CHECK(op.program < programs.size()))
         return nullptr;
     return programs[op.program].hlo.get();
 }
@@ -833,7 +834,7 @@ SharedLoadBudget::Totals SharedLoadBudget::update(
         const uint64_t old = mine.exchange(value, std::memory_order_relaxed);
         return sum.fetch_add(value - old, std::memory_order_relaxed) + (value - old);
     };
-    if (slot >= m_slots.size())
+    if (!TPUSCOPE_CHECK(slot < m_slots.size()))
         return {};
     Slot& mine = m_slots[slot];
     return {move(m_events, mine.events, events), move(m_stringBytes, mine.stringBytes, stringBytes),

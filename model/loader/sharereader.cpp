@@ -8,6 +8,7 @@
 #include "../core/jsondom.h"
 #include "gzip.h"
 #include "shareschema.h"
+#include "../core/diagnostics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -707,7 +708,7 @@ std::string decodeShareFile(
         bool stepTrackDone = stepDurations.empty();
         for (const json::Value& idle : doc["idle"].array()) {
             const size_t index = clampedNumber<size_t>(idle["plane"].number());
-            if (index >= planes.size())
+            if (!TPUSCOPE_CHECK(index < planes.size())) // shareschema.cpp checked every plane index
                 continue;
             const TrackKind kind = kindOf(idle["kind"]);
             const int64_t runs = std::clamp<int64_t>(clampedNumber<int64_t>(idle["runs"].number()), 0, 1'000'000);

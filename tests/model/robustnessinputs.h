@@ -17,10 +17,11 @@
 
 namespace tpuscope::test {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true; // ASan reserves terabytes of shadow memory: no prlimit, no RSS bounds
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// ASan and TSan reserve terabytes of shadow memory and grow the heap: no prlimit, no RSS bounds.
+inline constexpr bool kSanitized = true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;

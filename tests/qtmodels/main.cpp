@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../checkfailures.h"
+
 int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
