@@ -12,11 +12,8 @@ using namespace tpuscope::model;
 
 int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    AdviceFormat format;
-    if (!parseAdviceFormat(args.format, format)) {
-        err << "tpuscope-cli advise: --format must be text, json or md\n";
-        return 2;
-    }
+    AdviceFormat format = AdviceFormat::Text;
+    parseAdviceFormat(args.format, format); // one of kFormats (or none): the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
@@ -24,5 +21,19 @@ int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
     out << adviceReport(*profile, analysis->advice, format);
     return 0;
 }
+
+namespace {
+constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat, kMarkdownFormat};
+constexpr const OptionGroup* kGroups[] = {&kLoadOptions};
+} // namespace
+
+constinit const Command kAdviseCommand {
+    .name = "advise",
+    .operands = "FILE",
+    .about = "The advice: what to change, with its evidence.",
+    .formats = kFormats,
+    .groups = kGroups,
+    .run = runAdvise,
+};
 
 } // namespace tpuscope::cli

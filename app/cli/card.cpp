@@ -83,4 +83,20 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
 #endif
 }
 
+namespace {
+constexpr Option kOwnOptions[] = {
+    {"--top", "N", "the N ops with the most time on the card", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kLoadOptions};
+} // namespace
+
+constinit const Command kCardCommand {
+    .name = "card",
+    .operands = "FILE [AFTER]",
+    .about = "The share card PNG (-o card.png; no display needed), or a before/after card of two profiles.",
+    .groups = kGroups,
+    .run = runCard,
+};
+
 } // namespace tpuscope::cli

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// tpuscope-cli: argument parsing, the helpers the commands share, the dispatcher and `glossary`.
+// tpuscope-cli: the helpers the commands share, the dispatcher, `glossary` and `help`.
 #include "cli.h"
 
 #include "core/atomicfile.h"
@@ -8,139 +8,12 @@
 #include "loader/loader.h"
 #include "report/glossary.h"
 
-#include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <new>
 
 namespace tpuscope::cli {
 
 using namespace tpuscope::model;
-
-namespace {
-template <typename T> bool parseNumber(const char* text, T& out)
-{
-    const char* end = text + std::strlen(text);
-    auto [ptr, ec] = std::from_chars(text, end, out);
-    return ec == std::errc() && ptr == end;
-}
-} // namespace
-
-bool parseArguments(int argc, char** argv, Arguments& args)
-{
-    if (argc < 2) {
-        args.error = "no command given";
-        return false;
-    }
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&](const char* flag) -> const char* {
-            if (i + 1 >= argc) {
-                args.error = std::string(flag) + " needs a value";
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        if (a == "-h" || a == "--help") {
-            args.help = true;
-            return false;
-        } else if (a == "--format") {
-            const char* v = value("--format");
-            if (!v)
-                return false;
-            args.format = v;
-        } else if (a == "--by") {
-            const char* v = value("--by");
-            if (!v)
-                return false;
-            args.by = v;
-        } else if (a == "--device") {
-            const char* v = value("--device");
-            if (!v)
-                return false;
-            args.device = v;
-        } else if (a == "-o" || a == "--output") {
-            const char* v = value("-o");
-            if (!v)
-                return false;
-            args.output = v;
-        } else if (a == "--core") {
-            const char* v = value("--core");
-            if (!v || !parseNumber(v, args.core) || args.core < 0) {
-                args.error = "--core needs a core number (0, 1, ...)";
-                return false;
-            }
-        } else if (a == "--cores") {
-            const char* v = value("--cores");
-            if (!v || !parseNumber(v, args.cores) || args.cores <= 0 || args.cores > (1 << 20)) {
-                args.error = "--cores needs the number of TPU cores (1, 2, ...)";
-                return false;
-            }
-        } else if (a == "--top") {
-            const char* v = value("--top");
-            if (!v || !parseNumber(v, args.top)) {
-                args.error = "--top needs a positive number";
-                return false;
-            }
-        } else if (a == "--max-decompressed-mb") {
-            const char* v = value("--max-decompressed-mb");
-            if (!v || !parseNumber(v, args.maxDecompressedMb) || args.maxDecompressedMb > model::kMaxLimitMb) {
-                args.error = "--max-decompressed-mb needs a number of at most " + std::to_string(model::kMaxLimitMb);
-                return false;
-            }
-        } else if (a == "--max-compression-ratio") {
-            const char* v = value("--max-compression-ratio");
-            if (!v || !parseNumber(v, args.maxCompressionRatio) || args.maxCompressionRatio == 0) {
-                args.error = "--max-compression-ratio needs a positive number";
-                return false;
-            }
-        } else if (a == "--memory-budget-mb" || a == "--max-events" || a == "--max-hlo-instructions") {
-            const char* v = value(a.c_str());
-            uint64_t& target = a == "--max-events" ? args.maxEvents
-                : a == "--max-hlo-instructions"    ? args.maxHloInstructions
-                                                   : args.memoryBudgetMb;
-            if (!v || !parseNumber(v, target) || target == 0
-                || (&target == &args.memoryBudgetMb && target > model::kMaxLimitMb)) {
-                args.error = a + " needs a positive number"
-                    + (&target == &args.memoryBudgetMb ? " of at most " + std::to_string(model::kMaxLimitMb) : "");
-                return false;
-            }
-        } else if (a == "--program") {
-            const char* v = value("--program");
-            if (!v)
-                return false;
-            args.program = v;
-        } else if (a == "--redact") {
-            const char* v = value("--redact");
-            if (!v)
-                return false;
-            args.redact = v;
-        } else if (a == "--module") {
-            const char* v = value("--module");
-            if (!v)
-                return false;
-            args.module = v;
-        } else if (a == "--text") {
-            args.text = true;
-        } else if (a == "--forum") {
-            args.forum = true;
-        } else if (a == "--wide") {
-            args.wide = true;
-        } else if (!a.empty() && a[0] == '-' && a != "-") {
-            args.error = "unknown option " + a;
-            return false;
-        } else if (args.command.empty()) {
-            args.command = a;
-        } else {
-            args.positional.push_back(a);
-        }
-    }
-    if (args.command.empty()) {
-        args.error = "no command given";
-        return false;
-    }
-    return true;
-}
 
 LoadOptions loadOptionsFromArguments(const Arguments& args)
 {
@@ -212,40 +85,79 @@ int runGlossary(const Arguments&, std::ostream& out, std::ostream&)
     return 0;
 }
 
+constinit const Command kGlossaryCommand {
+    .name = "glossary",
+    .about = "Every metric: meaning, formula, source.",
+    .run = runGlossary,
+};
+
+int runHelp(const Arguments& args, std::ostream& out, std::ostream& err)
+{
+    if (args.positional.empty()) {
+        out << generalHelp();
+        return 0;
+    }
+    const Command* command = findCommand(args.positional.front());
+    if (!command) {
+        err << "tpuscope-cli help: unknown command '" << args.positional.front() << "' (try --help)\n";
+        return 2;
+    }
+    out << commandHelp(*command);
+    return 0;
+}
+
+constinit const Command kHelpCommand {
+    .name = "help",
+    .operands = "[COMMAND]",
+    .about = "This text, or what a command's options do (also: COMMAND --help).",
+    .run = runHelp,
+};
+
+std::span<const Command* const> commands()
+{
+    // A new command: its file and one line here.
+    static constexpr const Command* kCommands[] = {
+        &kSummaryCommand,
+        &kOpsCommand,
+        &kStepsCommand,
+        &kAdviseCommand,
+        &kFusionCommand,
+        &kMemoryCommand,
+        &kShareCommand,
+        &kOpenTextCommand,
+        &kDiffCommand,
+        &kCardCommand,
+        &kThresholdsCommand,
+        &kGlossaryCommand,
+        &kSynthCommand,
+        &kHelpCommand,
+    };
+    return kCommands;
+}
+
+const Command* findCommand(std::string_view name)
+{
+    for (const Command* command : commands())
+        if (command->name == name)
+            return command;
+    return nullptr;
+}
+
 int runCommand(const Arguments& args, std::ostream& out, std::ostream& err)
 {
-    using Command = int (*)(const Arguments&, std::ostream&, std::ostream&);
-    static const std::pair<const char*, Command> kCommands[] = {
-        {"summary", runSummary},
-        {"ops", runOps},
-        {"thresholds", runThresholds},
-        {"glossary", runGlossary},
-        {"share", runShare},
-        {"open-text", runOpenText},
-        {"diff", runDiff},
-        {"card", runCard},
-        {"steps", runSteps},
-        {"memory", runMemory},
-        {"advise", runAdvise},
-        {"fusion", runFusion},
-        {"synth", runSynth},
-    };
-    for (const auto& [name, run] : kCommands)
-        if (args.command == name) {
-            // The boundary of every command: whatever does not fit in memory after the load (the
-            // analysis, a report, a share file) ends it with a message, never an abort.
-            try {
-                return run(args, out, err);
-            } catch (const std::bad_alloc&) {
-                const std::string input
-                    = args.positional.empty() ? std::string("tpuscope-cli") : args.positional.front();
-                err << "tpuscope-cli: "
-                    << model::outOfMemoryMessage(
-                           input, loadOptionsFromArguments(args), "the " + args.command + " command")
-                    << "\n";
-                return 1;
-            }
+    if (const Command* command = findCommand(args.command)) {
+        // The boundary of every command: whatever does not fit in memory after the load (the
+        // analysis, a report, a share file) ends it with a message, never an abort.
+        try {
+            return command->run(args, out, err);
+        } catch (const std::bad_alloc&) {
+            const std::string input = args.positional.empty() ? std::string("tpuscope-cli") : args.positional.front();
+            err << "tpuscope-cli: "
+                << model::outOfMemoryMessage(input, loadOptionsFromArguments(args), "the " + args.command + " command")
+                << "\n";
+            return 1;
         }
+    }
     err << "tpuscope-cli: unknown command '" << args.command << "' (try --help)\n";
     return 2;
 }

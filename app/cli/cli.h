@@ -5,12 +5,16 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loader/loader.h"
 
 namespace tpuscope::cli {
+
+struct Command;
 
 struct Arguments
 {
@@ -35,9 +39,91 @@ struct Arguments
     bool forum = false; // share: print the Markdown forum post (Copy for Forum) instead
     bool wide = false; // text tables: never elide long names
     bool help = false;
+    const Command* spec = nullptr; // the command named, once parsing found it
     std::string error;
+
+    bool operator==(const Arguments&) const = default;
 };
 
+/// Sets what one option gives on `args` from its value (empty for a flag); false with `error`
+/// when the value is not one the option takes.
+using OptionSetter = bool (*)(Arguments& args, std::string_view value, std::string& error);
+
+/// One option a command takes: the parser accepts it, and the help lists it, from this entry alone.
+struct Option
+{
+    std::string_view name; // "--top", "-o"
+    std::string_view value; // what follows it in the help ("N", "GEN"); empty for a flag
+    std::string_view help; // one line
+    OptionSetter apply = nullptr;
+    std::string_view alias = {}; // another spelling ("--output" for "-o")
+};
+
+/// Options that belong together. A named group (the load limits) is shared by the commands that
+/// load a profile and shows as "[load options]" in the usage line; an unnamed one is listed there.
+struct OptionGroup
+{
+    std::string_view name;
+    std::span<const Option> options;
+};
+
+/// A value of --format; `alias` is an older spelling still accepted ("text" for "table").
+struct FormatName
+{
+    std::string_view name;
+    std::string_view alias = {};
+};
+
+/// One subcommand: what it takes, for the parser, the usage line and its help alike.
+struct Command
+{
+    std::string_view name;
+    std::string_view operands = {}; // "FILE", "BEFORE AFTER"
+    std::string_view about = {}; // one line
+    std::span<const FormatName> formats = {}; // its --format values, the default first; empty: no --format
+    std::span<const OptionGroup* const> groups = {}; // its own options first, then the shared groups
+    int (*run)(const Arguments& args, std::ostream& out, std::ostream& err) = nullptr;
+};
+
+// The shared groups (options.cpp), each declared once and named by the commands that use them.
+extern const OptionGroup kLoadOptions; // --device, --cores and the load limits
+extern const OptionGroup kTextTableOptions; // --wide
+extern const OptionGroup kOutputFileOption; // -o
+/// --format: declared by a command's `formats`, listed first.
+extern const Option kFormatOption;
+// The formats the commands choose from.
+inline constexpr FormatName kTextFormat {"text"};
+inline constexpr FormatName kTableFormat {"table", "text"};
+inline constexpr FormatName kCsvFormat {"csv"};
+inline constexpr FormatName kTsvFormat {"tsv"};
+inline constexpr FormatName kJsonFormat {"json"};
+inline constexpr FormatName kMarkdownFormat {"md", "markdown"};
+/// What a report drawn by renderTable takes.
+inline constexpr FormatName kTableFormats[] = {kTableFormat, kCsvFormat, kTsvFormat, kJsonFormat, kMarkdownFormat};
+
+// Setters of options that more than one command takes with its own help line.
+bool setCore(Arguments& args, std::string_view value, std::string& error);
+bool setTop(Arguments& args, std::string_view value, std::string& error);
+bool setProgram(Arguments& args, std::string_view value, std::string& error);
+
+/// Every command, in the order the usage lists them (the dispatcher, cli.cpp).
+std::span<const Command* const> commands();
+const Command* findCommand(std::string_view name);
+/// Every option `command` takes, in the order its help lists them (--format first).
+std::vector<const Option*> declaredOptions(const Command& command);
+/// "--format, --wide, --device, ..." or "no options".
+std::string optionNames(const Command& command);
+/// "tpuscope-cli ops FILE [--format table|csv|tsv|json|md] [--by ...] ... [load options]".
+std::string usageLine(const Command& command);
+/// A command's help: its usage line, what it does and one line per option it takes.
+std::string commandHelp(const Command& command);
+/// The help of `tpuscope-cli --help`: every command's usage line, then what FILE and GEN are.
+std::string generalHelp();
+
+/// Parses argv against the options of the command it names (they may come before the command):
+/// an option the command does not take, a value it refuses or a --format it does not write is an
+/// error naming the option and what the command takes. False with `args.error` on a usage error,
+/// or with `args.help` for -h/--help (`args.spec` is the command whose help is asked, if any).
 bool parseArguments(int argc, char** argv, Arguments& args);
 /// Runs one command; returns the process exit code (0 ok, 1 load/analysis failure, 2 usage).
 int runCommand(const Arguments& args, std::ostream& out, std::ostream& err);
@@ -61,6 +147,24 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err);
 int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err);
 int runDiff(const Arguments& args, std::ostream& out, std::ostream& err);
 int runCard(const Arguments& args, std::ostream& out, std::ostream& err);
+int runHelp(const Arguments& args, std::ostream& out, std::ostream& err);
+
+// What each command takes, declared beside it in app/cli/<command>.cpp (glossary and help in
+// cli.cpp); commands() lists them.
+extern const Command kSummaryCommand;
+extern const Command kOpsCommand;
+extern const Command kStepsCommand;
+extern const Command kAdviseCommand;
+extern const Command kFusionCommand;
+extern const Command kMemoryCommand;
+extern const Command kShareCommand;
+extern const Command kOpenTextCommand;
+extern const Command kDiffCommand;
+extern const Command kCardCommand;
+extern const Command kThresholdsCommand;
+extern const Command kGlossaryCommand;
+extern const Command kSynthCommand;
+extern const Command kHelpCommand;
 
 // Shared by the commands (cli.cpp).
 

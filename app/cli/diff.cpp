@@ -20,10 +20,8 @@ int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
         return 2;
     }
     TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli diff: --format must be table, csv, tsv, json or md\n";
-        return 2;
-    }
+    if (!args.format.empty())
+        parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     ProfilePtr a, b;
     if (!load(args, args.positional[0], err, a) || !load(args, args.positional[1], err, b))
         return 1;
@@ -36,5 +34,22 @@ int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
     out << diffReport(buildProfileAnalysis(a)->diffAgainst(*buildProfileAnalysis(b)), format, args.top);
     return 0;
 }
+
+namespace {
+constexpr Option kOwnOptions[] = {
+    {"--top", "N", "the N ops that changed most only", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kDiffCommand {
+    .name = "diff",
+    .operands = "BEFORE AFTER",
+    .about = "What changed from one profile to another: per-op deltas before and after a fix.",
+    .formats = kTableFormats,
+    .groups = kGroups,
+    .run = runDiff,
+};
 
 } // namespace tpuscope::cli

@@ -74,14 +74,10 @@ void writePaddingJson(JsonWriter& w, const layout::PaddingInfo& p)
 int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.size() < 2) {
-        err << "tpuscope-cli fusion: usage: fusion FILE NAME [--program NAME] [--format text|json]\n";
+        err << "tpuscope-cli fusion: usage: " << usageLine(kFusionCommand) << "\n";
         return 2;
     }
-    const std::string format = args.format.empty() ? "text" : args.format;
-    if (format != "text" && format != "json") {
-        err << "tpuscope-cli fusion: --format must be text or json\n";
-        return 2;
-    }
+    const std::string format = args.format.empty() ? "text" : args.format; // text or json: the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
@@ -306,5 +302,23 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     return 0;
 }
+
+namespace {
+constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
+constexpr Option kOwnOptions[] = {
+    {"--program", "NAME", "the op's program, where several programs have an op of that name", setProgram},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kFusionCommand {
+    .name = "fusion",
+    .operands = "FILE NAME",
+    .about = "One fusion's drill-down: HLO, tiled layouts, padding per dimension, rates.",
+    .formats = kFormats,
+    .groups = kGroups,
+    .run = runFusion,
+};
 
 } // namespace tpuscope::cli

@@ -19,47 +19,6 @@ using namespace tpuscope::cli;
 
 namespace {
 
-void usage(std::FILE* out)
-{
-    std::fputs("usage:\n"
-               "  tpuscope-cli summary FILE [--format text|json] [--device GEN]\n"
-               "  tpuscope-cli ops FILE [--by op|category|program|framework-op|source] [--core N] [--top N]\n"
-               "                        [--format table|csv|tsv|json|md] [--device GEN] [--wide]\n"
-               "  tpuscope-cli steps FILE [--program NAME] [--core N] [--format table|json|csv|md]\n"
-               "  tpuscope-cli advise FILE [--format text|json|md] [--device GEN]\n"
-               "  tpuscope-cli fusion FILE NAME [--program NAME] [--format text|json]\n"
-               "  tpuscope-cli memory FILE [--module NAME] [--format table|json|md]\n"
-               "  tpuscope-cli share FILE -o OUT.tpuscope [--redact paths,names,hash|all] [--text]\n"
-               "  tpuscope-cli share FILE --forum [--redact ...] [--text]   (Markdown for a forum post;\n"
-               "                         paths redacted unless --redact says otherwise; --text adds the block)\n"
-               "  tpuscope-cli open-text FILE|- [-o OUT.tpuscope]\n"
-               "  tpuscope-cli diff BEFORE AFTER [--format table|csv|tsv|json|md] [--top N]\n"
-               "  tpuscope-cli card FILE [AFTER] -o card.png [--top N]\n"
-               "  tpuscope-cli thresholds [--format table|md|csv]\n"
-               "  tpuscope-cli glossary                       (every metric: meaning, formula, source)\n"
-               "  tpuscope-cli synth SCENARIO -o OUT.xplane.pb   (scenarios: origin-story, bench:N)\n"
-               "\n"
-               "FILE is any profile tpuscope opens: an XSpace (*.xplane.pb[.gz]), a Chrome trace (*.json[.gz]),\n"
-               "a TF1 trace, an op_profile.json, a TensorBoard log dir or a *.tpuscope share file.\n"
-               "GEN names a TPU generation (v2, v3, v4, v5e, v5p, v6e, v7x) whose peaks are used when the file\n"
-               "does not record them; one that contradicts the device or peaks the file records is refused.\n"
-               "--cores N sets the TPU cores where the file does not record them (op_profile.json sums all\n"
-               "cores on one plane); every command and view divides per-core figures by the same count.\n"
-               "Text tables elide names longer than 60 characters in the middle (half the terminal width\n"
-               "when that is more); --wide prints them whole.\n"
-               "Limits (each message says which one was hit):\n"
-               "  --memory-budget-mb N   memory a load may take (default: the smallest of 3/4 of the RAM,\n"
-               "                         ulimit -v and the cgroup's memory.max; or TPUSCOPE_MEMORY_BUDGET_MB)\n"
-               "  --max-events N         events to load at most (default: what the budget holds, or\n"
-               "                         TPUSCOPE_MAX_EVENTS); a JSON trace keeps the events before the limit\n"
-               "  --max-hlo-instructions N  instructions per HLO module at most (default: 2000000, or\n"
-               "                         TPUSCOPE_MAX_HLO_INSTRUCTIONS); a larger module keeps its ops, not its HLO\n"
-               "  --max-decompressed-mb N  inflated gzip data at most (default: the memory budget)\n"
-               "  --max-compression-ratio N  gzip data may inflate N:1 at most past 256 MiB (default: 200,\n"
-               "                         or TPUSCOPE_MAX_COMPRESSION_RATIO)\n",
-        out);
-}
-
 /// Long op names (230 characters on real profiles) would push every other column off the screen.
 size_t nameWidthFor(bool wide)
 {
@@ -78,10 +37,22 @@ int main(int argc, char** argv)
 {
     Arguments args;
     if (!parseArguments(argc, argv, args)) {
-        if (!args.error.empty())
-            std::fprintf(stderr, "tpuscope-cli: %s\n\n", args.error.c_str());
-        usage(args.help ? stdout : stderr);
-        return args.help ? 0 : 2;
+        // Help comes from the same tables the parser reads: tpuscope-cli --help, CMD --help.
+        if (args.help) {
+            std::fputs((args.spec ? commandHelp(*args.spec) : generalHelp()).c_str(), stdout);
+            return 0;
+        }
+        const std::string who = args.spec ? "tpuscope-cli " + std::string(args.spec->name) : "tpuscope-cli";
+        // The error quotes the command line, which may hold control characters like any file name.
+        const std::string error = tpuscope::model::neutralForTerminal(args.error);
+        std::fprintf(stderr, "%s: %s\n", who.c_str(), error.c_str());
+        // The error lists what the command takes; what each option does is one command away.
+        if (args.spec && !declaredOptions(*args.spec).empty())
+            std::fprintf(
+                stderr, "(tpuscope-cli help %s says what each option does)\n", std::string(args.spec->name).c_str());
+        else if (args.command.empty())
+            std::fprintf(stderr, "\n%s", generalHelp().c_str());
+        return 2;
     }
     tpuscope::model::setTextCellWidth(nameWidthFor(args.wide));
     // Every output carries strings from the file: the terminal gets them without control

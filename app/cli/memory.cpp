@@ -14,11 +14,8 @@ using namespace tpuscope::model;
 int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     TableFormat format = TableFormat::Text;
-    if (!args.format.empty()
-        && (!parseTableFormat(args.format, format) || format == TableFormat::Csv || format == TableFormat::Tsv)) {
-        err << "tpuscope-cli memory: --format must be table, json or md\n";
-        return 2;
-    }
+    if (!args.format.empty())
+        parseTableFormat(args.format, format); // one of kFormats: the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile); rc != 0)
         return rc;
@@ -38,5 +35,28 @@ int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
     out << memoryReport(report, format, args.top);
     return 0;
 }
+
+namespace {
+constexpr FormatName kFormats[] = {kTableFormat, kJsonFormat, kMarkdownFormat};
+constexpr Option kOwnOptions[] = {
+    {"--module", "NAME", "one module (by its name) only",
+        [](Arguments& args, std::string_view value, std::string&) {
+            args.module = value;
+            return true;
+        }},
+    {"--top", "N", "the N largest buffers at each peak only", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kMemoryCommand {
+    .name = "memory",
+    .operands = "FILE",
+    .about = "The HBM peak of each module, the buffers alive at it and their padding.",
+    .formats = kFormats,
+    .groups = kGroups,
+    .run = runMemory,
+};
 
 } // namespace tpuscope::cli

@@ -97,16 +97,30 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
         err << "tpuscope-cli open-text: " << result.error << "\n";
         return 1;
     }
-    const bool json = args.format == "json";
-    if (!args.format.empty() && args.format != "text" && !json) {
-        err << "tpuscope-cli open-text: --format must be text or json\n";
-        return 2;
-    }
+    const bool json = args.format == "json"; // else text: the parser took no other
     const ProfileAnalysisPtr analysis = buildProfileAnalysis(result.profile);
     out << summaryReport(*result.profile, analysis->summary, json);
     if (!json)
         out << "\n" << opsReport(*result.profile, analysis->breakdown, TableFormat::Text, args.top ? args.top : 10);
     return 0;
 }
+
+namespace {
+constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
+constexpr Option kOwnOptions[] = {
+    {"--top", "N", "the N ops with the most time in the text summary (default: 10)", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kOpenTextCommand {
+    .name = "open-text",
+    .operands = "FILE|-",
+    .about = "A pasted share-text block (or - for standard input) back into a share file (-o) or a summary.",
+    .formats = kFormats,
+    .groups = kGroups,
+    .run = runOpenText,
+};
 
 } // namespace tpuscope::cli

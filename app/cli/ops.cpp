@@ -12,10 +12,8 @@ using namespace tpuscope::model;
 int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli ops: --format must be table, csv, tsv, json or md\n";
-        return 2;
-    }
+    if (!args.format.empty())
+        parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     GroupBy groupBy;
     if (args.by == "op")
         groupBy = GroupBy::Op;
@@ -58,5 +56,28 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
         out << opsReport(*profile, analysis->breakdownFor(filter, groupBy), format, args.top);
     return 0;
 }
+
+namespace {
+constexpr Option kOwnOptions[] = {
+    {"--by", "op|category|program|framework-op|source", "what one row is (default: op)",
+        [](Arguments& args, std::string_view value, std::string&) {
+            args.by = value;
+            return true;
+        }},
+    {"--core", "N", "the ops of one TPU core (0, 1, ...; default: every core)", setCore},
+    {"--top", "N", "the N rows with the most time only", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kOpsCommand {
+    .name = "ops",
+    .operands = "FILE",
+    .about = "The op-breakdown table.",
+    .formats = kTableFormats,
+    .groups = kGroups,
+    .run = runOps,
+};
 
 } // namespace tpuscope::cli

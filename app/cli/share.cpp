@@ -107,4 +107,35 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     return 0;
 }
 
+namespace {
+constexpr Option kOwnOptions[] = {
+    {"--redact", "LIST", "paths,names,hash or all: what the file leaves out (default: nothing; for --forum: paths)",
+        [](Arguments& args, std::string_view value, std::string&) {
+            args.redact = value;
+            return true;
+        }},
+    {"--text", "", "the pasteable text form (with --forum: the share block folded under the post)",
+        [](Arguments& args, std::string_view, std::string&) {
+            args.text = true;
+            return true;
+        }},
+    {"--forum", "", "the Markdown post of the GUI's Copy for Forum instead",
+        [](Arguments& args, std::string_view, std::string&) {
+            args.forum = true;
+            return true;
+        }},
+    {"--top", "N", "the N ops with the most time kept", setTop},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kLoadOptions};
+} // namespace
+
+constinit const Command kShareCommand {
+    .name = "share",
+    .operands = "FILE",
+    .about = "A small share file (-o OUT.tpuscope) in place of the trace, its pasteable text or the forum post.",
+    .groups = kGroups,
+    .run = runShare,
+};
+
 } // namespace tpuscope::cli

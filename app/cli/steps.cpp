@@ -16,10 +16,8 @@ using namespace tpuscope::model;
 int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli steps: --format must be table, json, csv or md\n";
-        return 2;
-    }
+    if (!args.format.empty())
+        parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
@@ -47,5 +45,23 @@ int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
     out << stepsReport(steps, format);
     return 0;
 }
+
+namespace {
+constexpr Option kOwnOptions[] = {
+    {"--program", "NAME", "the program whose runs are the steps (default: the one that runs most)", setProgram},
+    {"--core", "N", "the steps of one TPU core (0, 1, ...)", setCore},
+};
+constexpr OptionGroup kOwn {"", kOwnOptions};
+constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kStepsCommand {
+    .name = "steps",
+    .operands = "FILE",
+    .about = "How long a step is and where its time goes.",
+    .formats = kTableFormats,
+    .groups = kGroups,
+    .run = runSteps,
+};
 
 } // namespace tpuscope::cli

@@ -14,15 +14,24 @@ int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
-    const std::string format = args.format.empty() ? "text" : args.format;
-    if (format != "text" && format != "json") {
-        err << "tpuscope-cli summary: --format must be text or json\n";
-        return 2;
-    }
     // The same analysis the GUI builds: one breakdown, from which the summary's rows are regrouped.
     const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
-    out << summaryReport(*profile, analysis->summary, format == "json");
+    out << summaryReport(*profile, analysis->summary, args.format == "json");
     return 0;
 }
+
+namespace {
+constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
+constexpr const OptionGroup* kGroups[] = {&kTextTableOptions, &kLoadOptions};
+} // namespace
+
+constinit const Command kSummaryCommand {
+    .name = "summary",
+    .operands = "FILE",
+    .about = "Device, cores, busy time and where the time goes.",
+    .formats = kFormats,
+    .groups = kGroups,
+    .run = runSummary,
+};
 
 } // namespace tpuscope::cli

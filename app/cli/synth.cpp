@@ -30,4 +30,16 @@ int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
     return 0;
 }
 
+namespace {
+constexpr const OptionGroup* kGroups[] = {&kOutputFileOption};
+} // namespace
+
+constinit const Command kSynthCommand {
+    .name = "synth",
+    .operands = "SCENARIO",
+    .about = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story, bench:N).",
+    .groups = kGroups,
+    .run = runSynth,
+};
+
 } // namespace tpuscope::cli

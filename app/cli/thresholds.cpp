@@ -14,10 +14,8 @@ using namespace tpuscope::model;
 int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     TableFormat format = TableFormat::Text;
-    if (!args.format.empty() && !parseTableFormat(args.format, format)) {
-        err << "tpuscope-cli thresholds: --format must be table, csv, tsv, json or md\n";
-        return 2;
-    }
+    if (!args.format.empty())
+        parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     Table table;
     table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
     table.rightAligned = {false, false, true, false, false};
@@ -30,5 +28,13 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
     return 0;
 }
+
+// No --wide: the table never elides (elideWideCells above).
+constinit const Command kThresholdsCommand {
+    .name = "thresholds",
+    .about = "The advice rules' thresholds and their sources.",
+    .formats = kTableFormats,
+    .run = runThresholds,
+};
 
 } // namespace tpuscope::cli
