@@ -6,6 +6,7 @@
 
 #include "qt/tracesession.h"
 
+#include <QCoreApplication>
 #include <QSignalSpy>
 
 namespace tpuscope::test {
@@ -17,6 +18,18 @@ inline bool showInSession(qt::TraceSession& session, model::ProfilePtr profile)
     QSignalSpy loaded(&session, &qt::TraceSession::loaded);
     session.openProfile(std::move(profile), QStringLiteral("test profile"));
     return loaded.wait(60'000) || !loaded.isEmpty();
+}
+
+/// Waits for every job of `session` to return and delivers what they queued for the GUI thread
+/// (a few rounds deep: a delivery may start another job, a view asking for its numbers). After it,
+/// each result of a job started before the call has been delivered or dropped: the gate for "a
+/// superseded result is never delivered", with no fixed wait.
+inline void finishJobs(qt::TraceSession& session)
+{
+    for (int round = 0; round < 3; ++round) {
+        session.waitForJobs();
+        QCoreApplication::sendPostedEvents();
+    }
 }
 
 } // namespace tpuscope::test

@@ -424,4 +424,14 @@ void TraceSession::reapFinished()
     std::erase_if(m_jobs, [](Job& job) { return job.finished->load(); }); // joins threads that are done
 }
 
+void TraceSession::waitForJobs()
+{
+    // join(), not the jthread destructor, which would ask the jobs to stop first. No job waits
+    // for the GUI thread (it only queues calls to it), so this cannot deadlock.
+    for (Job& job : m_jobs)
+        if (job.thread.joinable())
+            job.thread.join();
+    m_jobs.clear();
+}
+
 } // namespace tpuscope::qt

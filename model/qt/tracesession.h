@@ -99,6 +99,11 @@ public:
     void cancel();
     /// Cancels any load and drops the shown profile.
     void close();
+    /// Blocks until every job started so far has returned (a test hook). After it, each job's
+    /// result is either queued to the GUI thread, where QCoreApplication::sendPostedEvents()
+    /// delivers it, or will never come: a test proves "a superseded result is not delivered"
+    /// without waiting a fixed time.
+    void waitForJobs();
 
     bool isLoading() const { return m_loading; }
     /// The profile shown now (stays valid while a new one loads); null before the first load.

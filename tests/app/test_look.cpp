@@ -39,6 +39,8 @@
 #include <qcustomplot.h>
 
 #include "../testanalysis.h"
+#include "../testevents.h"
+#include "../testsession.h"
 
 #include <gtest/gtest.h>
 
@@ -81,7 +83,8 @@ protected:
         window.openFile(QString::fromStdString(samplePath()));
         if (!loaded.wait(60000))
             return false;
-        QTest::qWait(300); // layouts, queued replots
+        test::finishJobs(*window.session()); // what the views asked for after the load
+        test::deliverQueuedEvents(); // layouts, queued replots
         return true;
     }
 
@@ -101,7 +104,7 @@ TEST_F(LookWindowTest, RooflineOpensUsableWithTheLegendOutsideThePlot)
     auto* charts = qobject_cast<QTabWidget*>(window.viewWidget(QStringLiteral("charts")));
     ASSERT_TRUE(charts);
     charts->setCurrentWidget(roofline);
-    QTest::qWait(200);
+    test::deliverQueuedEvents();
     QCustomPlot* plot = roofline->plot();
     EXPECT_GE(plot->height(), widgets::RooflineChart::kMinimumPlotSize.height());
     EXPECT_GE(plot->height(), 300) << "the Charts dock opens at ~2/5 of 1000 px";
@@ -131,7 +134,7 @@ TEST_F(LookWindowTest, At1280x720TheWindowFitsAndChartHeadersDoNotOverlap)
         if (auto* tabs
             = qobject_cast<QTabWidget*>(view->parentWidget() ? view->parentWidget()->parentWidget() : nullptr))
             tabs->setCurrentWidget(view);
-        QTest::qWait(100);
+        test::deliverQueuedEvents();
         // The header row is every ElidedLabel's sibling in its layout.
         for (auto* status : view->findChildren<QLabel*>(QStringLiteral("chartStatus"))) {
             if (!status->isVisible())
@@ -176,7 +179,7 @@ TEST_F(LookWindowTest, UtilizationTimeAxisLinesUpWithTheTimeline)
         for (int i = 0; i < tabs->count(); ++i)
             if (tabs->widget(i)->isAncestorOf(timeline))
                 tabs->setCurrentIndex(i);
-    QTest::qWait(300);
+    test::deliverQueuedEvents();
     ASSERT_TRUE(timeline->isVisible());
     const auto [axisLeft, axisRight] = chart->timeAxisGlobalSpan();
     const int eventsLeft = timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x();
@@ -190,7 +193,7 @@ TEST_F(LookWindowTest, UtilizationTimeAxisLinesUpWithTheTimeline)
     EXPECT_NEAR(range.upper, double(end), double(end - begin) * 1e-6);
     // It follows a resize of the window.
     window.resize(1280, 720);
-    QTest::qWait(300);
+    test::deliverQueuedEvents();
     const auto [left2, right2] = chart->timeAxisGlobalSpan();
     EXPECT_NEAR(left2, timeline->viewport()->mapToGlobal(QPoint(timeline->eventAreaLeft(), 0)).x(), 1);
     EXPECT_NEAR(right2, timeline->viewport()->mapToGlobal(QPoint(timeline->viewport()->width(), 0)).x(), 2);

@@ -20,7 +20,6 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCoreApplication>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -31,6 +30,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeView>
 
 #include <gtest/gtest.h>
@@ -162,10 +162,7 @@ TEST_F(MainWindowTest, OverviewAdviceOpensInTheAdvicePanel)
     ASSERT_TRUE(advice);
     ASSERT_EQ(overview->adviceItemCount(), 3);
     overview->activateAdvice(2);
-    QElapsedTimer timer;
-    timer.start();
-    while (advice->isComputing() && timer.elapsed() < 20000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !advice->isComputing(); }, 20'000));
     EXPECT_EQ(advice->currentAdvice(), 2);
     overview->activateAdvice(1); // now computed: at once
     EXPECT_EQ(advice->currentAdvice(), 1);

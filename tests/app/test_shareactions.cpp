@@ -9,6 +9,8 @@
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
 
+#include "../testsession.h"
+
 #include "analysis/opbreakdown.h"
 #include "loader/loader.h"
 
@@ -272,7 +274,7 @@ TEST_F(ShareActionsTest, ForumPostIsBuiltOffTheGuiThreadAndTheNewerRequestWins)
     ASSERT_TRUE(window.shareActions()->copyForForum(newer));
     EXPECT_EQ(QApplication::clipboard()->text(), QStringLiteral("before"));
     ASSERT_TRUE(finished.wait(60000));
-    QTest::qWait(300); // the superseded job's result, had it been delivered, would be in by now
+    tpuscope::test::finishJobs(*window.session()); // the superseded job is done: its result would be in
     EXPECT_EQ(finished.count(), 1);
     const tpuscope::model::ForumPost expected = tpuscope::model::buildForumPost(*window.session()->analysis(), newer);
     EXPECT_EQ(QApplication::clipboard()->text(), QString::fromStdString(expected.markdown));

@@ -23,14 +23,14 @@ const std::string kSample = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_vllm_servi
 
 // ---- the real sample ------------------------------------------------------------------
 
-TEST(ChromeJson, RealSampleGoldenOpTable)
+TEST(ChromeJson, RealSampleOpTableSnapshot)
 {
     if (!std::filesystem::exists(kSample))
         GTEST_SKIP() << "sample missing: " << kSample;
     const auto result = tpuscope::test::runCommand(
         std::string(TPUSCOPE_CLI_PATH) + " ops '" + kSample + "' --format csv --device v5e --top 40");
     EXPECT_EQ(result.exitCode, 0) << result.output;
-    EXPECT_TRUE(tpuscope::test::matchesGolden("vllm_ops.golden.csv", result.output));
+    EXPECT_TRUE(tpuscope::test::matchesSnapshot("vllm_ops.csv", result.output));
 }
 
 // vLLM's three programs each have an op named `fusion`: the drill-down shows the busiest (the

@@ -190,15 +190,15 @@ TEST(HonestNumbers, GlossaryExplainsEveryNewTermInOneSentence)
     EXPECT_NE(run.output.find("| Roofline efficiency |"), std::string::npos) << run.output;
 }
 
-// Golden JSON of ops/summary/advise on the real samples, regenerated only on purpose
-// (TPUSCOPE_UPDATE_GOLDEN=1): any change to a number a user sees shows up as a diff.
-TEST(HonestNumbers, SampleJsonGoldens)
+// Snapshots of the JSON of ops/summary/advise on the real samples, rewritten only on purpose
+// (TPUSCOPE_UPDATE_SNAPSHOTS=1): any change to a number a user sees shows up as a diff.
+TEST(HonestNumbers, SampleJsonSnapshots)
 {
     struct Case
     {
         const char* sample;
         const char* extra;
-        const char* golden;
+        const char* snapshot;
     };
     const Case cases[] = {
         {kVllm, "", "vllm"},
@@ -210,13 +210,13 @@ TEST(HonestNumbers, SampleJsonGoldens)
     for (const Case& c : cases) {
         if (!haveSample(c.sample))
             GTEST_SKIP() << "samples not found beside the clone";
-        SCOPED_TRACE(c.golden);
+        SCOPED_TRACE(c.snapshot);
         const std::string file = "'" + samplePath(c.sample) + "'" + c.extra;
-        EXPECT_TRUE(matchesGolden(std::string("golden/") + c.golden + ".ops.json",
-            stableCliOutput("ops " + file + " --format json --top 25")));
-        EXPECT_TRUE(matchesGolden(std::string("golden/") + c.golden + ".summary.json",
-            stableCliOutput("summary " + file + " --format json")));
-        EXPECT_TRUE(matchesGolden(
-            std::string("golden/") + c.golden + ".advise.json", stableCliOutput("advise " + file + " --format json")));
+        EXPECT_TRUE(matchesSnapshot(
+            std::string(c.snapshot) + ".ops.json", stableCliOutput("ops " + file + " --format json --top 25")));
+        EXPECT_TRUE(matchesSnapshot(
+            std::string(c.snapshot) + ".summary.json", stableCliOutput("summary " + file + " --format json")));
+        EXPECT_TRUE(matchesSnapshot(
+            std::string(c.snapshot) + ".advise.json", stableCliOutput("advise " + file + " --format json")));
     }
 }

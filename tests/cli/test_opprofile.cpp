@@ -25,11 +25,11 @@ constexpr const char* kV5 = "tpu_v5_training.op_profile.json.gz";
 
 // --- JSON DOM -----------------------------------------------------------------------------------
 
-TEST(OpProfile, CliGoldenTop30)
+TEST(OpProfile, CliTop30Snapshot)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV5);
     const auto run
         = runCommand(std::string(TPUSCOPE_CLI_PATH) + " ops '" + samplePath(kV5) + "' --format csv --top 30");
     ASSERT_EQ(run.exitCode, 0);
-    EXPECT_TRUE(matchesGolden("v5_op_profile_ops.golden.csv", run.output));
+    EXPECT_TRUE(matchesSnapshot("v5_op_profile_ops.csv", run.output));
 }

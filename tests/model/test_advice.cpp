@@ -364,5 +364,5 @@ TEST(Advice, DemoNamesTheFix)
     EXPECT_FALSE(findAdvice(report, "collectives"));
     EXPECT_FALSE(findAdvice(report, "data-formatting"));
 
-    EXPECT_TRUE(matchesGolden("demo_advice.golden.json", adviceReport(*loaded.profile, report, AdviceFormat::Json)));
+    EXPECT_TRUE(matchesSnapshot("demo_advice.json", adviceReport(*loaded.profile, report, AdviceFormat::Json)));
 }

@@ -44,8 +44,9 @@ TEST(Attribution, FrameworkOpNameDropsOnlyATrailingType)
 }
 
 // tests/data/demo_framework_ops.golden.tsv comes from tests/tools/xspace_golden.py --by framework-op
-// over `protoc --decode` text of resources/demo.xplane.pb (the synthetic demo, byte-identical:
-// test_synth checks it), summing the ops' own `tf_op` stats without tpuscope code.
+// over `protoc --decode` text (the tools' own schema) of resources/demo.xplane.pb (the synthetic
+// demo, byte-identical: test_synth checks it), summing the ops' own `tf_op` stats without tpuscope
+// code.
 TEST(Attribution, DemoByFrameworkOpMatchesIndependentSums)
 {
     const OpBreakdown b = computeOpBreakdown(*demoProfile(), {}, GroupBy::FrameworkOp);

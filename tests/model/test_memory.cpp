@@ -183,7 +183,7 @@ constexpr int64_t kMiB = 1 << 20; // the size of an f32[256,128] buffer is 128 K
 } // namespace
 
 // The real v6e sample: every module's figures equal the independent python decode
-// (tests/tools/memory_golden.py over tests/tools/buffer_assignment.proto).
+// (tests/tools/memory_golden.py over tests/tools/schema; ctest golden_tool.v6e_memory).
 TEST(MemoryView, V6eModulesMatchTheIndependentDecode)
 {
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");

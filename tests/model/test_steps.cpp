@@ -391,7 +391,8 @@ TEST(Steps, ReportsInEveryFormat)
 // Real samples
 
 // tests/data/v6e_programs.golden.csv comes from tests/tools/steps_golden.py over `protoc --decode`
-// of the sample: no tpuscope code involved.
+// of the sample with the tools' own schema: no tpuscope code involved (ctest golden_tool.v6e_programs
+// keeps the file equal to the tool's output).
 TEST(StepsSamples, V6eIsHundredRunsOfJitFAndItsIdleIsWarmup)
 {
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");

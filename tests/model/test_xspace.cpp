@@ -142,7 +142,8 @@ TEST(XSpaceSample, V6eOpsJoinTheirHloInstruction)
 }
 
 // tests/data/v6e_ops.golden.csv comes from tests/tools/xspace_golden.py over `protoc --decode`
-// text: no tpuscope code is involved in the expected numbers.
+// text with the tools' own schema: no tpuscope code is involved in the expected numbers (ctest
+// golden_tool.v6e_ops keeps the file equal to the tool's output).
 TEST(XSpaceSample, V6eOpBreakdownMatchesIndependentComputation)
 {
     TPUSCOPE_REQUIRE_SAMPLE(kV6e);

@@ -44,7 +44,7 @@ inline std::string readFile(const std::string& path)
 
 inline void writeFile(const std::string& path, const std::string& bytes)
 {
-    // Golden names may have a folder ("golden/v6e.ops.json"); so may their ".actual" copies.
+    // Snapshot names may have a folder; so may their ".actual" copies.
     if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
         std::filesystem::create_directories(parent);
     std::ofstream out(path, std::ios::binary);
@@ -90,23 +90,30 @@ inline CommandResult runCommand(const std::string& command, bool withStderr = fa
     return result;
 }
 
-/// Compares text with a golden file; on mismatch writes NAME.actual beside the build's temp dir
-/// and prints a unified diff. TPUSCOPE_UPDATE_GOLDEN=1 rewrites the golden file instead.
-inline ::testing::AssertionResult matchesGolden(const std::string& goldenName, const std::string& actual)
+/// Compares text with a snapshot: tests/data/snapshots/NAME, an earlier output of tpuscope itself
+/// kept so that any change to it shows (unlike a golden, which an independent tool in tests/tools
+/// makes; tests/data/README.md lists which is which). On mismatch writes NAME.actual under the
+/// test temp dir and prints a unified diff. TPUSCOPE_UPDATE_SNAPSHOTS=1 (or the older spelling
+/// TPUSCOPE_UPDATE_GOLDEN=1) rewrites the snapshot instead.
+inline ::testing::AssertionResult matchesSnapshot(const std::string& name, const std::string& actual)
 {
-    const std::string golden = dataPath(goldenName);
-    if (std::getenv("TPUSCOPE_UPDATE_GOLDEN")) {
-        writeFile(golden, actual);
+    const std::string snapshot = dataPath("snapshots/" + name);
+    if (std::getenv("TPUSCOPE_UPDATE_SNAPSHOTS") || std::getenv("TPUSCOPE_UPDATE_GOLDEN")) {
+        writeFile(snapshot, actual);
         return ::testing::AssertionSuccess();
     }
-    const std::string expected = readFile(golden);
+    if (!std::filesystem::exists(snapshot))
+        return ::testing::AssertionFailure()
+            << "no snapshot " << snapshot << " (write it with TPUSCOPE_UPDATE_SNAPSHOTS=1 and review it)";
+    const std::string expected = readFile(snapshot);
     if (expected == actual)
         return ::testing::AssertionSuccess();
-    const std::string actualPath = ::testing::TempDir() + "/" + goldenName + ".actual";
+    const std::string actualPath = ::testing::TempDir() + "/" + name + ".actual";
     writeFile(actualPath, actual);
-    const auto diff = runCommand("diff -u '" + golden + "' '" + actualPath + "'");
-    return ::testing::AssertionFailure() << "output differs from " << golden << " (actual in " << actualPath
-                                         << "; regenerate with TPUSCOPE_UPDATE_GOLDEN=1):\n"
+    const auto diff = runCommand("diff -u '" + snapshot + "' '" + actualPath + "'");
+    return ::testing::AssertionFailure() << "output differs from the snapshot " << snapshot << " (actual in "
+                                         << actualPath << "; if the change is meant, rewrite it with "
+                                         << "TPUSCOPE_UPDATE_SNAPSHOTS=1):\n"
                                          << diff.output.substr(0, 8000);
 }
 

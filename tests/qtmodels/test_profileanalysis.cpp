@@ -4,6 +4,8 @@
 #include "qt/diffmodel.h"
 #include "qt/tracesession.h"
 
+#include "../testsession.h"
+
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
@@ -244,9 +246,8 @@ TEST(TraceSession, StepsForACoreOrProgramAreASessionJob)
     second.core = 3;
     session.requestSteps(first, &receiver, collect);
     session.requestSteps(second, &receiver, collect); // supersedes the first
-    for (int waited = 0; waited < 30000 && delivered.empty(); waited += 10)
-        QTest::qWait(10);
-    QTest::qWait(200); // a superseded result, had it been delivered, would be here by now
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !delivered.empty(); }, 30'000));
+    tpuscope::test::finishJobs(session); // both jobs are done: a superseded result would be in now
     ASSERT_EQ(delivered.size(), 1u);
     EXPECT_TRUE(onGuiThread);
     const model::StepAnalysis expected = model::computeSteps(*analysis->profile, second);

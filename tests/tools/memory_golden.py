@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Independent HBM figures of every module in an XSpace, for golden files.
 
-Decodes the embedded xla.HloProtos with python3-protobuf over buffer_assignment.proto (written
-from FORMATS.md §3.1, no tpuscope code involved) and applies xprof's memory-viewer rules: the
-heap is simulated from one heap-simulator trace, the peak adds every indefinite allocation.
+Decodes the XSpace and its embedded xla.HloProtos with python3-protobuf over this folder's own
+schema (schema/xplane.proto and schema/hlo.proto, written from the upstream protos; no tpuscope
+code or proto involved) and applies xprof's memory-viewer rules: the heap is simulated from one
+heap-simulator trace, the peak adds every indefinite allocation.
 
   /usr/bin/python3 tests/tools/memory_golden.py FILE.xplane.pb > tests/data/NAME.memory.golden.json
 
@@ -12,22 +13,10 @@ Needs protoc and python3-protobuf (Debian: protobuf-compiler, python3-protobuf).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROTO_DIR = os.path.join(HERE, "..", "..", "proto")
-
-
-def compiled_protos():
-    out = tempfile.mkdtemp(prefix="tpuscope_golden_")
-    subprocess.check_call(["protoc", "-I" + HERE, "--python_out=" + out, "buffer_assignment.proto"])
-    subprocess.check_call(["protoc", "-I" + PROTO_DIR, "--python_out=" + out, "xplane.proto"])
-    sys.path.insert(0, out)
-    import buffer_assignment_pb2
-    import xplane_pb2
-    return buffer_assignment_pb2, xplane_pb2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from goldenschema import python_modules, read_bytes  # noqa: E402  (the tools' own schema)
 
 
 def hlo_protos(space):
@@ -124,13 +113,14 @@ def module_memory(hlo, color=0):
 
 
 def main():
-    ba_pb2, xplane_pb2 = compiled_protos()
+    if len(sys.argv) != 2:
+        sys.exit("usage: memory_golden.py FILE.xplane.pb")
+    xplane_pb2, hlo_pb2 = python_modules()
     space = xplane_pb2.XSpace()
-    with open(sys.argv[1], "rb") as f:
-        space.ParseFromString(f.read())
+    space.ParseFromString(read_bytes(sys.argv[1]))
     modules = []
     for raw in hlo_protos(space):
-        hlo = ba_pb2.HloProto()
+        hlo = hlo_pb2.HloProto()
         hlo.ParseFromString(raw)
         if hlo.HasField("buffer_assignment"):
             modules.append(module_memory(hlo))

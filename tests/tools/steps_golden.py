@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Independent per-program run statistics of an XSpace, for golden files.
 
-Reads the text form printed by `protoc --decode=tensorflow.profiler.XSpace` (no tpuscope code
-involved) and prints one CSV row per program on the `XLA Modules` lines of the `/device:TPU:N`
-planes: runs per core, average, min, max and population standard deviation of the run time (ps,
-the device timespan when both device stats exist, as xprof does), by total time.
+Decodes the file as xspace_golden.py does (protoc over schema/xplane.proto; no tpuscope code or
+proto involved) and prints one CSV row per program on the `XLA Modules` lines of the
+`/device:TPU:N` planes: runs per core, average, min, max and population standard deviation of the
+run time (ps, the device timespan when both device stats exist, as xprof does), by total time.
 
-  protoc --proto_path=proto --decode=tensorflow.profiler.XSpace xplane.proto < FILE.xplane.pb \\
-    | python3 tests/tools/steps_golden.py > tests/data/NAME.golden.csv
+  python3 tests/tools/steps_golden.py FILE.xplane.pb > tests/data/NAME.golden.csv
+
+Needs python3 and protoc (Debian: protobuf-compiler).
 """
 import math
 import os
@@ -16,11 +17,14 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from goldenschema import xspace_text_lines  # noqa: E402  (the tools' own schema)
 from xspace_golden import parse, one, stat_value  # noqa: E402  (the shared text-format reader)
 
 
 def main():
-    space = parse(sys.stdin.read().splitlines())
+    if len(sys.argv) != 2:
+        sys.exit("usage: steps_golden.py FILE.xplane.pb")
+    space = parse(xspace_text_lines(sys.argv[1]))
     runs = {}  # name -> {core: [durations]}
     for plane in space.get("planes", []):
         m = re.match(rb"^/device:TPU:(\d+)$", one(plane, "name", b""))

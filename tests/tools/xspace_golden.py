@@ -2,20 +2,27 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Independent op breakdown of an XSpace, for golden files.
 
-Reads the text form printed by `protoc --decode=tensorflow.profiler.XSpace` (no tpuscope
-code involved) and prints one CSV row per (program, op) over the `XLA Ops` lines of the
-`/device:TPU:N` planes: occurrences, total time (device timespan when present, as xprof
-does), flops, bytes_accessed and HBM bytes (memory_access_breakdown, memory_space 1).
+Decodes the file with `protoc --decode` over this folder's own schema (schema/xplane.proto,
+written from the upstream proto; no tpuscope code or proto involved), reads the text form and
+prints one CSV row per (program, op) over the `XLA Ops` lines of the `/device:TPU:N` planes:
+occurrences, total time (device timespan when present, as xprof does), flops, bytes_accessed and
+HBM bytes (memory_access_breakdown, memory_space 1).
 
-  protoc --proto_path=proto --decode=tensorflow.profiler.XSpace xplane.proto < FILE.xplane.pb \
-    | python3 tests/tools/xspace_golden.py > tests/data/NAME.golden.csv
+  python3 tests/tools/xspace_golden.py FILE.xplane.pb > tests/data/NAME.golden.csv
 
 With `--by framework-op` it prints one tab-separated row per framework op instead: the `tf_op`
 stat with its trailing ":Type" removed (JAX names keep colons inside brackets), the number of
 occurrences, total time and flops of the ops that carry it.
+
+Needs python3 and protoc (Debian: protobuf-compiler).
 """
+import argparse
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from goldenschema import xspace_text_lines  # noqa: E402  (the tools' own schema)
 
 
 def parse(lines):
@@ -74,7 +81,10 @@ def varints(buf, pos):
 
 
 def hbm_bytes(blob):
-    """Sums bytes_accessed of MemoryAccessed entries with memory_space 1."""
+    """Sums bytes_accessed of MemoryAccessed entries with memory_space 1.
+
+    The stat holds a serialized tensorflow.profiler.MemoryAccessBreakdown: repeated MemoryAccessed
+    (field 1) of {operation_type 1, memory_space 2, bytes_accessed 3} (docs/FORMATS.md §2)."""
     pos, total, found = 0, 0, False
     while pos < len(blob):
         tag, pos = varints(blob, pos)
@@ -104,8 +114,12 @@ def framework_op(tf_op):
 
 
 def main():
-    by_framework_op = sys.argv[1:] == ["--by", "framework-op"]
-    space = parse(sys.stdin.read().splitlines())
+    parser = argparse.ArgumentParser()
+    parser.add_argument("file", help="an .xplane.pb, gzipped or not")
+    parser.add_argument("--by", choices=["program-op", "framework-op"], default="program-op")
+    args = parser.parse_args()
+    by_framework_op = args.by == "framework-op"
+    space = parse(xspace_text_lines(args.file))
     programs = {}
     for plane in space.get("planes", []):
         if one(plane, "name") == b"/host:metadata":

@@ -5,11 +5,11 @@
 #include "loader/loader.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTest>
 #include <QTextBrowser>
 #include <QUrl>
 
@@ -32,11 +32,7 @@ model::ProfilePtr demo()
 
 bool waitFor(const std::function<bool()>& condition, int ms = 10000)
 {
-    QElapsedTimer timer;
-    timer.start();
-    while (!condition() && timer.elapsed() < ms)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    return condition();
+    return QTest::qWaitFor(condition, ms);
 }
 
 model::OpId opNamed(const model::Profile& profile, std::string_view name)

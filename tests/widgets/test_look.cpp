@@ -38,6 +38,7 @@
 #include <qcustomplot.h>
 
 #include "../testanalysis.h"
+#include "../testevents.h"
 
 #include <gtest/gtest.h>
 
@@ -210,7 +211,7 @@ TEST(Look, ShapesWrapInsteadOfEliding)
     panel.show();
     panel.setAnalysis(test::analysisOf(profile));
     ASSERT_TRUE(panel.showOpByName(QStringLiteral("fusion.3")));
-    QTest::qWait(50);
+    test::deliverQueuedEvents(); // the tree's layout
     QTreeWidget* tree = panel.fusedTree();
     ASSERT_TRUE(tree && tree->topLevelItemCount() > 0);
     EXPECT_EQ(tree->textElideMode(), Qt::ElideNone);
@@ -274,7 +275,7 @@ TEST(Look, SortArrowPointsDownForLargestFirst)
     table.resize(1000, 400);
     table.show();
     table.setAnalysis(test::analysisOf(profile));
-    QTest::qWait(50);
+    test::deliverQueuedEvents(); // the header's layout
     QHeaderView* header = table.view()->header();
     ASSERT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder); // largest share first
     const int section = header->sortIndicatorSection();

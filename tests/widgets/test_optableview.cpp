@@ -2,15 +2,17 @@
 // The op table view over the op tree model (the model alone: tests/qtmodels/test_optreemodel.cpp).
 #include "../qtmodels/optreetestdata.h"
 #include "../testanalysis.h"
+#include "../testevents.h"
 #include "costbardelegate.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
-#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QTest>
+#include <QTimer>
 #include <QTreeView>
 
 #include <gtest/gtest.h>
@@ -115,12 +117,16 @@ TEST(OpTableView, FilterBoxIsDebounced)
     table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
     table.filterEdit()->setText(QStringLiteral("fusion.low"));
     EXPECT_EQ(countOpRows(*table.proxy()), 5); // not yet: waits for typing to pause
-    QElapsedTimer timer;
-    timer.start();
-    while (countOpRows(*table.proxy()) != 1 && timer.elapsed() < 3000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    EXPECT_EQ(countOpRows(*table.proxy()), 1);
-    EXPECT_GE(timer.elapsed(), 250);
+    tpuscope::test::deliverQueuedEvents();
+    EXPECT_EQ(countOpRows(*table.proxy()), 5) << "filtered before typing paused";
+    // The pause is a single-shot timer of at least 250 ms, and the filter applies when it fires.
+    QTimer* pause = nullptr;
+    for (QTimer* timer : table.findChildren<QTimer*>())
+        if (timer->isActive() && timer->isSingleShot())
+            pause = timer;
+    ASSERT_TRUE(pause);
+    EXPECT_GE(pause->interval(), 250);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return countOpRows(*table.proxy()) == 1; }, 10'000));
 }
 
 TEST(CostBarDelegate, UtilizationRunsRedToGreen)

@@ -225,7 +225,7 @@ TEST(RangeSelection, OneSessionJobPerRangeChangeAndTheNewestWins)
     // Another Shift+drag before the numbers came: only the newer range's statistics arrive.
     w.timeline->selectRange(begin, end);
     ASSERT_TRUE(w.waitForRangeSummary());
-    QTest::qWait(200); // a superseded result would have been delivered by now
+    test::finishJobs(w.session); // the superseded job is done too: its result would be in now
     ASSERT_EQ(ready.count(), 1);
     const auto delivered = ready.at(0).at(0).value<std::shared_ptr<const model::RangeSummary>>();
     ASSERT_TRUE(delivered);
@@ -248,7 +248,7 @@ TEST(RangeSelection, OneSessionJobPerRangeChangeAndTheNewestWins)
     // Cleared while the job runs: nothing arrives afterwards, both views stay empty.
     w.timeline->selectRange(begin, end);
     w.timeline->selectRange(0, 0);
-    QTest::qWait(300);
+    test::finishJobs(w.session); // the cleared range's job is done and what it queued delivered
     EXPECT_EQ(ready.count(), 2);
     EXPECT_EQ(w.timeline->rangeSummary(), nullptr);
     EXPECT_TRUE(w.timeline->selectionSummary().isEmpty());
@@ -264,7 +264,7 @@ TEST(RangeSelection, OneSessionJobPerRangeChangeAndTheNewestWins)
     ASSERT_EQ(w.timeline->selectionSummary().size(), 1);
     EXPECT_TRUE(w.timeline->selectionSummary()[0].endsWith(QStringLiteral("select it again when the load is done")));
     EXPECT_TRUE(w.range->summaryText().contains(QStringLiteral("select it again when the load is done")));
-    QTest::qWait(100);
+    test::finishJobs(w.session); // a job or a queued call would have computed by now
     EXPECT_EQ(model::rangeSummaryComputations(), beforePreview);
     EXPECT_EQ(model->rowCount(), 0);
 }
