@@ -7,16 +7,15 @@
 
 #include "logdir.h"
 
+#include "core/parallel.h"
 #include "decoder.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -437,52 +436,34 @@ LoadResult loadRun(const ProfileRun& run, const LoadOptions& options, const Prog
         jobs.back()->budget = budget;
         jobs.back()->slot = jobs.size() - 1;
     }
-    const size_t threads = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
-    std::atomic<size_t> next {0};
-    std::atomic<size_t> done {0};
-    std::mutex mutex;
-    std::condition_variable finished;
-    {
-        std::vector<std::jthread> workers;
-        for (size_t t = 0; t < threads; ++t)
-            workers.emplace_back([&] {
-                for (size_t i = next++; i < jobs.size(); i = next++) {
-                    try {
-                        runJob(*jobs[i], options, stop);
-                    } catch (const std::bad_alloc&) {
-                        // One host too big for memory: the others may still fit.
-                        jobs[i]->builder = ProfileBuilder();
-                        const RunHost& host = *jobs[i]->host;
-                        jobs[i]->error = outOfMemoryMessage(
-                            fs::path(host.timeline.empty() ? host.opProfile : host.timeline).filename().string(),
-                            options);
-                    }
-                    if (!jobs[i]->error.empty()) {
-                        jobs[i]->builder = ProfileBuilder(); // a host that failed holds nothing
-                        budget->release(jobs[i]->slot);
-                    }
-                    jobs[i]->fraction.store(1.0);
-                    {
-                        std::lock_guard lock(mutex);
-                        ++done;
-                    }
-                    finished.notify_all();
-                }
-            });
-        // Progress is reported from this thread only: callers need not be thread-safe.
-        std::unique_lock lock(mutex);
-        while (done < jobs.size()) {
-            finished.wait_for(lock, std::chrono::milliseconds(50));
-            if (progress) {
-                double sum = 0;
-                for (const auto& job : jobs)
-                    sum += job->fraction.load(std::memory_order_relaxed);
-                lock.unlock();
-                progress("loading hosts", sum / jobs.size());
-                lock.lock();
-            }
+    // Hosts decode in file order (equal weights), one per hardware thread.
+    auto decodeHost = [&](size_t i) {
+        try {
+            runJob(*jobs[i], options, stop);
+        } catch (const std::bad_alloc&) {
+            // One host too big for memory: the others may still fit.
+            jobs[i]->builder = ProfileBuilder();
+            const RunHost& host = *jobs[i]->host;
+            jobs[i]->error = outOfMemoryMessage(
+                fs::path(host.timeline.empty() ? host.opProfile : host.timeline).filename().string(), options);
         }
-    }
+        if (!jobs[i]->error.empty()) {
+            jobs[i]->builder = ProfileBuilder(); // a host that failed holds nothing
+            budget->release(jobs[i]->slot);
+        }
+        jobs[i]->fraction.store(1.0);
+    };
+    // Progress is reported from this thread only: callers need not be thread-safe.
+    auto reportProgress = [&] {
+        if (!progress)
+            return;
+        double sum = 0;
+        for (const auto& job : jobs)
+            sum += job->fraction.load(std::memory_order_relaxed);
+        progress("loading hosts", sum / jobs.size());
+    };
+    parallelFor(std::vector<size_t>(jobs.size(), 1), std::max(1u, std::thread::hardware_concurrency()), decodeHost,
+        reportProgress, std::chrono::milliseconds(50));
     if (stop.stop_requested())
         return LoadResult {nullptr, run.path + ": cancelled"};
 

@@ -15,19 +15,19 @@
 #include "xspaceloader.h"
 
 #include "core/heaptrim.h"
+#include "core/parallel.h"
 #include "hloconvert.h"
 #include "inputsource.h"
 #include "wirereader.h"
+#include "xspacemerge.h"
+#include "xspaceplane.h"
+#include "xstat.h"
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -38,264 +38,7 @@ namespace tpuscope::model {
 namespace {
 
 using wire::Reader;
-
-/// Stats we interpret; everything else is skipped. Matched by name (ids are per file).
-enum class StatKind : uint8_t {
-    Other,
-    HloCategory,
-    ProgramId,
-    Flops,
-    ModelFlops,
-    BytesAccessed,
-    MemoryAccessBreakdown,
-    ShapeWithLayout,
-    TfOp,
-    Source,
-    DeduplicatedName,
-    DeviceOffsetPs,
-    DeviceDurationPs,
-    DeviceTypeString,
-    PeakTflops,
-    PeakHbmGbps,
-    HloProto,
-    StepNum, // StepTraceAnnotation's step number on a host event
-};
-
-StatKind statKindFromName(std::string_view name)
-{
-    static const std::unordered_map<std::string_view, StatKind> kinds {
-        {"hlo_category", StatKind::HloCategory},
-        {"program_id", StatKind::ProgramId},
-        {"flops", StatKind::Flops},
-        {"model_flops", StatKind::ModelFlops},
-        {"bytes_accessed", StatKind::BytesAccessed},
-        {"memory_access_breakdown", StatKind::MemoryAccessBreakdown},
-        {"shape_with_layout", StatKind::ShapeWithLayout},
-        {"tf_op", StatKind::TfOp},
-        {"source", StatKind::Source},
-        {"deduplicated_name", StatKind::DeduplicatedName},
-        {"device_offset_ps", StatKind::DeviceOffsetPs},
-        {"device_duration_ps", StatKind::DeviceDurationPs},
-        {"device_type_string", StatKind::DeviceTypeString},
-        {"peak_teraflops_per_second", StatKind::PeakTflops},
-        {"peak_hbm_bw_gigabytes_per_second", StatKind::PeakHbmGbps},
-        {"Hlo Proto", StatKind::HloProto},
-        {"HLO Proto", StatKind::HloProto},
-        {"step_num", StatKind::StepNum},
-    };
-    auto it = kinds.find(name);
-    return it == kinds.end() ? StatKind::Other : it->second;
-}
-
-struct StatValue
-{
-    enum Type : uint8_t { None, Double, Uint, Int, Str, Bytes, Ref } type = None;
-    double d = 0;
-    uint64_t u = 0;
-    int64_t i = 0;
-    std::string_view s;
-};
-
-struct StatMeta
-{
-    std::string_view name;
-    StatKind kind = StatKind::Other;
-};
-
-struct PlaneContext
-{
-    std::unordered_map<int64_t, StatMeta> statMeta;
-    std::vector<StatKind> denseKinds; // ids are small in practice; this avoids a hash per event stat
-    bool hasStepNum = false; // a step_num stat is defined: host events may be step markers
-
-    void buildDenseKinds()
-    {
-        int64_t maxId = -1;
-        for (const auto& [id, meta] : statMeta)
-            if (id >= 0 && id < 65536)
-                maxId = std::max(maxId, id);
-        denseKinds.assign(static_cast<size_t>(maxId + 1), StatKind::Other);
-        for (const auto& [id, meta] : statMeta)
-            if (id >= 0 && id <= maxId)
-                denseKinds[static_cast<size_t>(id)] = meta.kind;
-    }
-
-    StatKind kindOf(int64_t id) const
-    {
-        if (id >= 0 && static_cast<uint64_t>(id) < denseKinds.size())
-            return denseKinds[static_cast<size_t>(id)];
-        auto it = statMeta.find(id);
-        return it == statMeta.end() ? StatKind::Other : it->second.kind;
-    }
-    std::string_view nameOf(uint64_t id) const
-    {
-        auto it = statMeta.find(static_cast<int64_t>(id));
-        return it == statMeta.end() ? std::string_view() : it->second.name;
-    }
-    // "IntOrUint" / "StrOrRef" readings from xprof: values are read whatever their wire type.
-    double number(const StatValue& v) const
-    {
-        switch (v.type) {
-        case StatValue::Double:
-            return v.d;
-        case StatValue::Uint:
-            return static_cast<double>(v.u);
-        case StatValue::Int:
-            return static_cast<double>(v.i);
-        case StatValue::Str: {
-            double out = 0;
-            std::from_chars(v.s.data(), v.s.data() + v.s.size(), out);
-            return out;
-        }
-        default:
-            return 0;
-        }
-    }
-    uint64_t unsignedValue(const StatValue& v) const
-    {
-        switch (v.type) {
-        case StatValue::Uint:
-            return v.u;
-        case StatValue::Int:
-            return static_cast<uint64_t>(v.i);
-        case StatValue::Double:
-            // Saturating: casting a negative, huge or NaN double is undefined behaviour.
-            if (!(v.d > 0))
-                return 0;
-            return v.d >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(v.d);
-        case StatValue::Str: {
-            uint64_t out = 0;
-            std::from_chars(v.s.data(), v.s.data() + v.s.size(), out);
-            return out;
-        }
-        default:
-            return 0;
-        }
-    }
-    std::string_view text(const StatValue& v) const
-    {
-        if (v.type == StatValue::Str || v.type == StatValue::Bytes)
-            return v.s;
-        if (v.type == StatValue::Ref)
-            return nameOf(v.u);
-        return {};
-    }
-};
-
-/// Reads one XStat message; returns its metadata id.
-int64_t readStat(Reader r, StatValue& value)
-{
-    int64_t metadataId = 0;
-    while (r.next()) {
-        switch (r.field()) {
-        case 1:
-            metadataId = r.i64();
-            break;
-        case 2:
-            value.type = StatValue::Double;
-            value.d = r.f64();
-            break;
-        case 3:
-            value.type = StatValue::Uint;
-            value.u = r.u64();
-            break;
-        case 4:
-            value.type = StatValue::Int;
-            value.i = r.i64();
-            break;
-        case 5:
-            value.type = StatValue::Str;
-            value.s = r.bytes();
-            break;
-        case 6:
-            value.type = StatValue::Bytes;
-            value.s = r.bytes();
-            break;
-        case 7:
-            value.type = StatValue::Ref;
-            value.u = r.u64();
-            break;
-        default:
-            r.skip();
-            break;
-        }
-    }
-    return metadataId;
-}
-
-/// HBM read+write bytes of a serialized MemoryAccessBreakdown (memory_space 1 = HBM); -1 if none.
-double hbmBytesFromBreakdown(std::string_view bytes)
-{
-    Reader r(bytes);
-    double hbm = 0;
-    bool any = false;
-    while (r.next()) {
-        if (r.field() != 1 || r.type() != wire::Len) {
-            r.skip();
-            continue;
-        }
-        Reader entry = r.sub();
-        uint64_t space = 0, accessed = 0;
-        while (entry.next()) {
-            if (entry.field() == 2)
-                space = entry.u64();
-            else if (entry.field() == 3)
-                accessed = entry.u64();
-            else
-                entry.skip();
-        }
-        any = true;
-        if (space == 1)
-            hbm += static_cast<double>(accessed);
-    }
-    return any && !r.failed() ? hbm : -1;
-}
-
-/// An XEventMetadata as read on a worker: strings stay views into the input and are interned
-/// on the calling thread only for metadata that events use (ProfileBuilder is not thread-safe).
-struct EventMeta
-{
-    std::string_view name;
-    std::string_view displayName;
-    std::string_view category;
-    std::string_view shapeWithLayout;
-    std::string_view tfOp;
-    std::string_view source;
-    std::string_view deduplicatedName;
-    std::string_view hloProto;
-    uint64_t programId = 0;
-    bool hasProgramIdStat = false;
-    double flops = 0;
-    double modelFlops = 0;
-    double bytesAccessed = 0;
-    double hbmBytes = -1;
-    bool flopsRecorded = false; // a flops or model_flops stat is present, zero or not
-    bool bytesRecorded = false; // a bytes_accessed stat or a memory access breakdown
-    int64_t unknownId = 0; // an id events referred to without metadata
-    bool unknown = false;
-    uint32_t localOp[2] = {kNone, kNone}; // [0] other lines, [1] XLA Ops lines of TPU cores
-};
-
-struct LineHeader
-{
-    int64_t id = 0;
-    int64_t displayId = 0;
-    // Owned, not views: the line's bytes may be handed back (and, inflated, zeroed) once decoded.
-    std::string name;
-    std::string displayName;
-    int64_t timestampNs = 0;
-    size_t eventCount = 0; // events are decoded in a second pass, straight from the line bytes
-};
-
-struct PlaneSpans
-{
-    int64_t id = 0;
-    std::string_view name;
-    std::vector<std::string_view> lines;
-    std::vector<std::string_view> eventMetadata;
-    std::vector<std::string_view> statMetadata;
-    std::vector<std::string_view> stats;
-};
+using namespace xspace;
 
 std::string describe(const Reader& r, const char* where)
 {
@@ -303,60 +46,6 @@ std::string describe(const Reader& r, const char* where)
         + std::to_string(r.errorOffset()) + " (" + where + ")";
 }
 
-/// Fills the op fields of an EventMeta from the stats of an XEventMetadata.
-void readMetadataStats(const std::vector<std::string_view>& stats, const PlaneContext& ctx, EventMeta& meta)
-{
-    for (std::string_view blob : stats) {
-        StatValue v;
-        const int64_t id = readStat(Reader(blob), v);
-        switch (ctx.kindOf(id)) {
-        case StatKind::HloCategory:
-            meta.category = ctx.text(v);
-            break;
-        case StatKind::ProgramId:
-            meta.programId = ctx.unsignedValue(v);
-            meta.hasProgramIdStat = true;
-            break;
-        case StatKind::Flops:
-            meta.flops = ctx.number(v);
-            meta.flopsRecorded = true;
-            break;
-        case StatKind::ModelFlops:
-            meta.modelFlops = ctx.number(v);
-            meta.flopsRecorded = true;
-            break;
-        case StatKind::BytesAccessed:
-            meta.bytesAccessed = ctx.number(v);
-            meta.bytesRecorded = true;
-            break;
-        case StatKind::MemoryAccessBreakdown:
-            meta.hbmBytes = hbmBytesFromBreakdown(v.s);
-            break;
-        case StatKind::ShapeWithLayout:
-            meta.shapeWithLayout = ctx.text(v);
-            break;
-        case StatKind::TfOp:
-            meta.tfOp = ctx.text(v);
-            break;
-        case StatKind::Source:
-            meta.source = ctx.text(v);
-            break;
-        case StatKind::DeduplicatedName:
-            meta.deduplicatedName = ctx.text(v);
-            break;
-        case StatKind::HloProto:
-            meta.hloProto = v.s;
-            break;
-        default:
-            break;
-        }
-    }
-    // xprof: model_flops "can be 0, assume same as flops" and the reverse for JSON-era data.
-    if (meta.modelFlops == 0)
-        meta.modelFlops = meta.flops;
-    if (meta.flops == 0)
-        meta.flops = meta.modelFlops;
-}
 /// The fields of an XEvent the timeline keeps.
 struct EventFields
 {
@@ -539,128 +228,6 @@ unsigned decodeThreads()
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// Runs work(i) for every item on up to `threads` workers, biggest items first (by `weight`).
-/// The calling thread does not decode: it calls poll() every few milliseconds (progress is
-/// reported from the caller only) and rethrows a worker's exception. threads == 1 runs inline.
-template <typename Work, typename Poll>
-void parallelFor(const std::vector<size_t>& weight, unsigned threads, Work&& work, Poll&& poll)
-{
-    std::vector<size_t> order(weight.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-    const unsigned workers = static_cast<unsigned>(std::min<size_t>(threads, order.size()));
-    if (workers <= 1) {
-        for (size_t i : order) {
-            work(i);
-            poll();
-        }
-        return;
-    }
-    std::atomic<size_t> next {0};
-    std::mutex mutex;
-    std::condition_variable finished;
-    unsigned running = workers;
-    std::exception_ptr failure;
-    std::vector<std::thread> pool;
-    pool.reserve(workers);
-    auto worker = [&] {
-        try {
-            for (size_t k; (k = next.fetch_add(1)) < order.size();)
-                work(order[k]);
-        } catch (...) {
-            std::lock_guard lock(mutex);
-            if (!failure)
-                failure = std::current_exception();
-            next = order.size(); // the others stop after their current item
-        }
-        std::lock_guard lock(mutex);
-        --running;
-        finished.notify_one();
-    };
-    for (unsigned w = 0; w < workers; ++w) {
-        try {
-            pool.emplace_back(worker);
-        } catch (const std::system_error&) {
-            // No more threads (resource limits): the ones started take all the items.
-            std::lock_guard lock(mutex);
-            running -= workers - w;
-            break;
-        }
-    }
-    if (pool.empty()) {
-        for (size_t i : order) {
-            work(i);
-            poll();
-        }
-        return;
-    }
-    {
-        std::unique_lock lock(mutex);
-        while (running > 0) {
-            finished.wait_for(lock, std::chrono::milliseconds(20));
-            lock.unlock();
-            poll();
-            lock.lock();
-        }
-    }
-    for (auto& thread : pool)
-        thread.join();
-    if (failure)
-        std::rethrow_exception(failure);
-}
-
-/// One XLine decoded on a worker into columns; `op` holds plane-local op indices until merged.
-struct LocalLine
-{
-    std::string_view bytes;
-    LineHeader header;
-    TrackKind kind = TrackKind::Other;
-    bool xlaOpLine = false;
-    std::vector<TimePs> start;
-    std::vector<TimePs> duration;
-    std::vector<OpId> op;
-    std::vector<Track::Aggregated> aggregated;
-};
-
-struct HloResult
-{
-    size_t meta = 0;
-    uint64_t programId = 0;
-    uint64_t instructions = 0; // counted on the wire in pass 1, before anything is decoded
-    bool overLimit = false; // more instructions than LoadLimits::maxHloInstructions: not decoded
-    std::shared_ptr<const hlo::Module> module;
-    std::string error;
-};
-
-/// Everything a worker learns about one plane; merged into the builder on the calling thread.
-struct LocalPlane
-{
-    const PlaneSpans* spans = nullptr;
-    PlaneId planeId = 0;
-    PlaneKind kind = PlaneKind::Other;
-    PlaneContext ctx;
-    std::optional<std::string_view> deviceType;
-    std::optional<double> peakTflops;
-    std::optional<double> peakHbmGbps;
-    std::vector<EventMeta> metas;
-    std::unordered_map<int64_t, uint32_t> index; // metadata id → metas index (first entry wins)
-    std::vector<uint32_t> dense; // the same for small ids, kNone = absent
-    std::vector<std::pair<uint32_t, bool>> usedOps; // (metas index, XLA-op line) in first-use order
-    std::vector<LocalLine> lines;
-    std::vector<HloResult> programs;
-    struct StepMarkerEvent
-    {
-        TimePs start;
-        TimePs duration;
-        int64_t stepNum;
-        uint32_t meta; // metas index
-    };
-    std::vector<StepMarkerEvent> stepMarkers; // host events with a step_num stat
-    int64_t unknownMetadataIds = 0;
-    int64_t malformedEvents = 0;
-};
-
 class XSpaceDecoder
 {
 public:
@@ -815,11 +382,11 @@ public:
         // plane, first use first), then op columns are remapped in parallel and moved in.
         std::vector<std::vector<OpId>> remaps(locals.size());
         for (size_t i = 0; i < locals.size(); ++i)
-            remaps[i] = mergeOps(locals[i]);
+            remaps[i] = mergeOps(m_builder, locals[i]);
         parallelFor(
             weight, threads, [&](size_t i) { remapOps(locals[i], remaps[i]); }, [] {});
         for (auto& local : locals)
-            mergePlane(local);
+            mergePlane(m_builder, local);
         locals.clear();
         // Worker threads allocate from their own malloc arenas; the metadata tables freed above
         // would otherwise stay resident (~5 bytes per event at 1e6 events).
@@ -1227,103 +794,6 @@ private:
             m_lastReported = fraction;
             m_progress("decoding events", fraction);
         }
-    }
-
-    // Calling thread: interns the strings of the metadata events used and adds their ops.
-    std::vector<OpId> mergeOps(LocalPlane& local)
-    {
-        std::vector<OpId> remap(local.usedOps.size());
-        // Most of these stats are absent; StringPool id 0 is always the empty string.
-        auto intern = [this](std::string_view text) { return text.empty() ? StringId(0) : m_builder.intern(text); };
-        for (size_t k = 0; k < local.usedOps.size(); ++k) {
-            const auto [at, xla] = local.usedOps[k];
-            const EventMeta& meta = local.metas[at];
-            OpInfo info;
-            if (meta.unknown) {
-                info.name = m_builder.intern("<unknown metadata " + std::to_string(meta.unknownId) + ">");
-            } else {
-                info.category = intern(meta.category);
-                info.shapeWithLayout = intern(meta.shapeWithLayout);
-                info.tfOp = intern(meta.tfOp);
-                info.source = intern(meta.source);
-                info.deduplicatedName = intern(meta.deduplicatedName);
-                info.programId = meta.programId;
-                info.hasProgramId = meta.hasProgramIdStat;
-                info.flops = meta.flops;
-                info.modelFlops = meta.modelFlops;
-                info.bytesAccessed = meta.bytesAccessed;
-                info.hbmBytes = meta.hbmBytes;
-                info.flopsRecorded = meta.flopsRecorded;
-                info.bytesRecorded = meta.bytesRecorded || meta.hbmBytes >= 0;
-                info.name = m_builder.intern(meta.displayName.empty() ? meta.name : meta.displayName);
-                if (!meta.displayName.empty())
-                    info.longName = m_builder.intern(meta.name);
-            }
-            info.isXlaOp = xla;
-            remap[k] = m_builder.addOp(info);
-        }
-        return remap;
-    }
-
-    // Worker: local op indices → global OpIds, in place.
-    static void remapOps(LocalPlane& local, const std::vector<OpId>& remap)
-    {
-        for (LocalLine& line : local.lines) {
-            for (OpId& op : line.op)
-                op = remap[op];
-            for (auto& a : line.aggregated)
-                a.op = remap[a.op];
-        }
-    }
-
-    // Calling thread: plane stats, programs, tracks (columns are moved, not copied).
-    void mergePlane(LocalPlane& local)
-    {
-        Profile& profile = m_builder.profile();
-        {
-            Plane& plane = profile.planes[local.planeId];
-            if (local.deviceType)
-                plane.deviceType = std::string(*local.deviceType);
-            if (local.peakTflops)
-                plane.peakTflops = *local.peakTflops;
-            if (local.peakHbmGbps)
-                plane.peakHbmGbps = *local.peakHbmGbps;
-        }
-        profile.stats.unknownMetadataIds += local.unknownMetadataIds;
-        profile.stats.malformedEvents += local.malformedEvents;
-        for (HloResult& result : local.programs) {
-            const EventMeta& meta = local.metas[result.meta];
-            if (!result.module) {
-                if (!result.overLimit)
-                    ++profile.stats.hloDecodeFailures;
-                profile.load.warnings.push_back("program " + std::string(meta.name) + ": " + result.error);
-            }
-            std::string name(meta.name);
-            if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
-                name.resize(paren);
-            m_builder.addProgram(
-                result.programId, result.module ? result.module->name : name, std::move(result.module));
-        }
-        if (local.kind == PlaneKind::Metadata)
-            return; // events of the metadata plane are not decoded (see decodeLines)
-        for (const LocalPlane::StepMarkerEvent& m : local.stepMarkers) {
-            const EventMeta& meta = local.metas[m.meta];
-            const std::string_view name = meta.displayName.empty() ? meta.name : meta.displayName;
-            m_builder.addStepMarker({m.start, m.duration, m.stepNum, m_builder.intern(name), local.planeId});
-        }
-        for (LocalLine& line : local.lines) {
-            const LineHeader& header = line.header;
-            const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
-            const TrackId trackId = m_builder.addTrack(local.planeId, name, line.kind, header.id);
-            Track& track = profile.tracks[trackId];
-            track.displayId = header.displayId ? header.displayId : header.id;
-            track.start = std::move(line.start);
-            track.duration = std::move(line.duration);
-            track.op = std::move(line.op);
-            track.aggregated = std::move(line.aggregated);
-        }
-        local.metas = {};
-        local.lines = {};
     }
 
     std::string_view m_bytes;
