@@ -21,9 +21,9 @@ OpBreakdown ProfileAnalysis::breakdownFor(const OpFilter& filter, GroupBy groupB
     return computeOpBreakdown(*profile, opModel, &hostLink, filter, groupBy);
 }
 
-RangeSummary ProfileAnalysis::summarizeRange(TimePs begin, TimePs end) const
+RangeSummary ProfileAnalysis::summarizeRange(TimePs begin, TimePs end, std::stop_token stop) const
 {
-    return model::summarizeRange(*profile, begin, end);
+    return model::summarizeRange(*profile, begin, end, -1, std::move(stop));
 }
 
 StepAnalysis ProfileAnalysis::stepsFor(const StepOptions& options) const

@@ -54,7 +54,7 @@ struct ProfileAnalysis
     StepAnalysis stepsFor(const StepOptions& options) const;
     /// What ran on the TPU cores in [begin, end) (model::summarizeRange over all cores): the
     /// timeline's Shift+drag statistics and the Selection table.
-    RangeSummary summarizeRange(TimePs begin, TimePs end) const;
+    RangeSummary summarizeRange(TimePs begin, TimePs end, std::stop_token stop = {}) const;
     /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
     ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
 };

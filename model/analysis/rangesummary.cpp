@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rangesummary.h"
 
+#include "core/stopcheck.h"
 #include "opbreakdown.h"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ uint64_t rangeSummaryComputations()
     return g_rangeSummaryComputations.load(std::memory_order_relaxed);
 }
 
-RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, int core)
+RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, int core, std::stop_token stop)
 {
     g_rangeSummaryComputations.fetch_add(1, std::memory_order_relaxed);
     if (end < begin)
@@ -42,6 +43,7 @@ RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, in
     filter.rangeBegin = begin;
     filter.rangeEnd = end;
     const OpBreakdown breakdown = computeOpBreakdown(profile, filter);
+    StopCheck stopCheck(std::move(stop));
     const std::vector<size_t> rowOf = rowOfEachOp(profile, breakdown);
     std::vector<double> rowTime(breakdown.rows.size(), 0);
 
@@ -61,6 +63,8 @@ RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, in
             std::vector<double> self(n, 0);
             std::vector<uint32_t> lastAtDepth(size_t(track.maxDepth) + 1, 0);
             for (size_t i = 0; i < n; ++i) {
+                if (stopCheck.stopped())
+                    return summary; // superseded: partial, discarded by the caller
                 const uint16_t depth = track.depth[i];
                 const TimePs clipped = clippedLength(track.start[i], track.end(i), begin, end);
                 self[i] += double(clipped);

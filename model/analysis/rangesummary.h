@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ struct RangeSummary
 
 /// Summarizes [begin, end) (swapped when reversed; empty when begin == end). `core` is a TPU core
 /// ordinal as in OpFilter (-1 = all cores).
-RangeSummary summarizeRange(const Profile& profile, TimePs begin, TimePs end, int core = -1);
+/// Returns early with a partial summary (which the caller discards) once `stop` is requested.
+RangeSummary summarizeRange(
+    const Profile& profile, TimePs begin, TimePs end, int core = -1, std::stop_token stop = {});
 
 /// How many times summarizeRange has run in this process (a debug counter for tests that check a
 /// range change is summarized once; it changes no behaviour).

@@ -2,6 +2,7 @@
 #include "steps.h"
 
 #include "../core/format.h"
+#include "../core/stopcheck.h"
 #include "opmodel.h"
 
 #include <algorithm>
@@ -403,6 +404,7 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
         out.note = "op start times are not in this file: a step's busy time is its program run time, all "
                    "counted as compute";
     double busy = 0;
+    StopCheck stopCheck(options.stop);
     for (size_t c = 0; c < cores.size(); ++c) {
         Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
         for (TrackId id : profile.planes[cores[c]].tracks) {
@@ -413,6 +415,8 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
             TimePs coveredUntil = std::numeric_limits<TimePs>::min();
             const size_t n = track.size();
             for (size_t i = 0; i < n; ++i) {
+                if (stopCheck.stopped())
+                    return out; // superseded: partial, discarded by the caller
                 if (track.depth[i] != 0)
                     continue;
                 const TimePs end = track.start[i] + track.duration[i];

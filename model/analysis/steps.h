@@ -15,6 +15,7 @@ namespace tpuscope::model {
 struct OpModel;
 }
 
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -104,6 +105,8 @@ struct StepOptions
 {
     std::string program; // use this program's runs as the steps (name, with or without "(id)")
     int core = -1; // one TPU core (ordinal), -1 = average over all
+    /// A session job's token: once stopped, computeSteps returns a partial result the job discards.
+    std::stop_token stop;
 };
 
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {});

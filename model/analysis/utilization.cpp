@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "utilization.h"
 
+#include "core/stopcheck.h"
 #include "opmodel.h"
 
 #include <algorithm>
@@ -100,7 +101,7 @@ struct Accumulator
 
 } // namespace
 
-UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOptions& options)
+UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOptions& options, std::stop_token stop)
 {
     UtilizationSeries series;
     series.begin = options.begin;
@@ -148,6 +149,7 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
         opBytes[i] = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits[i].vmemBytes);
     }
 
+    StopCheck stopCheck(std::move(stop));
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
     for (size_t ordinal = 0; ordinal < cores.size(); ++ordinal) {
         if (options.core >= 0 && static_cast<int>(ordinal) != options.core)
@@ -162,6 +164,8 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
             const size_t last = static_cast<size_t>(
                 std::lower_bound(track.start.begin(), track.start.end(), series.end) - track.start.begin());
             for (size_t i = first; i < last; ++i) {
+                if (stopCheck.stopped())
+                    return series; // superseded: partial, discarded by the caller
                 const TimePs s = track.start[i];
                 const TimePs e = s + track.duration[i];
                 if (e < series.begin || (e == series.begin && track.duration[i] > 0))

@@ -6,6 +6,7 @@
 
 #include "opbreakdown.h"
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,9 @@ struct UtilizationSeries
 
 /// O(events overlapping the range + buckets): tracks are searched with binary search.
 /// Only `XLA Ops` tracks of TPU core planes count; aggregated events (no start time) cannot be placed.
-UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOptions& options = {});
+/// Returns early with a partial series (which the caller discards) once `stop` is requested.
+UtilizationSeries computeUtilization(
+    const Profile& profile, const UtilizationOptions& options = {}, std::stop_token stop = {});
 
 // ---------------------------------------------------------------------------------------------
 // Roofline

@@ -30,9 +30,7 @@ TraceSession::TraceSession(QObject* parent)
 TraceSession::~TraceSession()
 {
     ++m_generation; // nothing queued from now on is current
-    for (Job& job : m_jobs)
-        job.thread.request_stop();
-    m_jobs.clear(); // joins
+    m_pool.shutdown(); // stops the running jobs and joins the workers
 }
 
 void TraceSession::open(const QString& path)
@@ -125,7 +123,6 @@ void TraceSession::follow(QObject* context, std::function<void(const model::Prof
 
 void TraceSession::compare(const QString& path)
 {
-    reapFinished();
     const model::ProfileAnalysisPtr before = m_analysis;
     if (!before)
         return;
@@ -173,7 +170,6 @@ template <class Value>
 void TraceSession::request(RequestChannel& channel, QObject* context,
     std::function<Value(const model::ProfileAnalysis&, std::stop_token)> work, std::function<void(const Value&)> done)
 {
-    reapFinished();
     const model::ProfileAnalysisPtr analysis = m_analysis;
     if (!analysis || !context)
         return;
@@ -207,8 +203,8 @@ void TraceSession::requestUtilization(const model::UtilizationOptions& options, 
 {
     request<model::UtilizationSeries>(
         m_utilizationRequests, context,
-        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
-            return model::computeUtilization(*analysis.profile, options);
+        [options](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            return model::computeUtilization(*analysis.profile, options, std::move(stop));
         },
         std::move(done));
 }
@@ -218,8 +214,10 @@ void TraceSession::requestSteps(const model::StepOptions& options, QObject* cont
 {
     request<std::shared_ptr<const model::StepAnalysis>>(
         m_stepsRequests, context,
-        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
-            return std::make_shared<const model::StepAnalysis>(analysis.stepsFor(options));
+        [options](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            model::StepOptions stoppable = options;
+            stoppable.stop = std::move(stop);
+            return std::make_shared<const model::StepAnalysis>(analysis.stepsFor(stoppable));
         },
         [done = std::move(done)](const std::shared_ptr<const model::StepAnalysis>& steps) { done(steps); });
 }
@@ -229,8 +227,10 @@ void TraceSession::requestShareFile(
 {
     request<model::ShareResult>(
         m_shareRequests, context,
-        [options](const model::ProfileAnalysis& analysis, std::stop_token) {
-            return model::buildShareFile(analysis, options);
+        [options](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            model::ShareOptions stoppable = options;
+            stoppable.stop = std::move(stop);
+            return model::buildShareFile(analysis, stoppable);
         },
         std::move(done));
 }
@@ -251,25 +251,15 @@ void TraceSession::requestRangeSummary(model::TimePs begin, model::TimePs end, Q
 {
     request<std::shared_ptr<const model::RangeSummary>>(
         m_rangeRequests, context,
-        [begin, end](const model::ProfileAnalysis& analysis, std::stop_token) {
-            return std::make_shared<const model::RangeSummary>(analysis.summarizeRange(begin, end));
+        [begin, end](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            return std::make_shared<const model::RangeSummary>(analysis.summarizeRange(begin, end, std::move(stop)));
         },
         [done = std::move(done)](const std::shared_ptr<const model::RangeSummary>& summary) { done(summary); });
 }
 
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
-    auto finished = std::make_shared<std::atomic_bool>(false);
-    Job job;
-    job.finished = finished;
-    job.thread = std::jthread([stop, work = std::move(work), finished](std::stop_token own) {
-        std::stop_source combined;
-        std::stop_callback forwardStop(stop, [&combined] { combined.request_stop(); });
-        std::stop_callback forwardOwn(own, [&combined] { combined.request_stop(); });
-        work(combined.get_token());
-        finished->store(true);
-    });
-    m_jobs.push_back(std::move(job));
+    m_pool.submit(std::move(work), std::move(stop)); // the pool combines `stop` with its shutdown
 }
 
 void TraceSession::cancel()
@@ -303,7 +293,6 @@ void TraceSession::start(const QString& name,
     std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load,
     bool reanalysis)
 {
-    reapFinished();
     if (m_loading)
         m_stop.request_stop(); // superseded: its result will carry a stale generation
     const quint64 generation = ++m_generation;
@@ -315,7 +304,7 @@ void TraceSession::start(const QString& name,
         emit loadStarted(name);
 
     // The job gets the session's stop token rather than its own, so cancel() reaches it; the
-    // destructor stops it through the jthread's token, which launch() forwards too.
+    // destructor stops it through the pool's shutdown, which the pool combines with this token.
     model::LoadOptions options = m_options;
     // The preview's op breakdown (the timeline's utilization colours) is a job of its own, started
     // from the GUI thread with this load's stop token; it is dropped once the load moved on.
@@ -325,7 +314,6 @@ void TraceSession::start(const QString& name,
             [this, generation, partial = std::move(partial)] {
                 if (generation != m_generation || !m_loading)
                     return;
-                reapFinished();
                 launch(m_stop.get_token(), [this, generation, partial](std::stop_token stop) {
                     if (stop.stop_requested())
                         return;
@@ -391,7 +379,6 @@ void TraceSession::start(const QString& name,
 
 void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
 {
-    reapFinished();
     if (generation != m_generation)
         return; // superseded or cancelled
     m_loading = false;
@@ -417,21 +404,6 @@ void TraceSession::deliver(quint64 generation, std::shared_ptr<Result> result)
     if (!result->reanalysis)
         m_loadSeconds = result->seconds;
     emit loaded();
-}
-
-void TraceSession::reapFinished()
-{
-    std::erase_if(m_jobs, [](Job& job) { return job.finished->load(); }); // joins threads that are done
-}
-
-void TraceSession::waitForJobs()
-{
-    // join(), not the jthread destructor, which would ask the jobs to stop first. No job waits
-    // for the GUI thread (it only queues calls to it), so this cannot deadlock.
-    for (Job& job : m_jobs)
-        if (job.thread.joinable())
-            job.thread.join();
-    m_jobs.clear();
 }
 
 } // namespace tpuscope::qt

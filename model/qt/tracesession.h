@@ -6,6 +6,7 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/profileanalysis.h"
 #include "analysis/steps.h"
+#include "core/jobpool.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 #include "loader/logdir.h"
@@ -20,7 +21,6 @@
 #include <functional>
 #include <memory>
 #include <stop_token>
-#include <thread>
 #include <vector>
 
 namespace tpuscope::qt {
@@ -33,13 +33,16 @@ namespace tpuscope::qt {
 /// The loader is stopped cooperatively through a std::stop_source. The whole analysis
 /// (model::ProfileAnalysis: breakdown, steps, summary, advice, utilization) is built in the same
 /// job, so the GUI thread only swaps pointers. Comparisons and the charts' range requests run as
-/// jobs of the same kind; this is the one place analyses run off the GUI thread.
+/// jobs of the same kind; this is the one place analyses run off the GUI thread. Every job runs on
+/// one bounded pool (model::JobPool, at most hardware_concurrency workers, first in first out),
+/// and a newer request of a kind stops the older one, whose model function returns early.
 class TraceSession : public QObject
 {
     Q_OBJECT
 public:
     explicit TraceSession(QObject* parent = nullptr);
-    /// Requests stop on running jobs and joins them (the loader checks its stop token often).
+    /// Requests stop on running jobs, drops queued ones and joins the pool's workers (the loader
+    /// and the request's model functions check their stop token often).
     ~TraceSession() override;
 
     void setLoadOptions(const model::LoadOptions& options) { m_options = options; }
@@ -99,12 +102,6 @@ public:
     void cancel();
     /// Cancels any load and drops the shown profile.
     void close();
-    /// Blocks until every job started so far has returned (a test hook). After it, each job's
-    /// result is either queued to the GUI thread, where QCoreApplication::sendPostedEvents()
-    /// delivers it, or will never come: a test proves "a superseded result is not delivered"
-    /// without waiting a fixed time.
-    void waitForJobs();
-
     bool isLoading() const { return m_loading; }
     /// The profile shown now (stays valid while a new one loads); null before the first load.
     model::ProfilePtr profile() const { return m_profile; }
@@ -121,6 +118,9 @@ public:
     /// Wall time of the last successful load, including the breakdown, in seconds.
     double loadSeconds() const { return m_loadSeconds; }
     quint64 generation() const { return m_generation; }
+    /// Blocks until no job is queued or running; results they queued to the GUI thread are still
+    /// to be delivered (process events after). For tests that must know a job has returned.
+    void waitForJobs() { m_pool.waitIdle(); }
 
     /// Calls `show` with what a view should show from now on: the analysis after loaded() and
     /// previewDropped(), null on previewReady() (a partial profile has none) and closed(). The
@@ -157,15 +157,9 @@ private:
         std::function<model::LoadResult(const model::LoadOptions&, const model::ProgressFn&, std::stop_token)> load,
         bool reanalysis = false);
     void deliver(quint64 generation, std::shared_ptr<Result> result);
-    void reapFinished();
-    /// Runs `work` on a new job thread; `work` gets a token that stops with `stop` or the session.
+    /// Queues `work` on the pool; `work` gets a token that stops with `stop` or the session.
     void launch(std::stop_token stop, std::function<void(std::stop_token)> work);
 
-    struct Job
-    {
-        std::jthread thread;
-        std::shared_ptr<std::atomic_bool> finished;
-    };
     /// One kind of request over the shown analysis (utilization, steps, …): a newer request of
     /// the kind stops and supersedes an older one.
     struct RequestChannel
@@ -197,7 +191,8 @@ private:
     RequestChannel m_stepsRequests;
     RequestChannel m_shareRequests; // the share file and the forum post
     RequestChannel m_rangeRequests;
-    std::vector<Job> m_jobs;
+    // Last: destroyed (its workers joined) before anything its jobs read.
+    model::JobPool m_pool;
 };
 
 } // namespace tpuscope::qt

@@ -64,6 +64,7 @@
 
 #include "../core/atomicfile.h"
 #include "../core/base64.h"
+#include "../core/stopcheck.h"
 
 #include "../analysis/memory.h"
 #include "../analysis/opmodel.h"
@@ -841,7 +842,10 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     }
     std::vector<std::pair<size_t, OpId>> keptOps; // (row, op)
     std::vector<OpId> briefOps, restOps;
+    StopCheck stopCheck(options.stop);
     for (OpId id = 0; id < profile.ops.size(); ++id) {
+        if (stopCheck.stopped())
+            return ShareResult {.error = "stopped"}; // superseded: the session discards it
         if (totals[id].occurrences == 0)
             continue;
         const OpInfo& op = profile.ops[id];
@@ -881,6 +885,8 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         result.stats.hloInstructions += reducer.instructionCount();
     }
     result.stats.programsWithHlo = reducers.size();
+    if (options.stop.stop_requested())
+        return ShareResult {.error = "stopped"};
     // The names written beside the kept ops are hashed too: the step program and the program runs
     // (any program), the host link's waits and the advice's ops (which need not be kept ones).
     for (const Program& p : profile.programs)

@@ -11,6 +11,7 @@
 #include "../core/profile.h"
 #include "../loader/sharereader.h" // the reader: kShareMagic, shareFileJson, shareFileFromText, ...
 
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,8 @@ struct ShareOptions
     ShareRedaction redaction;
     double timeCoverage = 0.95; // keep the top ops until this share of op time is covered...
     size_t maxOps = 200; // ...but at most this many (ops above 1 % of time are always kept)
+    /// A session job's token: once stopped, buildShareFile returns an error the job discards.
+    std::stop_token stop;
 };
 
 struct ShareStats
