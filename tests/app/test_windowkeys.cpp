@@ -5,8 +5,8 @@
 // search box for the timeline; Ctrl+F and / focus the search box.
 #include "../testsession.h"
 #include "maintoolbar.h"
-#include "optableview.h"
 #include "mainwindow.h"
+#include "optableview.h"
 #include "windowshortcuts.h"
 
 #include "qt/rangeselectionmodel.h"
@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -201,6 +202,14 @@ TEST_F(MainWindowKeys, TheSearchBoxKeepsTheLettersItTypes)
     EXPECT_EQ(edit->text(), QStringLiteral("wasd0-"));
     EXPECT_EQ(timeline->visibleRange(), full);
     EXPECT_TRUE(edit->hasFocus());
+    // The toolbar's threshold spin box too: its digits and signs are its own.
+    auto* threshold = m_window->findChild<app::MainToolBar*>()->findChild<QSpinBox*>();
+    ASSERT_NE(threshold, nullptr);
+    threshold->setFocus();
+    ASSERT_TRUE(threshold->hasFocus());
+    for (const Qt::Key key : {Qt::Key_W, Qt::Key_S, Qt::Key_0, Qt::Key_Minus, Qt::Key_Home})
+        QTest::keyClick(QApplication::focusWidget(), key);
+    EXPECT_EQ(timeline->visibleRange(), full);
 }
 
 TEST_F(MainWindowKeys, EscInTheSearchBoxGivesTheTimelineTheKeys)
