@@ -4,7 +4,6 @@
 #include "glossarydialog.h"
 #include "report/report.h"
 #include "shareactions.h"
-#include "shortcutsdialog.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -25,6 +24,7 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     QMenu* file = window->menuBar()->addMenu(tr("&File"));
     openFile = file->addAction(style->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open File…"));
     openFile->setShortcut(QKeySequence::Open);
+    openFile->setStatusTip(tr("Open a profile"));
     openDirectory = file->addAction(style->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory…"));
     openDemo = file->addAction(tr("Open D&emo Profile"));
     recentMenu = file->addMenu(tr("Open &Recent"));
@@ -51,9 +51,11 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     file->addSeparator();
     close = file->addAction(tr("&Close"));
     close->setShortcut(QKeySequence::Close);
+    close->setStatusTip(tr("Close the profile"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), window, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    quit->setStatusTip(tr("Quit"));
 
     QMenu* view = window->menuBar()->addMenu(tr("&View"));
     view->addActions(dockToggles);
@@ -61,14 +63,16 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     view->addSeparator();
     resetZoom = view->addAction(tr("Reset &Zoom"));
     resetZoom->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    resetZoom->setStatusTip(tr("Reset the timeline zoom"));
     zoomToBusyRegion = view->addAction(tr("Zoom to &Busy Region"));
     resetLayout = view->addAction(tr("Reset &Layout"));
 
     QMenu* help = window->menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Glossary"), window, [window] { widgets::GlossaryDialog(window).exec(); });
-    QAction* shortcuts
-        = help->addAction(tr("&Keyboard Shortcuts"), window, [window] { widgets::ShortcutsDialog(window).exec(); });
-    shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    // The window opens the list: it knows all of its keys (WindowShortcuts::entries).
+    keyboardShortcuts = help->addAction(tr("&Keyboard Shortcuts"));
+    keyboardShortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    keyboardShortcuts->setStatusTip(tr("This list of shortcuts"));
     help->addAction(
         tr("&About tpuscope"), window, [window] { QMessageBox::about(window, tr("About tpuscope"), aboutHtml()); });
 }

@@ -35,6 +35,7 @@ public:
     QAction* resetZoom = nullptr;
     QAction* zoomToBusyRegion = nullptr;
     QAction* resetLayout = nullptr;
+    QAction* keyboardShortcuts = nullptr; // Help → Keyboard Shortcuts (F1, ?)
 
 signals:
     /// File → Compare with…: the user chose the file to compare the shown profile with (after).

@@ -14,6 +14,7 @@
 #include "startpage.h"
 #include "statusmetrics.h"
 #include "windowlayout.h"
+#include "windowshortcuts.h"
 
 #include "advicepanel.h"
 #include "compareview.h"
@@ -29,6 +30,7 @@
 #include "rooflinechart.h"
 #include "share/sharefile.h"
 #include "shareactions.h"
+#include "shortcutsdialog.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
 #include "utilizationchart.h"
@@ -45,7 +47,6 @@
 #include <QFileInfo>
 #include <QMimeData>
 #include <QSettings>
-#include <QShortcut>
 #include <QStackedWidget>
 
 #include <QStatusBar>
@@ -156,17 +157,23 @@ void MainWindow::createActions()
     m_toolBar = new MainToolBar(m_menus->openFile, m_menus->resetZoom, m_timeline, this);
     addToolBar(m_toolBar);
     connect(m_toolBar, &MainToolBar::lowUtilizationThresholdChanged, this, &MainWindow::setLowUtilizationThreshold);
+
+    // Esc (cancel a load), Ctrl+F and /, the timeline's keys with the pointer over it, the search box's Enter.
+    m_shortcuts = new WindowShortcuts(this, m_timeline, m_toolBar->search(), m_session);
+    connect(m_shortcuts, &WindowShortcuts::findRequested, this, &MainWindow::showTimelineTab);
+    connect(m_menus->keyboardShortcuts, &QAction::triggered, this,
+        [this] { widgets::ShortcutsDialog(m_shortcuts->entries(), this).exec(); });
+}
+
+QList<widgets::ShortcutEntry> MainWindow::shortcutEntries() const
+{
+    return m_shortcuts->entries();
 }
 
 void MainWindow::connectSession()
 {
     m_deviceChooser->setSession(m_session);
     connect(m_deviceChooser, &widgets::DeviceChooser::deviceChosen, m_devices, &DeviceMemory::remember);
-    auto* cancelLoad = new QShortcut(QKeySequence(Qt::Key_Escape), this);
-    connect(cancelLoad, &QShortcut::activated, this, [this] {
-        if (m_session->isLoading())
-            m_session->cancel();
-    });
     connect(m_session, &qt::TraceSession::comparisonReady, this,
         [this](const std::shared_ptr<const model::ProfileDiff>&, const QString&, const QString& after) {
             m_docks->compareDock->show();

@@ -3,6 +3,7 @@
 
 #include "core/profile.h"
 
+#include <QList>
 #include <QMainWindow>
 #include <QStringList>
 
@@ -22,6 +23,7 @@ class OpTableView;
 class CompareView;
 class DeviceChooser;
 class TimelineView;
+struct ShortcutEntry;
 } // namespace tpuscope::widgets
 
 namespace tpuscope::app {
@@ -38,6 +40,7 @@ class ShareActions;
 class StartPage;
 class StatusMetrics;
 class WindowLayout;
+class WindowShortcuts;
 
 /// The main window: docks, menus and the wiring between the session, the shared selection and
 /// the views. It owns no analysis and paints nothing itself.
@@ -88,6 +91,8 @@ public:
     StartPage* startPage() const { return m_startPage; }
     widgets::OpTableView* opTable() const { return m_opTable; }
     widgets::TimelineView* timeline() const { return m_timeline; }
+    /// Help → Keyboard Shortcuts: every key and gesture of the window (WindowShortcuts::entries).
+    QList<widgets::ShortcutEntry> shortcutEntries() const;
     /// Brings the Timeline tab to the front (a load lands on the Overview tab).
     void showTimelineTab();
     widgets::DetailsPanel* detailsPanel() const;
@@ -143,6 +148,7 @@ private:
     widgets::OpTableView* m_opTable = nullptr;
     ShareActions* m_share = nullptr;
     MainMenus* m_menus = nullptr;
+    WindowShortcuts* m_shortcuts = nullptr;
     RecentFiles* m_recentFiles = nullptr;
     WindowLayout* m_layout = nullptr;
     LoadPresenter* m_presenter = nullptr;

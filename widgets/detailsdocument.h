@@ -2,7 +2,9 @@
 #pragma once
 
 #include "analysis/layout.h"
+#include "analysis/opbreakdown.h"
 #include "core/hlo.h"
+#include "core/profile.h"
 
 #include <QColor>
 #include <QList>
@@ -10,6 +12,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -183,5 +186,34 @@ bool isComputeOpcode(const std::string& opcode);
 /// Output shape section: shape text, combined padding efficiency and the per-dimension table.
 void addShapeSection(DetailsDocument& doc, const QPalette& pal, const model::hlo::Shape& shape,
     const std::vector<model::layout::DimSemantics>& semantics, const QString& label);
+
+/// The op an op document describes, resolved once by the panel.
+struct OpDetails
+{
+    const model::Profile* profile = nullptr;
+    model::OpId op = model::kNone;
+    const model::OpRow* row = nullptr; // the op's breakdown row; null when it has none
+    const model::hlo::Module* module = nullptr; // the op's program, when the file has HLO
+    const model::hlo::Instruction* instruction = nullptr;
+    QString category, program; // as the subtitle shows them; empty when unknown
+};
+
+// The sections of an op's document, in the order the panel composes them.
+/// Occurrences, times, FLOPs and bytes, utilizations and what bounds the op (or why they are unknown).
+void addPerformanceSection(DetailsDocument& doc, const QPalette& pal, const OpDetails& op);
+/// Category, program, framework op, source line.
+void addProvenanceSection(DetailsDocument& doc, const OpDetails& op);
+/// The op's HLO text (the event's long name, else the instruction).
+void addHloSection(DetailsDocument& doc, const OpDetails& op);
+/// The output shape with its padding (layout.h), or the padding of the profile's layout analysis
+/// (padding.h's paddingFromLayoutHints) when the shape records no tiles.
+void addOutputShapeSection(DetailsDocument& doc, const QPalette& pal, const OpDetails& op);
+/// The operands in the op's program; those that are profiled ops are "op:ID" links.
+void addOperandsSection(
+    DetailsDocument& doc, const OpDetails& op, const std::function<model::OpId(const std::string&)>& opForInstruction);
+/// A fusion's computation (its instructions go to the Markdown; the panel's tree shows them).
+/// Returns the fused computation, null when the op is no fusion with HLO.
+const model::hlo::Computation* addFusedComputationSection(
+    DetailsDocument& doc, const QPalette& pal, const OpDetails& op);
 
 } // namespace tpuscope::widgets

@@ -6,6 +6,8 @@
 #include <QList>
 #include <QString>
 
+class QAction;
+
 namespace tpuscope::widgets {
 
 /// One row of Help → Keyboard Shortcuts.
@@ -18,16 +20,18 @@ struct ShortcutEntry
 };
 
 /// Help → Keyboard Shortcuts (also F1 and ?): every key and mouse gesture of the window, the timeline and the
-/// search box in one table. The list is kept beside the code that handles the keys; tests check that every
-/// shortcut of the window's actions and every key the timeline accepts is in it.
+/// search box in one table. The window builds the entries from the actions that have the keys and from the
+/// timeline's key table (app/windowshortcuts), so the list cannot drift from what the keys do.
 class ShortcutsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit ShortcutsDialog(QWidget* parent = nullptr);
-    static QList<ShortcutEntry> shortcuts();
-    /// The dialog's text as HTML, for tests.
-    static QString html();
+    ShortcutsDialog(const QList<ShortcutEntry>& entries, QWidget* parent = nullptr);
+    /// A menu action's row: its keys as this platform shows them ("Ctrl+O", "F1 or ?") and what it does
+    /// (its status tip, else its text without the mnemonic and the ellipsis).
+    static ShortcutEntry entryOf(const QString& area, const QAction* action);
+    /// The dialog's text as HTML: one heading per area, in the entries' order.
+    static QString html(const QList<ShortcutEntry>& entries);
 };
 
 } // namespace tpuscope::widgets

@@ -106,6 +106,17 @@ void TimelineSearch::setText(const QString& text)
     d->edit->setText(text);
 }
 
+QLineEdit* TimelineSearch::lineEdit() const
+{
+    return d->edit;
+}
+
+void TimelineSearch::focusSearch()
+{
+    d->edit->setFocus(Qt::ShortcutFocusReason);
+    d->edit->selectAll();
+}
+
 void TimelineSearch::search()
 {
     d->debounce.stop();

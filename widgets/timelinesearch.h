@@ -9,6 +9,8 @@
 #include <memory>
 #include <utility>
 
+class QLineEdit;
+
 namespace tpuscope::widgets {
 
 class TimelineView;
@@ -23,6 +25,10 @@ public:
     ~TimelineSearch() override;
 
     void setText(const QString& text);
+    /// The search box (the window's shortcuts act on it: Enter, Esc).
+    QLineEdit* lineEdit() const;
+    /// Gives the box the focus with its text selected, so typing replaces it (Ctrl+F, /).
+    void focusSearch();
     /// Runs the search now (normally debounced while typing).
     void search();
     void next();

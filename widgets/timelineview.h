@@ -2,6 +2,9 @@
 #pragma once
 
 #include "timelinegeometry.h"
+#include "timelineinput.h"
+#include "timelinerangeselection.h"
+#include "timelinerasterizer.h"
 #include "timelinetracks.h"
 #include "timescale.h"
 
@@ -9,10 +12,7 @@
 #include "core/profile.h"
 
 #include <QAbstractScrollArea>
-#include <QHash>
-#include <QImage>
 #include <QPointer>
-#include <QStaticText>
 #include <QStringList>
 
 #include <memory>
@@ -37,6 +37,9 @@ class TimelineLegend;
 /// row showing its nested depths), the remaining planes in one collapsible group, a label column
 /// and a time ruler. A single viewport-sized widget paints everything from cached, colour-batched
 /// geometry (STYLE.md §2.1); hover, selection and vertical scrolling repaint without rebuilding it.
+/// The widget wires its parts: TimelineTracks (groups, rows, colours), TimelineGeometryBuilder
+/// (levels of detail), TimelineRasterizer (the frame), TimelineInput (mouse and keys) and
+/// TimelineRangeSelection (the selected range and its statistics).
 class TimelineView : public QAbstractScrollArea
 {
     Q_OBJECT
@@ -84,19 +87,19 @@ public:
     /// Selects a time range as a shift-drag would (rangeSelected; begin == end clears it and
     /// emits rangeSelected(0, 0) when a range was selected).
     void selectRange(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
-    std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_rangeSelection; }
+    std::pair<tpuscope::model::TimePs, tpuscope::model::TimePs> selectedRange() const { return m_range.range(); }
     /// The statistics of the selected range, computed by the session's range job
     /// (TraceSession::requestRangeSummary); null without a selection, while the job runs, and for
     /// a range on a load's preview (no analysis yet). rangeSummaryReady announces it.
-    std::shared_ptr<const tpuscope::model::RangeSummary> rangeSummary() const { return m_rangeSummary; }
+    std::shared_ptr<const tpuscope::model::RangeSummary> rangeSummary() const { return m_range.summary(); }
     /// True while the statistics of the selected range are being computed.
-    bool isRangeSummaryPending() const { return m_rangeSummaryPending; }
+    bool isRangeSummaryPending() const { return m_range.isPending(); }
     /// True when a selected range gets statistics: the profile shown is the session's analysed one
     /// (not a load's preview, not a profile set without a session).
     bool hasRangeStatistics() const;
     /// The range statistics in a few lines: the range, the op count and busy share, the top three
     /// ops ("Selection 12 ms · computing…" until the session's job delivers them).
-    QStringList selectionSummary() const { return m_selectionSummary; }
+    QStringList selectionSummary() const { return m_range.summaryLines(); }
 
     /// While a search is active the events of the other ops are dimmed: `matching` is indexed by
     /// OpId; an empty vector ends the dimming.
@@ -106,9 +109,11 @@ public:
     /// The colour an op's events are drawn in now (colour mode, dimming).
     QRgb eventColor(tpuscope::model::OpId op) const;
 
-    /// True when a key press elsewhere in the window is meant for the timeline: the pointer is over
-    /// it and no text field has the focus (the keys are the navigation keys of keyPressEvent).
-    bool wantsForwardedKey(const QKeyEvent* event) const;
+    /// Runs a navigation key's command (TimelineInput::keys) as if the key were pressed on the
+    /// timeline: the window's shortcuts call it while the pointer is over the timeline.
+    void runCommand(tpuscope::widgets::TimelineCommand command);
+    /// True while the pointer is over the timeline's viewport (pointerOverChanged announces it).
+    bool isPointerOver() const;
     /// The group header's ▸/▾ toggle in viewport coordinates for a header row at y `rowTop`.
     static QRect headerToggleRect(int rowTop);
 
@@ -126,8 +131,8 @@ public:
     bool isGroupCollapsed(int group) const;
 
     /// Figures of the last geometry build (for tests and the benchmark).
-    size_t lastRectCount() const { return m_cache.rectCount; }
-    qint64 lastGeometryBuildNs() const { return m_cache.buildNs; }
+    size_t lastRectCount() const { return m_rasterizer.rectCount(); }
+    qint64 lastGeometryBuildNs() const { return m_rasterizer.buildNs(); }
     /// The levels of detail are built off the GUI thread after setProfile; until then zoomed-out
     /// frames merge with sampled colours (TimelineGeometryBuilder).
     bool levelsOfDetailReady() const { return m_builder.levelsOfDetailReady(); }
@@ -149,6 +154,8 @@ signals:
     void rangeSummaryReady(std::shared_ptr<const tpuscope::model::RangeSummary> summary);
     void visibleRangeChanged(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     void framePainted(qint64 nanoseconds);
+    /// The pointer entered (true) or left the timeline's viewport.
+    void pointerOverChanged(bool over);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -160,67 +167,24 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     bool event(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
     bool viewportEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent* event) override;
     void leaveEvent(QEvent* event) override;
 
 private:
+    friend class TimelineInput; // the input state machine drives zoom, pan, hit tests and selection
     using TimePs = model::TimePs;
-    static constexpr int kLabelWidth = 190;
-    static constexpr int kRulerHeight = 24;
+    static constexpr int kLabelWidth = TimelineRasterizer::kLabelWidth;
+    static constexpr int kRulerHeight = TimelineRasterizer::kRulerHeight;
     static constexpr int kHeaderHeight = TimelineTracks::kHeaderHeight;
     static constexpr int kDepthHeight = TimelineTracks::kDepthHeight;
     static constexpr int kTrackPadding = TimelineTracks::kTrackPadding;
     using Row = TimelineTracks::Row;
-    struct LabelItem
-    {
-        QRectF rect;
-        model::TrackId track;
-        uint32_t event;
-        QRgb color;
-    };
-    /// A track row's events rasterised once per geometry build: one scanline per depth filled
-    /// span by span, copied down the row (markers on the top three lines), so a frame blits one
-    /// image per row however many rects or colours there are.
-    struct RowImage
-    {
-        int top = 0; // content y of the first depth row
-        QImage image; // eventAreaWidth × depth rows, transparent where no event
-    };
-    struct GeometryCache
-    {
-        bool valid = false;
-        TimePs begin = 0, end = 0;
-        int width = 0;
-        int contentTop = 0, contentBottom = 0; // rows intersecting this content-y range are built
-        bool lodReady = false;
-        quint64 layoutGeneration = 0, colorGeneration = 0, highlightGeneration = 0;
-        std::vector<RowImage> rows;
-        QList<QRectF> triangles; // marked rects wide enough for the marker's triangle
-        QList<QRectF> highlights;
-        std::vector<LabelItem> labels;
-        size_t rectCount = 0;
-        qint64 buildNs = 0;
-    };
-    /// Per-op label text: the width of the full name, the widths of its prefixes (only once the
-    /// name had to be elided) and laid-out texts per number of characters kept.
-    struct OpLabel
-    {
-        qreal fullWidth = -1; // < 0: not measured yet
-        std::vector<qreal> prefixWidth; // prefixWidth[i] = width of the first i characters
-    };
-    enum class DragMode { None, PendingClick, Pan, Select };
 
     TimeScale scale() const;
     void relayout();
     void updateScrollBars();
-    void ensureGeometry(int visibleTop, int visibleBottom);
-    void rasteriseRow(const std::vector<TimelineRect>& rects, int depths, int width, QImage& image) const;
-    /// The text drawn in an event rect `available` px wide (elided like Qt::ElideRight), or
-    /// nullptr when not even one character fits.
-    const QStaticText* eventLabel(model::OpId op, qreal available);
     void clearTextCaches();
     void recomputeColors();
     void zoomBy(double factor, double anchorX);
@@ -228,11 +192,7 @@ private:
     const Row* rowAtContentY(int y) const;
     int contentY(int viewportY) const;
     QRectF eventRect(model::TrackId track, uint32_t index) const; // viewport coordinates
-    /// Asks the session for the selected range's statistics (or shows why there are none).
-    void requestSelectionSummary();
-    void updateSelectionSummaryLines();
-    void paintRuler(QPainter& p, const TimeScale& s);
-    void paintLabels(QPainter& p);
+    void setHoveredEvent(std::pair<model::TrackId, uint32_t> event);
     void updateLegend();
 
     model::ProfilePtr m_profile;
@@ -242,35 +202,22 @@ private:
     quint64 m_layoutGeneration = 1;
     quint64 m_colorGeneration = 1;
     quint64 m_highlightGeneration = 1;
-    GeometryCache m_cache;
+    TimelineRasterizer m_rasterizer;
+    TimelineInput m_input {*this};
+    TimelineRangeSelection m_range;
 
     TimePs m_begin = 0, m_end = 1'000'000;
     TimePs m_fullBegin = 0, m_fullEnd = 1'000'000;
     ColorMode m_colorMode = ColorMode::Category;
     double m_lowUtilThreshold = 0.25;
-    std::vector<OpLabel> m_opLabels;
-    QHash<quint64, QStaticText> m_labelTexts; // (op << 24 | characters kept) → text
-    qreal m_ellipsisWidth = -1;
-    std::vector<TimelineRect> m_rectScratch, m_highlightScratch; // reused by every build
-    std::vector<QImage> m_imagePool; // row images of the previous build, reused when sizes match
 
     model::OpId m_highlightedOp = model::kNone;
     std::vector<std::vector<uint32_t>> m_highlightEvents; // per track
 
     std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
     std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};
-    std::pair<TimePs, TimePs> m_rangeSelection {0, 0};
-    std::shared_ptr<const model::RangeSummary> m_rangeSummary;
-    bool m_rangeSummaryPending = false;
-    QStringList m_selectionSummary;
-    QPointer<qt::TraceSession> m_session;
     std::vector<bool> m_searchMatches; // per op; empty: no search dimming
 
-    DragMode m_drag = DragMode::None;
-    QPoint m_pressPos;
-    TimePs m_pressBegin = 0, m_pressEnd = 0;
-    TimePs m_selectAnchor = 0, m_selectCurrent = 0;
-    QPoint m_lastMousePos {-1, -1};
     bool m_updatingScrollBars = false;
     bool m_lodPollPending = false;
 

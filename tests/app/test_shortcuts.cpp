@@ -5,6 +5,7 @@
 #include "qt/tracesession.h"
 #include "shortcutsdialog.h"
 #include "timelineview.h"
+#include "windowshortcuts.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -38,9 +39,9 @@ protected:
     QTemporaryDir m_dir;
 };
 
-bool listed(const QKeySequence& key, const QString& area = {})
+bool listed(const MainWindow& window, const QKeySequence& key, const QString& area = {})
 {
-    for (const ShortcutEntry& e : ShortcutsDialog::shortcuts())
+    for (const ShortcutEntry& e : window.shortcutEntries())
         if ((area.isEmpty() || e.area == area) && e.sequences.contains(key))
             return true;
     return false;
@@ -59,9 +60,10 @@ bool timelineAccepts(TimelineView* timeline, Qt::Key key)
 
 TEST_F(ShortcutsTest, DialogShowsEveryEntryWithItsKeysAndAction)
 {
-    const QList<ShortcutEntry> entries = ShortcutsDialog::shortcuts();
+    MainWindow window(MainWindow::Options {false, false});
+    const QList<ShortcutEntry> entries = window.shortcutEntries();
     ASSERT_GE(entries.size(), 15);
-    const QString html = ShortcutsDialog::html();
+    const QString html = ShortcutsDialog::html(entries);
     for (const ShortcutEntry& e : entries) {
         EXPECT_TRUE(html.contains(e.keys.toHtmlEscaped())) << e.keys.toStdString();
         EXPECT_TRUE(html.contains(e.action.toHtmlEscaped())) << e.action.toStdString();
@@ -72,23 +74,26 @@ TEST_F(ShortcutsTest, DialogShowsEveryEntryWithItsKeysAndAction)
     // The gestures the README teaches are in the list too.
     for (const char* gesture : {"Ctrl+wheel", "Shift+drag or right-drag", "Double-click"})
         EXPECT_TRUE(html.contains(QLatin1String(gesture))) << gesture;
+    // And the keys that reach the search box from anywhere.
+    EXPECT_TRUE(listed(window, QKeySequence(Qt::CTRL | Qt::Key_F), QStringLiteral("Anywhere")));
+    EXPECT_TRUE(listed(window, QKeySequence(Qt::Key_Slash), QStringLiteral("Anywhere")));
+    EXPECT_TRUE(listed(window, QKeySequence(Qt::Key_Escape), QStringLiteral("Search box")));
 }
 
 TEST_F(ShortcutsTest, EveryShortcutOfTheWindowIsListedAndF1OpensTheList)
 {
     MainWindow window(MainWindow::Options {false, false});
     int checked = 0;
+    // Each under the area where it works: the menus' anywhere, the timeline's keys on the timeline.
     for (const QAction* action : window.findChildren<QAction*>())
         for (const QKeySequence& key : action->shortcuts()) {
-            EXPECT_TRUE(listed(key, QStringLiteral("Anywhere")))
-                << action->text().toStdString() << ": " << key.toString().toStdString();
+            const QString area = tpuscope::app::WindowShortcuts::areaOf(action);
+            EXPECT_TRUE(listed(window, key, area))
+                << action->text().toStdString() << ": " << key.toString().toStdString() << " in " << area.toStdString();
             ++checked;
         }
-    for (const QShortcut* shortcut : window.findChildren<QShortcut*>())
-        for (const QKeySequence& key : shortcut->keys()) {
-            EXPECT_TRUE(listed(key, QStringLiteral("Anywhere"))) << key.toString().toStdString();
-            ++checked;
-        }
+    // No key is bound outside the actions the list is made from.
+    EXPECT_TRUE(window.findChildren<QShortcut*>().isEmpty());
     // Open and Close (platform keys; the offscreen platform binds none for Quit), Reset Zoom, F1, ?, Esc.
     EXPECT_GE(checked, 6);
 
@@ -111,7 +116,7 @@ TEST_F(ShortcutsTest, EveryTimelineKeyInTheListIsOneTheTimelineHandles)
     ASSERT_NE(timeline, nullptr);
 
     int keys = 0;
-    for (const ShortcutEntry& e : ShortcutsDialog::shortcuts()) {
+    for (const ShortcutEntry& e : window.shortcutEntries()) {
         if (e.area != QStringLiteral("Timeline"))
             continue;
         for (const QKeySequence& key : e.sequences) {
@@ -123,7 +128,7 @@ TEST_F(ShortcutsTest, EveryTimelineKeyInTheListIsOneTheTimelineHandles)
     EXPECT_GE(keys, 10);
     // And the other way round: the keys the timeline handles are all listed, others are passed on.
     for (Qt::Key k = Qt::Key_0; k <= Qt::Key_Z; k = Qt::Key(k + 1))
-        EXPECT_EQ(timelineAccepts(timeline, k), listed(QKeySequence(k), QStringLiteral("Timeline")))
+        EXPECT_EQ(timelineAccepts(timeline, k), listed(window, QKeySequence(k), QStringLiteral("Timeline")))
             << QKeySequence(k).toString().toStdString();
 }
 

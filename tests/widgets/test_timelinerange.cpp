@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 17 point 3 on the demo profile: the Selection table, Esc, search order and dimming,
-// non-op event details, the legend, keys with the pointer over the timeline, group toggles.
+// non-op event details, the legend, group toggles (keys with the pointer over the timeline:
+// tests/app/test_windowkeys.cpp).
 #include "../testanalysis.h"
 #include "../testsession.h"
 #include "detailspanel.h"
@@ -183,18 +184,11 @@ TEST(RangeSelection, TableListsTheOpsOfTheRangeOnTheDemo)
     std::sort(sorted.begin(), sorted.end());
     EXPECT_EQ(names, sorted);
 
-    // Esc (pointer over the timeline, focus on the button) clears the range and the table.
-    QCursor::setPos(w.timelineCentre());
-    w.button->setFocus();
-    QTest::keyClick(w.button, Qt::Key_Escape);
-    EXPECT_EQ(w.timeline->selectedRange(), std::make_pair(TimePs(0), TimePs(0)));
-    EXPECT_EQ(model->rowCount(), 0);
-    // And with the timeline focused.
-    w.timeline->selectRange(begin, end);
-    ASSERT_TRUE(w.waitForRangeSummary());
-    EXPECT_GT(model->rowCount(), 0);
+    // Esc with the timeline focused clears the range and the table (with the pointer over the
+    // timeline and the focus elsewhere it is the window's shortcut: tests/app/test_windowkeys.cpp).
     w.timeline->setFocus();
     QTest::keyClick(w.timeline, Qt::Key_Escape);
+    EXPECT_EQ(w.timeline->selectedRange(), std::make_pair(TimePs(0), TimePs(0)));
     EXPECT_EQ(model->rowCount(), 0);
     // A new profile empties it too.
     w.timeline->selectRange(begin, end);
@@ -421,42 +415,6 @@ TEST(TimelineLegend, ListsExactlyTheCategoriesDrawn)
     // The utilization mode has its own entries.
     view.setColorMode(TimelineView::ColorMode::FlopsUtilization);
     EXPECT_EQ(view.legendEntries().front().first, QStringLiteral("0%"));
-}
-
-TEST(TimelineKeys, NavigationKeysWorkWithThePointerOverTheTimeline)
-{
-    Window w(demoProfile());
-    QCursor::setPos(w.timelineCentre());
-    w.button->setFocus();
-    ASSERT_TRUE(w.button->hasFocus());
-    const auto full = w.timeline->visibleRange();
-    QTest::keyClick(w.button, Qt::Key_W);
-    auto r = w.timeline->visibleRange();
-    EXPECT_NEAR(double(r.second - r.first), 0.8 * double(full.second - full.first), 2);
-    const auto zoomed = r;
-    QTest::keyClick(w.button, Qt::Key_D);
-    r = w.timeline->visibleRange();
-    EXPECT_GT(r.first, zoomed.first);
-    QTest::keyClick(w.button, Qt::Key_A);
-    EXPECT_EQ(w.timeline->visibleRange(), zoomed);
-    QTest::keyClick(w.button, Qt::Key_S);
-    r = w.timeline->visibleRange();
-    EXPECT_GT(r.second - r.first, zoomed.second - zoomed.first);
-    QTest::keyClick(w.button, Qt::Key_0);
-    EXPECT_EQ(w.timeline->visibleRange(), full);
-    EXPECT_TRUE(w.button->hasFocus()); // the keys did not move the focus
-
-    // In a text field the keys are text.
-    w.edit->setFocus();
-    QTest::keyClick(w.edit, Qt::Key_W);
-    EXPECT_EQ(w.timeline->visibleRange(), full);
-    EXPECT_EQ(w.edit->text(), QStringLiteral("w"));
-
-    // With the pointer elsewhere they stay with the focus widget.
-    QCursor::setPos(w.button->mapToGlobal(w.button->rect().center()));
-    w.button->setFocus();
-    QTest::keyClick(w.button, Qt::Key_W);
-    EXPECT_EQ(w.timeline->visibleRange(), full);
 }
 
 TEST(TimelineKeys, OnlyTheHeaderToggleCollapsesAGroup)
