@@ -195,10 +195,8 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
         m_globalBatch->setSingleStep(report.batch.cores);
         // Start at the suggestion when there is one, so the panel shows the fix right away.
         int64_t start = report.batch.globalBatch;
-        for (const Advice& a : report.advice)
-            if (a.rule == "per-core-batch")
-                if (const AdviceValue* v = a.numbers.find("suggested_global_batch"))
-                    start = static_cast<int64_t>(v->number);
+        if (const Advice* batch = report.find(model::AdviceRuleId::PerCoreBatch); batch && batch->fix.globalBatch > 0)
+            start = batch->fix.globalBatch;
         const QSignalBlocker blocker(m_globalBatch);
         m_globalBatch->setValue(static_cast<int>(std::min<int64_t>(start, m_globalBatch->maximum())));
     } else {

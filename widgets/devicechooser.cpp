@@ -2,7 +2,8 @@
 #include "devicechooser.h"
 #include "qt/qstrings.h"
 
-#include "analysis/advice.h"
+#include "analysis/deviceconsistency.h"
+#include "analysis/profileanalysis.h"
 #include "core/devicepeaks.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
@@ -120,24 +121,19 @@ void DeviceChooser::refresh()
         delete item->widget();
         delete item;
     }
-    // The session's advice already holds the device check (rule device-consistency, computed in
-    // its job): the bar words it, and computes nothing itself.
-    const auto advice = m_session ? m_session->advice() : nullptr;
-    if (!profile || !advice || !profile->hasTpuOps()) {
+    // The session's analysis already holds the device check (computed once in its job, the same
+    // one the device-consistency advice words): the bar words it, and computes nothing itself.
+    const model::ProfileAnalysisPtr analysis = m_session ? m_session->analysis() : nullptr;
+    if (!profile || !analysis || !profile->hasTpuOps()) {
         hide();
         return;
     }
-    const model::Advice* check = nullptr;
-    for (const model::Advice& a : advice->advice)
-        if (a.rule == "device-consistency")
-            check = &a;
+    const model::DeviceConsistency& check = analysis->deviceConsistency;
+    // Generations are offered only when the check questions the device (as the advice does).
     std::vector<const model::TpuGeneration*> fitting;
-    if (check)
-        if (const model::AdviceValue* keys = check->numbers.find("fitting_generations"))
-            for (const model::AdviceValue& key : keys->items)
-                if (const model::TpuGeneration* g = model::findTpuGeneration(key.text))
-                    fitting.push_back(g);
-    const model::AdviceValue* excesses = check ? check->numbers.find("excesses") : nullptr;
+    if (check.questionsDevice())
+        fitting = check.fittingGenerations;
+    const bool contradicted = check.questionsDevice() && !check.excesses.empty();
     const model::DeviceInfo& device = profile->device;
     QString text;
     // A choice the file contradicts is refused: say what the file records, first.
@@ -157,13 +153,12 @@ void DeviceChooser::refresh()
         text = tr("This file does not record the TPU generation, so every utilization is unknown (–).");
         if (!fitting.empty())
             text += QLatin1Char(' ') + tr("Its fastest ops fit:");
-    } else if (excesses && !excesses->items.empty()) {
-        const model::AdviceValue& e = excesses->items.front();
-        auto field = [&](const char* name) { return e.find(name); };
+    } else if (contradicted) {
+        const model::DeviceConsistency::Excess& e = check.excesses.front();
         text = tr("The data contradict %1: %2 reaches %3% of its %4, so its utilizations are wrong.")
-                   .arg(qs(device.type), qs(field("op")->text))
-                   .arg(field("value")->number / field("limit")->number * 100, 0, 'f', 0)
-                   .arg(qs(field("what")->text));
+                   .arg(qs(device.type), qs(e.evidence.op))
+                   .arg(e.evidence.value / e.limit * 100, 0, 'f', 0)
+                   .arg(qs(e.what));
         if (!fitting.empty())
             text += QLatin1Char(' ') + tr("The data fit:");
     } else if (refusal.isEmpty() && coresText.isEmpty()) {

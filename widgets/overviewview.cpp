@@ -73,24 +73,6 @@ std::pair<double, QString> unitFor(double ps)
     return {model::timeUnitPs(unit), QString::fromUtf8(model::timeUnitName(unit))};
 }
 
-/// The sentence of an advice text that says what to do (it starts with an imperative), if any.
-QString fixSentence(const std::string& detail)
-{
-    static const QStringList verbs = {QStringLiteral("Use"), QStringLiteral("Prefetch"), QStringLiteral("Overlap"),
-        QStringLiteral("Feed"), QStringLiteral("Offload"), QStringLiteral("Capture"), QStringLiteral("Make"),
-        QStringLiteral("Pad"), QStringLiteral("Reduce"), QStringLiteral("Run"), QStringLiteral("Keep"),
-        QStringLiteral("Fuse"), QStringLiteral("Start"), QStringLiteral("Choose"), QStringLiteral("Cast"),
-        QStringLiteral("Move"), QStringLiteral("Increase"), QStringLiteral("Split")};
-    const QString text = qs(detail);
-    for (QString sentence : text.split(QStringLiteral(". "))) {
-        sentence = sentence.trimmed();
-        const QString first = sentence.section(QLatin1Char(' '), 0, 0);
-        if (verbs.contains(first))
-            return sentence.endsWith(QLatin1Char('.')) ? sentence : sentence + QLatin1Char('.');
-    }
-    return {};
-}
-
 QString sourceText(const StepAnalysis& s)
 {
     switch (s.source) {
@@ -392,9 +374,9 @@ void OverviewView::showAdvice()
             = tr("<a href='%1' style='text-decoration:none; color:%5'><b style='color:%2'>%3</b>&nbsp; %4</a>")
                   .arg(i)
                   .arg(color.name(), severity, qs(a.title).toHtmlEscaped(), qt::colors::linkColor(palette()).name());
-        // One line under the title: what to do when the text says it in a sentence of its own
-        // (the title often names the fix already), else what fixing it could gain.
-        const QString fix = fixSentence(a.detail);
+        // One line under the title: the item's fix when it names an action of its own (the title
+        // often names the fix already), else what fixing it could gain.
+        const QString fix = qs(a.fix.action);
         QString gain = qs(a.gain);
         for (const QString& stop : {QStringLiteral(" ("), QStringLiteral(": "), QStringLiteral(". ")})
             if (const qsizetype at = gain.indexOf(stop); at > 0)

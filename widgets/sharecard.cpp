@@ -334,7 +334,8 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     // Padding of the flagged ops.
     std::vector<OpId> flagged;
     for (const Advice& a : advice.advice)
-        if (a.rule == "padding" || a.rule == "per-core-batch" || a.rule == "low-utilization-fusion")
+        if (a.id == AdviceRuleId::Padding || a.id == AdviceRuleId::PerCoreBatch
+            || a.id == AdviceRuleId::LowUtilizationFusion)
             for (OpId op : a.ops)
                 if (std::find(flagged.begin(), flagged.end(), op) == flagged.end())
                     flagged.push_back(op);

@@ -17,14 +17,16 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     if (!args.format.empty())
         parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     Table table;
-    table.header = {"Rule", "Threshold", "Value", "Meaning", "Source"};
-    table.rightAligned = {false, false, true, false, false};
+    table.header = {"Rule", "Threshold", "Value", "Unit", "Meaning", "Source"};
+    table.rightAligned = {false, false, true, false, false, false};
     table.elideWideCells = false; // meanings and sources are prose: cut, they would lose their point
     for (const auto& t : adviceThresholds()) {
         char value[32];
         std::snprintf(value, sizeof value, "%g", t.value);
-        table.rows.push_back({t.rule, t.name, value, t.meaning, t.source});
+        table.rows.push_back({t.rule, t.name, value, t.unit, t.meaning, t.source});
     }
+    // The Markdown form is exactly the README's block between its thresholds markers (a ctest
+    // compares the two): regenerate that block with `tpuscope-cli thresholds --format md`.
     out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
     return 0;
 }

@@ -20,6 +20,27 @@ namespace tpuscope::model {
 enum class Severity : uint8_t { Info, Warning, Critical };
 const char* severityName(Severity severity);
 
+/// Which rule made an item: views and the engine compare these, never rule-name strings. The
+/// registry (advicerules.h) gives each its stable name ("per-core-batch", ...), the one in `Advice::rule`
+/// and the JSON.
+enum class AdviceRuleId : uint8_t {
+    PerCoreBatch,
+    Padding,
+    LowUtilizationFusion,
+    HbmBound,
+    DataFormatting,
+    Collectives,
+    InputBound,
+    CaptureCoverage,
+    DeviceConsistency,
+    StridedUpdate,
+    HostOffload,
+    MemoryPadding,
+    Count
+};
+/// The stable name of a rule ("per-core-batch"); nullptr for Count.
+const char* adviceRuleName(AdviceRuleId id);
+
 /// A JSON-able value: number, text, list or object (for Advice::numbers).
 struct AdviceValue
 {
@@ -88,9 +109,22 @@ struct AdviceEvidence
     double timeFraction = 0; // of all op time
 };
 
+/// What to do about an item, as data: the sentence that says it, and the targets a view acts on
+/// (the overview shows `action`; the advice panel starts its what-if at `globalBatch`; the device
+/// chooser offers `devices`). Written to the advice JSON and the share file as "fix".
+struct AdviceFix
+{
+    std::string action; // one imperative sentence; empty when the item names no action of its own
+    int64_t perCoreBatch = 0; // suggested per-core batch (0 = none)
+    int64_t globalBatch = 0; // suggested global batch (0 = none, or the cores are not recorded)
+    std::vector<std::string> devices; // TPU generation keys the data fit (tpuGenerations()), when it suggests one
+    bool empty() const { return action.empty() && perCoreBatch == 0 && globalBatch == 0 && devices.empty(); }
+};
+
 struct Advice
 {
-    std::string rule; // stable id: "per-core-batch", "padding", ...
+    AdviceRuleId id = AdviceRuleId::Count; // set by the engine from the rule that made the item
+    std::string rule; // its stable name: "per-core-batch", "padding", ... (adviceRuleName(id))
     Severity severity = Severity::Info;
     std::string title; // one line
     std::string detail; // plain words, may be several sentences
@@ -106,17 +140,22 @@ struct Advice
     std::vector<std::pair<OpId, double>> gainByOp;
     /// Items whose gains come from the same ops' time: they do not add up.
     std::vector<std::string> overlapsWith;
+    AdviceFix fix;
 };
 
-/// A named threshold with the public source it follows (listed in the README).
+/// A named threshold with the public source it follows. Each rule's entry in the registry
+/// (advicerules.h) holds its thresholds, and the rule reads their values from there, so this list,
+/// `tpuscope-cli thresholds` and the README table cannot leave one out.
 struct AdviceThreshold
 {
-    const char* rule;
+    const char* rule; // the rule's stable name, or "all" for thresholds several rules and views share
     const char* name;
     double value;
+    const char* unit; // "share" (0..1), "points", "bytes", "ps", "runs", "items"
     const char* meaning;
     const char* source;
 };
+/// Every threshold of every rule, in the registry's order, the shared ones first.
 const std::vector<AdviceThreshold>& adviceThresholds();
 
 struct AdviceReport
@@ -131,6 +170,9 @@ struct AdviceReport
     double combinedGainPs = 0;
     std::string combinedGain; // the figure in words, with how it was bounded
     std::vector<std::string> notes; // what could not be checked, and why
+
+    /// The first item of a rule, or nullptr when it did not fire.
+    const Advice* find(AdviceRuleId id) const;
 };
 
 AdviceReport computeAdvice(const Profile& profile);
@@ -143,8 +185,10 @@ struct MemoryReport;
 /// Same, reusing the memory view too (buildProfileAnalysis: everything computed once).
 AdviceReport computeAdvice(
     const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory);
-/// Same, with the op model and the host link too (buildProfileAnalysis).
+struct DeviceConsistency;
+/// Same, with the op model, the host link and the device check too (buildProfileAnalysis).
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
-    const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink);
+    const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink,
+    const DeviceConsistency* deviceCheck = nullptr);
 
 } // namespace tpuscope::model

@@ -10,7 +10,16 @@
 
 namespace tpuscope::model::advice_detail {
 
-void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
+namespace {
+
+constexpr AdviceThreshold kHostOffloadMinShare {"host-offload", "min_share", 0.10, "share",
+    "waiting in copy-done for host-memory (S(5)) copies, share of op time", "ours"};
+constexpr AdviceThreshold kHostOffloadWarningShare {
+    "host-offload", "warning_share", 0.30, "share", "warning from this share", "ours"};
+constexpr AdviceThreshold kHostOffloadCriticalShare {
+    "host-offload", "critical_share", 0.50, "share", "critical from this share", "ours"};
+
+void run(const Context& ctx, RuleOutput& out)
 {
     const Profile& profile = ctx.profile;
     const HostLinkStats& link = ctx.hostLink;
@@ -18,7 +27,7 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
         return;
     const double totalWait = link.waitPsPerRun * link.runs;
     const double share = ctx.breakdown.totalTimePs > 0 ? totalWait / ctx.breakdown.totalTimePs : 0;
-    if (share < kHostOffloadMinShare)
+    if (share < kHostOffloadMinShare.value)
         return;
     const double step = link.runPs, wait = link.waitPsPerRun, compute = link.computePsPerRun;
     const double toDeviceBusy = link.toDeviceBusyPsPerRun, toHostBusy = link.toHostBusyPsPerRun;
@@ -45,10 +54,9 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
     }
 
     Advice a;
-    a.rule = "host-offload";
-    a.severity = share >= kHostOffloadCriticalShare ? Severity::Critical
-        : share >= kHostOffloadWarningShare         ? Severity::Warning
-                                                    : Severity::Info;
+    a.severity = share >= kHostOffloadCriticalShare.value ? Severity::Critical
+        : share >= kHostOffloadWarningShare.value         ? Severity::Warning
+                                                          : Severity::Info;
     a.title = format("Host offload bounds the step: %s of each %s step waits for host-link transfers",
         formatDurationPs(wait).c_str(), formatDurationPs(step).c_str());
     a.detail = format(
@@ -93,8 +101,8 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
         .set("copy_wait_time_fraction", share);
     a.threshold = format("waiting in copy-done for S(5) host copies >= %s of op time (ours); warning from %s, "
                          "critical from %s",
-        pct(kHostOffloadMinShare).c_str(), pct(kHostOffloadWarningShare).c_str(),
-        pct(kHostOffloadCriticalShare).c_str());
+        pct(kHostOffloadMinShare.value).c_str(), pct(kHostOffloadWarningShare.value).c_str(),
+        pct(kHostOffloadCriticalShare.value).c_str());
     a.gainPs = gain;
     a.gain = format("up to %s/step: %s from slicing the transfers (the wait beyond the busier direction's %s) and "
                     "%s from overlapping them with compute, never more than the step above that limit (%s). An upper "
@@ -109,7 +117,16 @@ void hostOffloadRule(const Context& ctx, std::vector<Advice>& out)
     for (const OpRow& row : ctx.breakdown.rows)
         if (evidenceTime > 0 && std::find(link.waitOps.begin(), link.waitOps.end(), row.op) != link.waitOps.end())
             a.gainByOp.emplace_back(row.op, gain * row.totalTimePs / evidenceTime);
-    out.push_back(std::move(a));
+    out.items.push_back(std::move(a));
+}
+
+} // namespace
+
+const AdviceRuleEntry& hostOffloadRule()
+{
+    static const AdviceRuleEntry entry {
+        AdviceRuleId::HostOffload, {kHostOffloadMinShare, kHostOffloadWarningShare, kHostOffloadCriticalShare}, &run};
+    return entry;
 }
 
 } // namespace tpuscope::model::advice_detail

@@ -147,7 +147,17 @@ bool stridedWriteOf(const Context& ctx, const OpRow& row, const OpPadding& paddi
 
 } // namespace
 
-void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
+namespace {
+
+constexpr AdviceThreshold kStridedMaxHbmShare {"strided-update", "max_hbm_share", 0.10, "share",
+    "an update op writing slices thinner than its tile runs below this share of the HBM peak",
+    "ours; tiling from the XLA tiled-layout docs (FORMATS.md §6.2)"};
+constexpr AdviceThreshold kStridedMinTimeShare {
+    "strided-update", "min_time_share", 0.03, "share", "such ops take at least this share of op time", "ours"};
+constexpr AdviceThreshold kStridedWarningShare {
+    "strided-update", "warning_share", 0.10, "share", "warning from this share of op time", "ours"};
+
+void run(const Context& ctx, RuleOutput& out)
 {
     const double peakGbps = ctx.profile.device.peakHbmGbpsPerCore;
     if (peakGbps <= 0)
@@ -163,14 +173,14 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
     double time = 0, bytes = 0, gainTime = 0;
     for (size_t i = 0; i < ctx.breakdown.rows.size(); ++i) {
         const OpRow& row = ctx.breakdown.rows[i];
-        if (row.op == kNone || row.totalTimePs <= 0 || row.timeFraction < kStridedMinTimeShare)
+        if (row.op == kNone || row.totalTimePs <= 0 || row.timeFraction < kStridedMinTimeShare.value)
             continue;
         StridedWrite write;
         if (!stridedWriteOf(ctx, row, ctx.paddings[i], write))
             continue;
         // Attained HBM rate per core: bytes and time are both summed over the cores counted.
         const double attained = row.hbmBytes * 1000.0 / row.totalTimePs;
-        if (attained >= kStridedMaxHbmShare * peakGbps)
+        if (attained >= kStridedMaxHbmShare.value * peakGbps)
             continue;
         hits.push_back({&row, write, attained, 0});
         time += row.totalTimePs;
@@ -180,7 +190,7 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
         hits.back().gainTime = row.totalTimePs * (1 - attained / achievable);
     }
     const double share = ctx.breakdown.totalTimePs > 0 ? time / ctx.breakdown.totalTimePs : 0;
-    if (hits.empty() || share < kStridedMinTimeShare)
+    if (hits.empty() || share < kStridedMinTimeShare.value)
         return;
     const Hit& top = hits.front();
     const StridedWrite& w = top.write;
@@ -192,8 +202,7 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
     const char* unit = w.minorMost ? "lanes" : "rows";
 
     Advice a;
-    a.rule = "strided-update";
-    a.severity = share >= kStridedWarningShare ? Severity::Warning : Severity::Info;
+    a.severity = share >= kStridedWarningShare.value ? Severity::Warning : Severity::Info;
     a.title = format("%zu %s op%s (%s of op time) write slices thinner than their tile: stack on a major axis",
         hits.size(), w.opcode.c_str(), hits.size() > 1 ? "s" : "", pct(share).c_str());
     a.detail = format(
@@ -222,13 +231,22 @@ void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out)
         .set("ops", static_cast<int64_t>(hits.size()));
     a.threshold = format("an update op writing a slice thinner than the tile in a tiled dimension, below %s of the "
                          "HBM peak, each with >= %s of op time (ours; FORMATS.md §6.2 tiling)",
-        pct(kStridedMaxHbmShare).c_str(), pct(kStridedMinTimeShare).c_str());
+        pct(kStridedMaxHbmShare.value).c_str(), pct(kStridedMinTimeShare.value).c_str());
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s: the ops' time x (1 - attained / achievable), where achievable is the rate with full "
                     "tile rows (attained / %s fill), capped at the HBM peak. An upper bound: it assumes the writes "
                     "stay bandwidth-bound and the layout change adds no copies elsewhere",
         ctx.perStepText(gainTime).c_str(), pct(w.fill).c_str());
-    out.push_back(std::move(a));
+    out.items.push_back(std::move(a));
+}
+
+} // namespace
+
+const AdviceRuleEntry& stridedUpdateRule()
+{
+    static const AdviceRuleEntry entry {
+        AdviceRuleId::StridedUpdate, {kStridedMaxHbmShare, kStridedMinTimeShare, kStridedWarningShare}, &run};
+    return entry;
 }
 
 } // namespace tpuscope::model::advice_detail

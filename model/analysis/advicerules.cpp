@@ -27,7 +27,7 @@ bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& p
     const bool mxu = padding.computeCore || padding.source == ShapeSource::LayoutHint;
     // Unknown utilization (no cost data, no peak) is no evidence either way.
     return mxu && row.flopsUtilization.value_or(0) > 0 && paddingEfficiency < 1
-        && std::fabs(*row.flopsUtilization - paddingEfficiency) <= kPaddingBoundPoints;
+        && std::fabs(*row.flopsUtilization - paddingEfficiency) <= kPaddingBoundPoints.value;
 }
 
 std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
@@ -35,7 +35,7 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
     return format(" %s is padding-bound: its FLOPS utilization (%s) is within %.0f points of the share of its tiles "
                   "that holds data (%s), so the MXU runs at full speed on tiles that are mostly padding; only a "
                   "shape that fills the tiles raises it.",
-        row.name.c_str(), pct(row.flopsUtilization.value_or(0)).c_str(), kPaddingBoundPoints * 100,
+        row.name.c_str(), pct(row.flopsUtilization.value_or(0)).c_str(), kPaddingBoundPoints.value * 100,
         pct(paddingEfficiency).c_str());
 }
 

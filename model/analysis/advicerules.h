@@ -2,13 +2,16 @@
 #pragma once
 
 // What every advice rule shares: the context it reads and the helpers that word its numbers.
-// Internal to the advice engine: rules live in advice*.cpp files and are called from computeAdvice;
-// a new rule goes into a file of its own and one line in computeAdvice (ARCHITECTURE.md).
+// Internal to the advice engine: each rule lives in advice_<rule>.cpp and is one entry of the
+// registry (adviceRules()): its id, its thresholds and its run function. A rule reads its
+// thresholds from its entry's `AdviceThreshold` constants, never from free numbers, so
+// adviceThresholds() (and the CLI's and README's tables made from it) lists each one.
 
 #include "../core/devicepeaks.h"
 #include "../core/format.h"
 #include "advice.h"
 #include "attribution.h"
+#include "deviceconsistency.h"
 #include "memory.h"
 #include "opmodel.h"
 #include "steps.h"
@@ -36,6 +39,7 @@ struct Context
     BatchInference batch;
     const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
     const MemoryReport* memory = nullptr; // analyzeMemory of the profile, when the caller has it
+    const DeviceConsistency* deviceCheck = nullptr; // checkDeviceConsistency, when the caller has it
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
@@ -60,7 +64,6 @@ double addOpGain(Advice& a, const Context& ctx, const OpRow& row, double ps, boo
 /// Padding-bound: an MXU op (a convolution/dot, or an op with an op_profile layout analysis, which
 /// xprof records for convolutions only) whose FLOPS utilization is within kPaddingBoundPoints of the
 /// share of its tiles that holds data, so the MXU runs at full speed on padding (needs the peaks).
-constexpr double kPaddingBoundPoints = 0.05;
 bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding);
 /// " fusion.3 is padding-bound: ... ." (leading space).
 std::string paddingBoundText(double paddingEfficiency, const OpRow& row);
@@ -73,25 +76,58 @@ void nameTopEvidence(Advice& a);
 /// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
 
-// Rules that live in files of their own (advice_<topic>.cpp); computeAdvice calls each once.
-void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out);
+// Thresholds several rules share (rule "all"); adviceThresholds() lists them first.
+// Smallest share of op time for an op to count as evidence (xprof op_profile hides ops below 1 %
+// by default in its "top ops" view; ours for the rules).
+constexpr AdviceThreshold kMinOpShare {
+    "all", "min_op_share", 0.01, "share", "smallest share of op time for an op to be evidence", "ours"};
+constexpr AdviceThreshold kPaddingBoundPoints {"all", "padding_bound_points", 0.05, "share",
+    "an MXU op whose FLOPS utilization is within this of the share of its tiles holding data is padding-bound", "ours"};
 
-// strided-update (advice_stridedupdate.cpp): thresholds, listed in adviceThresholds().
-constexpr double kStridedMaxHbmShare = 0.10, kStridedMinTimeShare = 0.03, kStridedWarningShare = 0.10;
-void stridedUpdateRule(const Context& ctx, std::vector<Advice>& out);
+// padding (advice_padding.cpp); low-utilization-fusion words its reason with it too.
+constexpr AdviceThreshold kPaddingEfficiency {"padding", "efficiency", 0.5, "share",
+    "an array of a top op uses less than this fraction of its tiles, with a padded non-batch dimension",
+    "Cloud TPU performance guide (128x8 tiles, feature dims multiples of 8 or 128); 0.5 is ours"};
 
-// host-offload (advice_hostoffload.cpp): thresholds, listed in adviceThresholds().
-constexpr double kHostOffloadMinShare = 0.10, kHostOffloadWarningShare = 0.30, kHostOffloadCriticalShare = 0.50;
-void hostOffloadRule(const Context& ctx, std::vector<Advice>& out);
-// Step-aware rules (advice_steps.cpp) and their thresholds, listed in adviceThresholds().
-// input-bound: xprof TensorCoreIdleBound fires at > 10 % idle; "HIGHLY input-bound" at 20 %.
-constexpr double kInputBoundShare = 0.10;
-constexpr double kInputBoundCriticalShare = 0.20;
-// capture-coverage (ours): a device busy < 20 % of the capture, or fewer than 5 runs of the main program.
-constexpr double kCaptureMinBusyShare = 0.20;
-constexpr double kCaptureMinRuns = 5;
-void inputBoundRule(const Context& ctx, std::vector<Advice>& out);
-void captureCoverageRule(const Context& ctx, std::vector<Advice>& out);
-void memoryPaddingRule(const Context&, std::vector<Advice>&, double share, double minPeak, double atCapacity);
+/// What a rule adds to the report besides its items.
+struct RuleOutput
+{
+    std::vector<Advice>& items; // the items so far: earlier rules' too (typed fields only, by AdviceRuleId)
+    std::vector<std::string>& notes; // what could not be checked, and why
+    /// Items a rule leaves to another rule: when `owner` fires nothing is said; otherwise `note`.
+    struct Deferral
+    {
+        AdviceRuleId owner;
+        std::string note;
+    };
+    std::vector<Deferral>& deferred;
+};
+
+/// One rule: its id, its thresholds (in the order the table lists them) and its run function.
+struct AdviceRuleEntry
+{
+    AdviceRuleId id;
+    std::vector<AdviceThreshold> thresholds;
+    void (*run)(const Context& ctx, RuleOutput& out);
+};
+
+/// Every rule in the order the engine runs them (a rule that bounds others' items runs after them).
+const std::vector<const AdviceRuleEntry*>& adviceRules();
+/// The thresholds with rule "all".
+const std::vector<AdviceThreshold>& sharedAdviceThresholds();
+
+// One entry per advice_<rule>.cpp.
+const AdviceRuleEntry& perCoreBatchRule();
+const AdviceRuleEntry& paddingRule();
+const AdviceRuleEntry& lowUtilizationFusionRule();
+const AdviceRuleEntry& hbmBoundRule();
+const AdviceRuleEntry& dataFormattingRule();
+const AdviceRuleEntry& collectivesRule();
+const AdviceRuleEntry& inputBoundRule();
+const AdviceRuleEntry& captureCoverageRule();
+const AdviceRuleEntry& deviceConsistencyRule();
+const AdviceRuleEntry& stridedUpdateRule();
+const AdviceRuleEntry& hostOffloadRule();
+const AdviceRuleEntry& memoryPaddingRule();
 
 } // namespace tpuscope::model::advice_detail

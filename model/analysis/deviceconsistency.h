@@ -48,6 +48,12 @@ struct DeviceConsistency
     std::vector<Excess> excesses;
     std::vector<const TpuGeneration*> fittingGenerations; // generations the evidence fits
     size_t customKernelsSkipped = 0; // over-peak custom kernels left out (their estimate is theirs)
+
+    /// Whether any rate was measured: without one there is nothing to compare the device with.
+    bool measured() const { return fastestFlops.known() || fastestHbm.known(); }
+    /// Whether the check questions the device: the file names none, or the data contradict it.
+    /// The device-consistency advice fires, and the device chooser speaks, exactly then.
+    bool questionsDevice() const { return measured() && (!deviceKnown || !excesses.empty()); }
 };
 
 DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdown& breakdown);

@@ -60,8 +60,10 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
     report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
     analysis->memory = analyzeMemory(p);
-    analysis->advice = computeAdvice(
-        p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel, analysis->hostLink);
+    if (p.hasTpuOps())
+        analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown);
+    analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel,
+        analysis->hostLink, &analysis->deviceConsistency);
     if (stop.stop_requested())
         return nullptr;
     report("Sampling utilization", 0.8);

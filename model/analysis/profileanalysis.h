@@ -7,6 +7,7 @@
 
 #include "../core/profile.h"
 #include "advice.h"
+#include "deviceconsistency.h"
 #include "diff.h"
 #include "hostlink.h"
 #include "memory.h"
@@ -41,6 +42,9 @@ struct ProfileAnalysis
     OpBreakdown breakdown; // GroupBy::Op, no filter
     StepAnalysis steps; // computeSteps, all cores
     ProfileSummary summary; // from that breakdown and those steps
+    /// The device peaks against what the ops did (empty without TPU ops); the advice's
+    /// device-consistency item and the device chooser both read this one.
+    DeviceConsistency deviceConsistency;
     AdviceReport advice; // over that breakdown and those steps
     UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
     MemoryReport memory; // analyzeMemory: the HBM memory view (the advice reads it too)

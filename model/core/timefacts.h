@@ -86,6 +86,17 @@ struct CoreStep
 };
 
 /// What a file without a timeline recorded about the one it was made from (share files).
+/// What the original's advice said to do, per item (the share file's advice[].fix): a reopened
+/// share file recomputes its advice from the data, and this says what the original's was.
+struct RecordedAdviceFix
+{
+    std::string rule; // the rule's stable name ("per-core-batch")
+    std::string action; // the imperative sentence; empty when the item names none
+    int64_t perCoreBatch = 0;
+    int64_t globalBatch = 0;
+    std::vector<std::string> devices; // TPU generation keys
+};
+
 struct RecordedTimeline
 {
     /// Per op (indexed by OpId, empty or shorter when not recorded).
@@ -97,6 +108,7 @@ struct RecordedTimeline
     double busyFraction = -1; // op busy time / (span × cores); -1 not recorded
     bool hasHostLink = false;
     HostLinkStats hostLink;
+    std::vector<RecordedAdviceFix> adviceFixes; // in the file's advice order
 };
 
 } // namespace tpuscope::model

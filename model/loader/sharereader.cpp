@@ -748,6 +748,18 @@ std::string decodeShareFile(
 
     if (const json::Value* link = doc.find("host_link"))
         readHostLink(*link, profile, *recorded);
+    // The original's fixes (files written before fixes have none: "fix" absent reads as empty).
+    for (const json::Value& a : doc["advice"].array()) {
+        const json::Value& fix = a["fix"];
+        RecordedAdviceFix& r = recorded->adviceFixes.emplace_back();
+        r.rule = a["rule"].string();
+        r.action = fix["action"].string();
+        r.perCoreBatch = std::max<int64_t>(0, clampedNumber<int64_t>(fix["per_core_batch"].number()));
+        r.globalBatch = std::max<int64_t>(0, clampedNumber<int64_t>(fix["global_batch"].number()));
+        for (const json::Value& key : fix["devices"].array())
+            if (r.devices.size() < 64) // more than there are generations: a damaged list
+                r.devices.push_back(key.string());
+    }
     profile.recorded = std::move(recorded);
 
     // The original profile's extent, so span and busy fraction match it.

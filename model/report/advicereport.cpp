@@ -57,6 +57,23 @@ void writeAdviceValue(JsonWriter& w, const AdviceValue& v, const std::function<s
     }
 }
 
+void writeAdviceFix(JsonWriter& w, const AdviceFix& fix, const std::function<std::string(std::string_view)>& text)
+{
+    w.beginObject();
+    w.field("action", text ? text(fix.action) : fix.action);
+    if (fix.perCoreBatch > 0)
+        w.field("per_core_batch", fix.perCoreBatch);
+    if (fix.globalBatch > 0)
+        w.field("global_batch", fix.globalBatch);
+    if (!fix.devices.empty()) {
+        w.key("devices").beginArray();
+        for (const std::string& key : fix.devices)
+            w.value(key);
+        w.endArray();
+    }
+    w.endObject();
+}
+
 namespace {
 
 std::string valueText(const AdviceValue& v)
@@ -164,6 +181,8 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
+            w.key("fix");
+            writeAdviceFix(w, a.fix);
             w.key("overlaps_with").beginArray();
             for (const std::string& rule : a.overlapsWith)
                 w.value(rule);

@@ -21,5 +21,8 @@ class JsonWriter;
 /// (the share file's name redaction); otherwise texts are written as they are.
 void writeAdviceValue(
     JsonWriter& w, const AdviceValue& v, const std::function<std::string(std::string_view)>& text = {});
+/// Writes an item's fix as {"action", "per_core_batch", "global_batch", "devices"} (targets only when
+/// set); the advice JSON and the share file write it the same way, and the share reader reads it.
+void writeAdviceFix(JsonWriter& w, const AdviceFix& fix, const std::function<std::string(std::string_view)>& text = {});
 
 } // namespace tpuscope::model

@@ -1256,6 +1256,8 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.key("numbers");
         writeAdviceValue(w, a.numbers, [&texts](std::string_view s) { return texts.text(s); });
         w.field("gain_ps", a.gainPs);
+        w.key("fix"); // read back by the share reader (Profile::recordedAdvice)
+        writeAdviceFix(w, a.fix, [&texts](std::string_view s) { return texts.text(s); });
         w.endObject();
     }
     w.endArray();

@@ -41,13 +41,11 @@ double worstDimensionFactor(const BufferAtPeak& b, const PaddedDimension** worst
 
 void boundBatchAdviceByMemory(const Context& ctx, const MemoryReport& report, std::vector<Advice>& out)
 {
-    auto batchAdvice = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.rule == "per-core-batch"; });
-    if (batchAdvice == out.end() || report.modules.empty() || !ctx.batch.known)
+    auto batchAdvice
+        = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.id == AdviceRuleId::PerCoreBatch; });
+    if (batchAdvice == out.end() || report.modules.empty() || !ctx.batch.known || batchAdvice->fix.perCoreBatch <= 0)
         return;
-    const AdviceValue* suggested = batchAdvice->numbers.find("suggested_per_core_batch");
-    if (!suggested)
-        return;
-    const auto newBatch = static_cast<int64_t>(suggested->number);
+    const int64_t newBatch = batchAdvice->fix.perCoreBatch;
     // The module with the largest peak bounds what fits.
     const ModuleMemory& largest = *std::max_element(report.modules.begin(), report.modules.end(),
         [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
@@ -78,7 +76,8 @@ void boundBatchAdviceByMemory(const Context& ctx, const MemoryReport& report, st
 /// would need at the HBM peak.
 void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& report, std::vector<Advice>& out)
 {
-    auto collectives = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.rule == "collectives"; });
+    auto collectives
+        = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.id == AdviceRuleId::Collectives; });
     if (collectives == out.end() || report.modules.empty() || !ctx.batch.known || ctx.batch.perCoreBatch <= 0)
         return;
     const ModuleMemory& largest = *std::max_element(report.modules.begin(), report.modules.end(),
@@ -104,19 +103,28 @@ void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& repo
 
 } // namespace
 
-void memoryPaddingRule(
-    const Context& ctx, std::vector<Advice>& out, double minPaddingShare, double minPeakBytes, double atCapacityShare)
+namespace {
+
+constexpr AdviceThreshold kMemoryPaddingShare {"memory-padding", "peak_padding_share", 0.25, "share",
+    "tile padding is at least this share of a module's HBM peak", "ours"};
+constexpr AdviceThreshold kMemoryPaddingMinPeakBytes {"memory-padding", "min_peak_bytes", 16.0 * 1024 * 1024, "bytes",
+    "only modules whose HBM peak is this large", "ours"};
+constexpr AdviceThreshold kMemoryAtCapacityShare {"memory-padding", "at_capacity_share", 0.95, "share",
+    "critical when the peak is this share of the HBM capacity", "ours"};
+
+void run(const Context& ctx, RuleOutput& out)
 {
     const MemoryReport computed = ctx.memory ? MemoryReport {} : analyzeMemory(ctx.profile);
     const MemoryReport& report = ctx.memory ? *ctx.memory : computed;
-    boundBatchAdviceByMemory(ctx, report, out);
-    boundCollectivesAdviceByMemory(ctx, report, out);
+    boundBatchAdviceByMemory(ctx, report, out.items);
+    boundCollectivesAdviceByMemory(ctx, report, out.items);
     for (const ModuleMemory& m : report.modules) {
         const double share = m.paddingFraction();
         const double capacityShare = report.capacityFraction(m);
-        const bool atCapacity = capacityShare >= atCapacityShare;
+        const bool atCapacity = capacityShare >= kMemoryAtCapacityShare.value;
         // At capacity the module needs to shrink whatever its padding; otherwise only padding counts.
-        if (static_cast<double>(m.peakHeapBytes) < minPeakBytes || (share < minPaddingShare && !atCapacity))
+        if (static_cast<double>(m.peakHeapBytes) < kMemoryPaddingMinPeakBytes.value
+            || (share < kMemoryPaddingShare.value && !atCapacity))
             continue;
 
         std::vector<const BufferAtPeak*> responsible;
@@ -138,7 +146,7 @@ void memoryPaddingRule(
         Advice a;
         a.rule = "memory-padding";
         a.severity = atCapacity ? Severity::Critical : Severity::Warning;
-        a.title = share >= minPaddingShare
+        a.title = share >= kMemoryPaddingShare.value
             ? format("Tile padding is %s of the HBM peak of %s (%s of %s)", pct(share).c_str(), m.name.c_str(),
                 bytes(m.peakPaddingBytes).c_str(), bytes(m.peakHeapBytes).c_str())
             : format("The HBM peak of %s is %s of the HBM capacity (%s of %s): shrink its largest buffers",
@@ -173,6 +181,10 @@ void memoryPaddingRule(
                      "minor tile.",
                 list.c_str(),
                 responsible.size() > shown ? format(" and %zu more", responsible.size() - shown).c_str() : "");
+        if (!responsible.empty())
+            a.fix.action = "Make the padded dimension a multiple of its tile (the batch: a multiple of 8 or 128 per "
+                           "core; features: multiples of 8 or 128), or let a dimension that is already large take "
+                           "the 128-wide minor tile.";
         a.detail = format("At the peak of the compiler's heap simulation %zu buffers are alive: %s of data in %s of "
                           "TPU tiles.%s%s%s",
             m.buffersAtPeak.size(), bytes(m.peakUnpaddedBytes).c_str(), bytes(m.peakHeapBytes).c_str(),
@@ -205,13 +217,22 @@ void memoryPaddingRule(
         a.threshold = format("tile padding >= %s of a module's HBM peak (here %s), for peaks of at least %s; "
                              "critical when the peak reaches %s of the HBM capacity. Source: ours (xprof's memory "
                              "viewer shows the padded and unpadded peak, without a threshold)",
-            pct(minPaddingShare).c_str(), pct(share).c_str(), formatBytes(minPeakBytes).c_str(),
-            pct(atCapacityShare).c_str());
+            pct(kMemoryPaddingShare.value).c_str(), pct(share).c_str(),
+            formatBytes(kMemoryPaddingMinPeakBytes.value).c_str(), pct(kMemoryAtCapacityShare.value).c_str());
         a.gain = format("up to %s of HBM at the peak (%s in the buffers listed) if those tiles were full; memory, "
                         "not time: it is what lets a larger batch or model fit",
             bytes(m.peakPaddingBytes).c_str(), bytes(shownPadding).c_str());
-        out.push_back(std::move(a));
+        out.items.push_back(std::move(a));
     }
+}
+
+} // namespace
+
+const AdviceRuleEntry& memoryPaddingRule()
+{
+    static const AdviceRuleEntry entry {
+        AdviceRuleId::MemoryPadding, {kMemoryPaddingShare, kMemoryPaddingMinPeakBytes, kMemoryAtCapacityShare}, &run};
+    return entry;
 }
 
 } // namespace tpuscope::model::advice_detail

@@ -49,20 +49,26 @@ std::string evidenceText(const DeviceConsistency& check)
 
 } // namespace
 
-void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out)
+namespace {
+
+void run(const Context& ctx, RuleOutput& out)
 {
-    const DeviceConsistency check = checkDeviceConsistency(ctx.profile, ctx.breakdown);
-    if (!check.fastestFlops.known() && !check.fastestHbm.known())
+    // The analysis computes the check once (ProfileAnalysis::deviceConsistency); alone, the rule does.
+    const DeviceConsistency computed
+        = ctx.deviceCheck ? DeviceConsistency {} : checkDeviceConsistency(ctx.profile, ctx.breakdown);
+    const DeviceConsistency& check = ctx.deviceCheck ? *ctx.deviceCheck : computed;
+    if (!check.measured())
         return; // nothing measured to compare with
     const DeviceInfo& device = ctx.profile.device;
     Advice a;
-    a.rule = "device-consistency";
     a.numbers.set("fastest_tflops_per_core", check.fastestFlops.value)
         .set("fastest_tflops_op", check.fastestFlops.op)
         .set("fastest_hbm_gbps_per_core", check.fastestHbm.value)
         .set("fastest_hbm_op", check.fastestHbm.op)
         .set("footprint_bytes", check.footprint.value)
         .set("fitting_generations", generationKeys(check));
+    for (const TpuGeneration* g : check.fittingGenerations)
+        a.fix.devices.push_back(g->key);
     // Named only when the file names it ("the program" reads well in a sentence, not as a value).
     if (!check.footprint.program.empty())
         a.numbers.set("footprint_program", check.footprint.program);
@@ -79,7 +85,8 @@ void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out)
                    "narrow it down: "
             + evidenceText(check) + ". Generations whose per-core peaks and HBM hold that: " + fitting
             + ". Choose the one you ran on with --device (or the device chooser in the GUI).";
-        out.push_back(std::move(a));
+        a.fix.action = "Choose the one you ran on with --device (or the device chooser in the GUI).";
+        out.items.push_back(std::move(a));
         return;
     }
     if (check.excesses.empty())
@@ -111,7 +118,24 @@ void deviceConsistencyRule(const Context& ctx, std::vector<Advice>& out)
                       "the GUI).",
         device.peakTflopsPerCore, device.peakHbmGbpsPerCore, peakSourceName(device.peakSource), excesses.c_str(),
         fitting.c_str());
-    out.push_back(std::move(a));
+    out.items.push_back(std::move(a));
+}
+
+} // namespace
+
+const AdviceRuleEntry& deviceConsistencyRule()
+{
+    // The check itself (deviceconsistency.cpp) is an analysis of its own, so its limits live there.
+    static const AdviceRuleEntry entry {AdviceRuleId::DeviceConsistency,
+        {{"device-consistency", "tolerance", kDeviceTolerance, "share",
+             "ordinary XLA ops (>= 20 µs per occurrence, custom kernels excluded) above the device peak by more than "
+             "this, or an array larger than one chip's HBM, contradict the device",
+             "ours; capacities FORMATS.md §6.1"},
+            {"device-consistency", "min_occurrence_ps", kDeviceEvidenceMinOccurrencePs, "ps",
+                "ops shorter than this per occurrence are no evidence (launch overheads and clock rounding dominate)",
+                "ours"}},
+        &run};
+    return entry;
 }
 
 } // namespace tpuscope::model::advice_detail
