@@ -13,8 +13,7 @@ endif()
 set(NOT_YET_SPLIT
   model/loader/chromejson.cpp=1034
   model/share/sharefile.cpp=1300
-  model/synth/synth.cpp=1109
-  widgets/timelineview.cpp=1327)
+  model/synth/synth.cpp=1109)
 set(checked 0)
 set(too_long "")
 foreach(folder model widgets app)

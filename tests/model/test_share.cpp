@@ -430,8 +430,26 @@ void expectFaithfulShare(const ProfileAnalysis& a, const ProfileAnalysis& b, siz
         EXPECT_EQ(x.severity, y.severity);
         EXPECT_TRUE(within(x.gainPs, y.gainPs, 0.05)) << x.gainPs << " vs " << y.gainPs;
         EXPECT_EQ(x.overlapsWith, y.overlapsWith);
+        // The typed fix the overview and the advice panel show (issue 26 point 3).
+        EXPECT_EQ(x.fix.action, y.fix.action);
+        EXPECT_EQ(x.fix.perCoreBatch, y.fix.perCoreBatch);
+        EXPECT_EQ(x.fix.globalBatch, y.fix.globalBatch);
+        EXPECT_EQ(x.fix.devices, y.fix.devices);
     }
     EXPECT_TRUE(within(a.advice.combinedGainPs, b.advice.combinedGainPs, 0.05));
+    // The share file records each item's fix as the author's analysis said it.
+    ASSERT_TRUE(b.profile->recorded);
+    const std::vector<RecordedAdviceFix>& recorded = b.profile->recorded->adviceFixes;
+    ASSERT_EQ(recorded.size(), a.advice.advice.size());
+    for (size_t i = 0; i < recorded.size(); ++i) {
+        const Advice& x = a.advice.advice[i];
+        SCOPED_TRACE(x.rule);
+        EXPECT_EQ(recorded[i].rule, x.rule);
+        EXPECT_EQ(recorded[i].action, x.fix.action);
+        EXPECT_EQ(recorded[i].perCoreBatch, x.fix.perCoreBatch);
+        EXPECT_EQ(recorded[i].globalBatch, x.fix.globalBatch);
+        EXPECT_EQ(recorded[i].devices, x.fix.devices);
+    }
 
     ASSERT_GE(b.breakdown.rows.size(), kept);
     for (size_t i = 0; i < kept; ++i) {
