@@ -120,12 +120,7 @@ void run(const Context& ctx, RuleOutput& out)
             opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
     a.detail = format("%s. By kind: %s.%s A single slow core (straggler) also shows up as collective time.",
         opList(ctx, rows).c_str(), kinds.c_str(), what.c_str());
-    for (const OpRow* r : rows)
-        if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
-            addEvidence(a, ctx, r->op);
-    double gainTime = 0;
-    for (const OpRow* r : rows)
-        gainTime += addOpGain(a, ctx, *r, r->totalTimePs, false);
+    const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
     a.numbers.set("time_fraction", share)
         .set("sync_time_fraction", total > 0 ? syncTime / total : 0.0)
         .set("async_time_fraction", total > 0 ? asyncTime / total : 0.0)

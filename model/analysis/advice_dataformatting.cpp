@@ -56,12 +56,7 @@ void run(const Context& ctx, RuleOutput& out)
                "removes them.";
     }
     a.detail = format("%s.%s", opList(ctx, rows).c_str(), kind.c_str());
-    for (const OpRow* r : rows)
-        if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
-            addEvidence(a, ctx, r->op);
-    double gainTime = 0;
-    for (const OpRow* r : rows)
-        gainTime += addOpGain(a, ctx, *r, r->totalTimePs, false);
+    const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
     a.numbers.set("time_fraction", share)
         .set("host_memory_fraction", time > 0 ? hostTime / time : 0.0)
         .set("ops", static_cast<int64_t>(rows.size()));

@@ -39,6 +39,17 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
         pct(paddingEfficiency).c_str());
 }
 
+double addRowsAsEvidenceAndWholeGain(Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows)
+{
+    for (const OpRow* r : rows)
+        if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
+            addEvidence(a, ctx, r->op);
+    double gain = 0;
+    for (const OpRow* r : rows)
+        gain += addOpGain(a, ctx, *r, r->totalTimePs, false);
+    return gain;
+}
+
 void addEvidence(Advice& a, const Context& ctx, OpId op)
 {
     if (std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end())
