@@ -5,6 +5,8 @@
 #include "analysis/advice.h"
 #include "report/report.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace tpuscope::cli {
@@ -22,7 +24,12 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     table.elideWideCells = false; // meanings and sources are prose: cut, they would lose their point
     for (const auto& t : adviceThresholds()) {
         char value[32];
-        std::snprintf(value, sizeof value, "%g", t.value);
+        // %g writes 16 MiB as 1.67772e+07; whole counts (bytes, ps, items) are written in full.
+        const bool whole = t.value == static_cast<double>(static_cast<int64_t>(t.value)) && std::abs(t.value) < 1e15;
+        if (whole)
+            std::snprintf(value, sizeof value, "%lld", static_cast<long long>(t.value));
+        else
+            std::snprintf(value, sizeof value, "%g", t.value);
         table.rows.push_back({t.rule, t.name, value, t.unit, t.meaning, t.source});
     }
     // The Markdown form is exactly the README's block between its thresholds markers (a ctest
