@@ -39,6 +39,13 @@ double worstDimensionFactor(const BufferAtPeak& b, const PaddedDimension** worst
     return factor;
 }
 
+/// The module with the largest HBM peak: it bounds what a larger batch fits in (not empty).
+const ModuleMemory& largestPeakModule(const MemoryReport& report)
+{
+    return *std::max_element(report.modules.begin(), report.modules.end(),
+        [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
+}
+
 void boundBatchAdviceByMemory(const Context& ctx, const MemoryReport& report, std::vector<Advice>& out)
 {
     auto batchAdvice
@@ -46,9 +53,7 @@ void boundBatchAdviceByMemory(const Context& ctx, const MemoryReport& report, st
     if (batchAdvice == out.end() || report.modules.empty() || !ctx.batch.known || batchAdvice->fix.perCoreBatch <= 0)
         return;
     const int64_t newBatch = batchAdvice->fix.perCoreBatch;
-    // The module with the largest peak bounds what fits.
-    const ModuleMemory& largest = *std::max_element(report.modules.begin(), report.modules.end(),
-        [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
+    const ModuleMemory& largest = largestPeakModule(report);
     const MemoryBatchWhatIf whatIf = whatIfMemoryBatch(largest, ctx.batch.perCoreBatch, newBatch);
     if (whatIf.scaledBuffers == 0)
         return;
@@ -80,8 +85,7 @@ void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& repo
         = std::find_if(out.begin(), out.end(), [](const Advice& a) { return a.id == AdviceRuleId::Collectives; });
     if (collectives == out.end() || report.modules.empty() || !ctx.batch.known || ctx.batch.perCoreBatch <= 0)
         return;
-    const ModuleMemory& largest = *std::max_element(report.modules.begin(), report.modules.end(),
-        [](const ModuleMemory& a, const ModuleMemory& b) { return a.peakHeapBytes < b.peakHeapBytes; });
+    const ModuleMemory& largest = largestPeakModule(report);
     const int64_t doubled = 2 * ctx.batch.perCoreBatch;
     const MemoryBatchWhatIf whatIf = whatIfMemoryBatch(largest, ctx.batch.perCoreBatch, doubled);
     if (whatIf.scaledBuffers == 0)
