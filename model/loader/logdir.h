@@ -34,9 +34,9 @@ struct ProfileRun
 /// is a `YYYY_MM_DD_HH_MM_SS` timestamp, else by file time. Empty when nothing is found.
 std::vector<ProfileRun> findRuns(const std::string& path);
 
-/// Loads every host of a run into one profile, hosts decoded in parallel (at most
-/// hardware_concurrency threads) and merged with their time origins aligned. A host file that
-/// cannot be read becomes a warning naming it; the load fails only when no host can be read.
+/// Loads every host of a run into one profile, hosts decoded in parallel (on the shared
+/// WorkerPool, with each host's planes: hosts × planes never multiply threads) and merged with their time origins
+/// aligned. A host file that cannot be read becomes a warning naming it; the load fails only when no host can be read.
 /// `progress` is called from the calling thread only.
 LoadResult loadRun(
     const ProfileRun& run, const LoadOptions& options = {}, const ProgressFn& progress = {}, std::stop_token stop = {});
