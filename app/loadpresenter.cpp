@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "loadpresenter.h"
 
-#include "analysis/steps.h"
+#include "analysis/profileanalysis.h"
 #include "messagebar.h"
 #include "profileview.h"
 #include "qt/tracesession.h"
@@ -53,13 +53,15 @@ void LoadPresenter::showSessionProfile()
 
 void LoadPresenter::zoomToBusyRegion(bool always)
 {
-    const model::ProfilePtr profile = m_session->profile();
-    if (!profile)
+    const model::ProfileAnalysisPtr analysis = m_session->analysis();
+    if (!analysis)
         return;
     // When the device ran for only part of the capture (a serving trace, a long warm-up), the
-    // timeline opens on the device activity instead of a span that is mostly empty.
-    const auto [begin, end] = model::deviceActivityRange(*profile);
-    const double span = static_cast<double>(profile->spanEnd - profile->spanBegin);
+    // timeline opens on the device activity instead of a span that is mostly empty. The load job
+    // found that activity (no pass over the events here).
+    const auto [begin, end] = analysis->deviceActivity;
+    const model::Profile& profile = *analysis->profile;
+    const double span = static_cast<double>(profile.spanEnd - profile.spanBegin);
     if (end <= begin || (!always && static_cast<double>(end - begin) > 0.8 * span))
         return;
     const model::TimePs margin = (end - begin) / 50;

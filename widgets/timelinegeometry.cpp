@@ -54,11 +54,13 @@ void TimelineGeometryBuilder::waitForLevelsOfDetail()
         m_worker.join();
 }
 
-void TimelineGeometryBuilder::setProfile(model::ProfilePtr profile, bool startWorker)
+void TimelineGeometryBuilder::setProfile(
+    model::ProfilePtr profile, std::shared_ptr<const model::DepthIndex> index, bool startWorker)
 {
     stopWorker();
     m_workerStarted = false;
     m_profile = std::move(profile);
+    m_index.reset();
     m_tracks.clear();
     m_opColors.clear();
     m_markedOps.clear();
@@ -66,33 +68,22 @@ void TimelineGeometryBuilder::setProfile(model::ProfilePtr profile, bool startWo
     m_lodsPending = 0;
     if (!m_profile)
         return;
+    if (!index || index->tracks.size() != m_profile->tracks.size())
+        index = std::make_shared<const model::DepthIndex>(model::buildDepthIndex(*m_profile));
+    m_index = std::move(index);
     m_tracks.resize(m_profile->tracks.size());
     m_opColors.assign(m_profile->ops.size(), qRgb(128, 128, 128));
-    for (size_t ti = 0; ti < m_profile->tracks.size(); ++ti) {
-        const Track& t = m_profile->tracks[ti];
-        TrackIndex& index = m_tracks[ti];
-        const size_t depths = size_t(t.maxDepth) + 1;
-        index.depths.resize(depths);
-        if (depths == 1) {
-            // The common case (flat lines): no index array at all.
-            index.depths[0].identity = true;
-        } else {
-            std::vector<uint32_t> counts(depths, 0);
-            for (uint16_t d : t.depth)
-                ++counts[std::min<size_t>(d, depths - 1)];
-            for (size_t d = 0; d < depths; ++d)
-                index.depths[d].events.reserve(counts[d]);
-            for (size_t i = 0; i < t.size(); ++i)
-                index.depths[std::min<size_t>(t.depth[i], depths - 1)].events.push_back(static_cast<uint32_t>(i));
-        }
-        for (DepthIndex& d : index.depths)
-            indexDepth(t, d);
-    }
-
     size_t pending = 0;
-    for (const TrackIndex& index : m_tracks)
-        for (const DepthIndex& d : index.depths)
-            pending += !d.lodLevels.empty();
+    for (size_t ti = 0; ti < m_profile->tracks.size(); ++ti) {
+        const std::vector<model::DepthEvents>& rows = m_index->tracks[ti];
+        std::vector<DepthRow>& depths = m_tracks[ti].depths;
+        depths.resize(rows.size());
+        for (size_t d = 0; d < rows.size(); ++d) {
+            depths[d].row = &rows[d];
+            chooseLevels(depths[d]);
+            pending += !depths[d].lodLevels.empty();
+        }
+    }
     m_lodsPending = pending;
     if (startWorker)
         startLevelsOfDetail();
@@ -106,7 +97,7 @@ void TimelineGeometryBuilder::startLevelsOfDetail()
     m_workerStarted = true;
     m_worker = std::thread([this] {
         for (size_t ti = 0; ti < m_tracks.size() && !m_stopWorker; ++ti) {
-            for (DepthIndex& d : m_tracks[ti].depths) {
+            for (DepthRow& d : m_tracks[ti].depths) {
                 if (d.lodLevels.empty() || m_stopWorker)
                     continue;
                 buildLods(m_profile->tracks[ti], d);
@@ -119,37 +110,13 @@ void TimelineGeometryBuilder::startLevelsOfDetail()
     });
 }
 
-void TimelineGeometryBuilder::indexDepth(const Track& t, DepthIndex& d) const
+void TimelineGeometryBuilder::chooseLevels(DepthRow& d)
 {
-    // One sequential pass: end monotonicity, and how many buckets each level would have. Two
-    // consecutive starts a ≤ b share the bucket of level ℓ exactly when ℓ ≥ bit_width(a ^ b),
-    // so one histogram of bit widths gives every level's bucket count.
-    const size_t n = sizeOf(t, d);
-    std::array<uint64_t, 65> widths {};
-    TimePs maxEnd = std::numeric_limits<TimePs>::min();
-    TimePs previousStart = 0;
-    for (size_t k = 0; k < n; ++k) {
-        const uint32_t e = eventOf(d, k);
-        const TimePs start = t.start[e];
-        const TimePs end = start + t.duration[e];
-        if (end < maxEnd)
-            d.monotoneEnds = false;
-        maxEnd = std::max(maxEnd, end);
-        if (k > 0)
-            ++widths[std::bit_width(static_cast<uint64_t>(start ^ previousStart))];
-        previousStart = start;
-    }
-    if (!d.monotoneEnds) {
-        // Overlapping events on one depth (partial overlaps in the source): a running
-        // maximum keeps the "first event ending after t" search a binary search.
-        d.prefixMaxEnd.resize(n);
-        maxEnd = std::numeric_limits<TimePs>::min();
-        for (size_t k = 0; k < n; ++k) {
-            maxEnd = std::max(maxEnd, t.end(eventOf(d, k)));
-            d.prefixMaxEnd[k] = maxEnd;
-        }
-    }
-
+    // The index counted, per pair of consecutive starts a ≤ b, bit_width(a ^ b): they share the
+    // bucket of level ℓ exactly when ℓ ≥ that width, so the histogram gives every level's
+    // bucket count without another pass over the events.
+    const size_t n = sizeOf(d);
+    const std::array<uint64_t, 65>& widths = d.row->startBitWidths;
     d.lodLevels.clear();
     d.lodEntries.clear();
     if (n < kLodMinEvents)
@@ -202,13 +169,13 @@ size_t TimelineGeometryBuilder::Lod::bytes() const
         + (firstStart.capacity() + maxEnd.capacity() + widestDuration.capacity()) * sizeof(TimePs);
 }
 
-void TimelineGeometryBuilder::buildLods(const Track& t, DepthIndex& d)
+void TimelineGeometryBuilder::buildLods(const Track& t, DepthRow& d)
 {
     if (d.lodLevels.empty())
         return;
     QElapsedTimer timer;
     timer.start();
-    const size_t n = sizeOf(t, d);
+    const size_t n = sizeOf(d);
     d.lods.resize(d.lodLevels.size());
     // The finest level from the events in one pass; each coarser one from the level below
     // (entries never straddle a coarser bucket), the widest kept as the first of equals.
@@ -222,7 +189,7 @@ void TimelineGeometryBuilder::buildLods(const Track& t, DepthIndex& d)
     finest.widestOp.reserve(expected);
     const TimePs* starts = t.start.data();
     const TimePs* durations = t.duration.data();
-    const uint32_t* events = d.identity ? nullptr : d.events.data();
+    const uint32_t* events = d.row->identity ? nullptr : d.row->events.data();
     const int level = finest.level;
     size_t nextStopCheck = 0;
     for (size_t k = 0; k < n;) {
@@ -296,12 +263,11 @@ std::vector<int> TimelineGeometryBuilder::lodLevels(TrackId track, int depth) co
 
 size_t TimelineGeometryBuilder::indexBytes() const
 {
-    size_t bytes = m_tracks.capacity() * sizeof(TrackIndex);
+    size_t bytes = m_tracks.capacity() * sizeof(TrackIndex) + (m_index ? m_index->bytes() : 0);
     for (const TrackIndex& index : m_tracks) {
-        bytes += index.depths.capacity() * sizeof(DepthIndex);
-        for (const DepthIndex& d : index.depths) {
-            bytes += d.events.capacity() * sizeof(uint32_t) + d.prefixMaxEnd.capacity() * sizeof(TimePs)
-                + d.lodLevels.capacity() * sizeof(int) + d.lodEntries.capacity() * sizeof(size_t)
+        bytes += index.depths.capacity() * sizeof(DepthRow);
+        for (const DepthRow& d : index.depths) {
+            bytes += d.lodLevels.capacity() * sizeof(int) + d.lodEntries.capacity() * sizeof(size_t)
                 + sizeof(std::atomic<bool>);
             if (d.lodReady->load(std::memory_order_acquire)) {
                 bytes += d.lods.capacity() * sizeof(Lod);
@@ -317,7 +283,7 @@ size_t TimelineGeometryBuilder::lodBytes() const
 {
     size_t bytes = 0;
     for (const TrackIndex& index : m_tracks)
-        for (const DepthIndex& d : index.depths)
+        for (const DepthRow& d : index.depths)
             if (d.lodReady->load(std::memory_order_acquire))
                 for (const Lod& lod : d.lods)
                     bytes += lod.bytes();
@@ -358,7 +324,7 @@ size_t TimelineGeometryBuilder::depthSize(TrackId track, int depth) const
 {
     if (track >= m_tracks.size() || depth < 0 || size_t(depth) >= m_tracks[track].depths.size())
         return 0;
-    return sizeOf(m_profile->tracks[track], m_tracks[track].depths[depth]);
+    return sizeOf(m_tracks[track].depths[depth]);
 }
 
 uint32_t TimelineGeometryBuilder::depthEvent(TrackId track, int depth, size_t position) const
@@ -366,9 +332,9 @@ uint32_t TimelineGeometryBuilder::depthEvent(TrackId track, int depth, size_t po
     return eventOf(m_tracks[track].depths[depth], position);
 }
 
-size_t TimelineGeometryBuilder::firstEndingAfter(const Track& t, const DepthIndex& d, TimePs time) const
+size_t TimelineGeometryBuilder::firstEndingAfter(const Track& t, const DepthRow& d, TimePs time) const
 {
-    size_t lo = 0, hi = sizeOf(t, d);
+    size_t lo = 0, hi = sizeOf(d);
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         if (endUpTo(t, d, mid) > time)
@@ -380,7 +346,7 @@ size_t TimelineGeometryBuilder::firstEndingAfter(const Track& t, const DepthInde
 }
 
 size_t TimelineGeometryBuilder::firstStartingAtOrAfter(
-    const Track& t, const DepthIndex& d, size_t from, size_t to, TimePs time) const
+    const Track& t, const DepthRow& d, size_t from, size_t to, TimePs time) const
 {
     size_t lo = from, hi = to;
     while (lo < hi) {
@@ -398,9 +364,9 @@ std::pair<size_t, size_t> TimelineGeometryBuilder::visibleSpan(TrackId track, in
     if (track >= m_tracks.size() || depth < 0 || size_t(depth) >= m_tracks[track].depths.size())
         return {0, 0};
     const Track& t = m_profile->tracks[track];
-    const DepthIndex& d = m_tracks[track].depths[depth];
+    const DepthRow& d = m_tracks[track].depths[depth];
     const size_t first = firstEndingAfter(t, d, begin);
-    return {first, firstStartingAtOrAfter(t, d, first, sizeOf(t, d), end)};
+    return {first, firstStartingAtOrAfter(t, d, first, sizeOf(d), end)};
 }
 
 void TimelineGeometryBuilder::buildTrack(TrackId track, const TimeScale& scale, std::vector<TimelineRect>& out) const
@@ -514,9 +480,9 @@ private:
 };
 
 void TimelineGeometryBuilder::buildDepth(
-    const Track& t, const DepthIndex& d, uint16_t depth, const TimeScale& scale, std::vector<TimelineRect>& out) const
+    const Track& t, const DepthRow& d, uint16_t depth, const TimeScale& scale, std::vector<TimelineRect>& out) const
 {
-    const size_t n = sizeOf(t, d);
+    const size_t n = sizeOf(d);
     if (n == 0)
         return;
     const int level = gridLevel(scale);
@@ -672,8 +638,8 @@ uint32_t TimelineGeometryBuilder::eventAt(TrackId track, int depth, TimePs t, Ti
     if (!m_profile || track >= m_tracks.size() || depth < 0 || size_t(depth) >= m_tracks[track].depths.size())
         return kNone;
     const Track& tr = m_profile->tracks[track];
-    const DepthIndex& d = m_tracks[track].depths[depth];
-    const size_t n = sizeOf(tr, d);
+    const DepthRow& d = m_tracks[track].depths[depth];
+    const size_t n = sizeOf(d);
     if (n == 0)
         return kNone;
     // Positions [0, p) start at or before t.
@@ -684,7 +650,7 @@ uint32_t TimelineGeometryBuilder::eventAt(TrackId track, int depth, TimePs t, Ti
             const uint32_t e = eventOf(d, q - 1);
             if (tr.end(e) > t)
                 return e;
-            if (d.monotoneEnds)
+            if (d.row->monotoneEnds)
                 break;
         }
     }

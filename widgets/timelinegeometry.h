@@ -3,6 +3,7 @@
 
 #include "timescale.h"
 
+#include "core/depthindex.h"
 #include "core/profile.h"
 
 #include <QRgb>
@@ -42,19 +43,17 @@ struct TimelineRect
 /// takes whole buckets: from the bucket of the first event still visible at its left edge to the
 /// bucket holding its right edge.
 ///
-/// Per track and depth the builder keeps the indices of that depth's events (built once in
-/// setProfile, O(n)). Drawn event by event, a zoomed-out frame would cost O(visible events), so
-/// dense depths also get a level of detail: per chosen level ℓ, one entry per non-empty bucket
-/// (first event, first start, furthest end, widest duration and its op). A frame then reads
-/// entries of the finest stored level at or below its own ℓ and combines the few per bucket —
-/// O(pixels), with the same result as visiting every event (entries only stand for buckets whose
-/// events are all narrow at this zoom; the others are visited event by event). Levels are
-/// chosen in setProfile from one histogram pass (≤ 1/16 entry per event each, ≤ 1/8 in all:
-/// under 3.5 bytes per event) and built by a worker thread, O(n) per depth, so loading never
-/// waits for them. Until a depth's levels are ready, frames that would need them merge each
-/// bucket with one binary search and a sampled colour instead (the former algorithm: the same
-/// extents and counts on ordinary depths, the colour of a dense run possibly another one of
-/// its events).
+/// Per track and depth the builder reads the indices of that depth's events from a
+/// model::DepthIndex, built in the load job (O(n), off the GUI thread). Drawn event by event, a zoomed-out frame would
+/// cost O(visible events), so dense depths also get a level of detail: per chosen level ℓ, one entry per non-empty
+/// bucket (first event, first start, furthest end, widest duration and its op). A frame then reads entries of the
+/// finest stored level at or below its own ℓ and combines the few per bucket — O(pixels), with the same result as
+/// visiting every event (entries only stand for buckets whose events are all narrow at this zoom; the others are
+/// visited event by event). Levels are chosen in setProfile from the index's histogram (≤ 1/16 entry per event each, ≤
+/// 1/8 in all: under 3.5 bytes per event) and built by a worker thread, O(n) per depth, so loading never waits for
+/// them. Until a depth's levels are ready, frames that would need them merge each bucket with one binary search and a
+/// sampled colour instead (the former algorithm: the same extents and counts on ordinary depths, the colour of a dense
+/// run possibly another one of its events).
 class TimelineGeometryBuilder
 {
 public:
@@ -79,12 +78,17 @@ public:
     /// Depths with fewer events are always drawn event by event.
     static constexpr size_t kLodMinEvents = 1024;
 
-    /// Indexes the profile (O(n) on this thread) and, unless told not to, starts the worker that
-    /// builds the levels of detail.
-    void setProfile(model::ProfilePtr profile, bool startWorker = true);
+    /// Shows `profile` through its depth index (ProfileAnalysis::depthIndex, built in the load
+    /// job; O(rows) here) and, unless told not to, starts the worker that builds the levels of
+    /// detail. Without an index (tests and benchmarks that drive the builder directly) it is built
+    /// here, O(n) on this thread.
+    void setProfile(
+        model::ProfilePtr profile, std::shared_ptr<const model::DepthIndex> index = nullptr, bool startWorker = true);
     /// Starts the worker if setProfile did not (a caller with more to do on loading first).
     void startLevelsOfDetail();
     const model::ProfilePtr& profile() const { return m_profile; }
+    /// The depth index drawn from (the one setProfile was given, or built there).
+    const std::shared_ptr<const model::DepthIndex>& depthIndex() const { return m_index; }
 
     /// Colours are looked up per op once here, so the hot loop makes no calls.
     void setColorFunction(const ColorFunction& color);
@@ -140,12 +144,10 @@ private:
         size_t size() const { return firstPos.size(); }
         size_t bytes() const;
     };
-    struct DepthIndex
+    /// A depth row: its events (the model's index) and the levels of detail drawn from them.
+    struct DepthRow
     {
-        std::vector<uint32_t> events; // empty with `identity` = every event of the track
-        bool identity = false;
-        bool monotoneEnds = true; // ends ascend with start: binary search on end directly
-        std::vector<TimePs> prefixMaxEnd; // only when ends are not monotone
+        const model::DepthEvents* row = nullptr; // owned by m_index
         std::vector<int> lodLevels; // chosen in setProfile, ascending
         std::vector<size_t> lodEntries; // their sizes (known from the same histogram)
         std::vector<Lod> lods; // written by the worker, read only once `lodReady`
@@ -153,29 +155,29 @@ private:
     };
     struct TrackIndex
     {
-        std::vector<DepthIndex> depths;
+        std::vector<DepthRow> depths;
     };
     class RunBuilder;
 
-    uint32_t eventOf(const DepthIndex& d, size_t k) const { return d.identity ? uint32_t(k) : d.events[k]; }
-    size_t sizeOf(const model::Track& t, const DepthIndex& d) const { return d.identity ? t.size() : d.events.size(); }
-    TimePs endUpTo(const model::Track& t, const DepthIndex& d, size_t k) const
+    static uint32_t eventOf(const DepthRow& d, size_t k) { return d.row->event(k); }
+    static size_t sizeOf(const DepthRow& d) { return d.row->count; }
+    static TimePs endUpTo(const model::Track& t, const DepthRow& d, size_t k)
     {
-        return d.monotoneEnds ? t.end(eventOf(d, k)) : d.prefixMaxEnd[k];
+        return d.row->monotoneEnds ? t.end(eventOf(d, k)) : d.row->prefixMaxEnd[k];
     }
-    size_t firstEndingAfter(const model::Track& t, const DepthIndex& d, TimePs time) const;
-    size_t firstStartingAtOrAfter(
-        const model::Track& t, const DepthIndex& d, size_t from, size_t to, TimePs time) const;
-    void indexDepth(const model::Track& t, DepthIndex& d) const;
-    void buildLods(const model::Track& t, DepthIndex& d);
+    size_t firstEndingAfter(const model::Track& t, const DepthRow& d, TimePs time) const;
+    size_t firstStartingAtOrAfter(const model::Track& t, const DepthRow& d, size_t from, size_t to, TimePs time) const;
+    static void chooseLevels(DepthRow& d);
+    void buildLods(const model::Track& t, DepthRow& d);
     void stopWorker();
-    void buildDepth(const model::Track& t, const DepthIndex& d, uint16_t depth, const TimeScale& scale,
+    void buildDepth(const model::Track& t, const DepthRow& d, uint16_t depth, const TimeScale& scale,
         std::vector<TimelineRect>& out) const;
 
     QRgb colorOf(model::OpId op) const { return op < m_opColors.size() ? m_opColors[op] : qRgb(128, 128, 128); }
     bool markedOf(model::OpId op) const { return op < m_markedOps.size() && m_markedOps[op]; }
 
     model::ProfilePtr m_profile;
+    std::shared_ptr<const model::DepthIndex> m_index; // m_profile's events by depth row
     std::vector<TrackIndex> m_tracks; // not resized while the worker runs
     std::vector<QRgb> m_opColors;
     std::vector<bool> m_markedOps;

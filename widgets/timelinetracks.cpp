@@ -122,17 +122,17 @@ void TimelineTracks::computeOpNumbers()
     }
     // The legend lists what is drawn: every category of an op with events (by op time, then by
     // name), then the kinds of non-op events present.
+    // Per op, not per event: the load recorded each op's first track (OpInfo::firstTrack).
     m_opKind.assign(nOps, OpKind::NotDrawn);
-    for (const Track& track : m_profile->tracks) {
-        const OpKind kind = track.kind == TrackKind::Steps ? OpKind::Step
-            : track.kind == TrackKind::XlaModules          ? OpKind::Module
-                                                           : OpKind::Other;
-        for (const OpId op : track.op) {
-            if (op >= nOps || m_opKind[op] != OpKind::NotDrawn)
-                continue;
-            const auto& info = m_profile->ops[op];
-            m_opKind[op] = info.isXlaOp && info.category != 0 ? OpKind::Category : kind;
-        }
+    for (OpId op = 0; op < nOps; ++op) {
+        const auto& info = m_profile->ops[op];
+        if (info.firstTrack >= m_profile->tracks.size())
+            continue;
+        const TrackKind trackKind = m_profile->tracks[info.firstTrack].kind;
+        m_opKind[op] = info.isXlaOp && info.category != 0 ? OpKind::Category
+            : trackKind == TrackKind::Steps               ? OpKind::Step
+            : trackKind == TrackKind::XlaModules          ? OpKind::Module
+                                                          : OpKind::Other;
     }
     bool drawn[4] = {};
     std::map<std::string, double> drawnCategories;

@@ -77,13 +77,14 @@ TimelineView::~TimelineView()
         delete m_legend.data();
 }
 
-void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown)
+void TimelineView::setProfile(model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown,
+    std::shared_ptr<const model::DepthIndex> depthIndex)
 {
     m_profile = std::move(profile);
-    m_breakdown = std::move(breakdown); // null on a preview: no utilization colours until the load ends
+    m_breakdown = std::move(breakdown);
     // The levels of detail are built after the first frame (paintEvent starts them): on two cores
     // they would slow loading and that frame, which draws without them.
-    m_builder.setProfile(m_profile, false);
+    m_builder.setProfile(m_profile, std::move(depthIndex), false);
     m_selected = {kNone, 0};
     m_hovered = {kNone, 0};
     const bool hadRange = m_range.setProfile(m_profile);
@@ -138,13 +139,18 @@ std::vector<std::pair<QString, QRgb>> TimelineView::legendEntries() const
 
 void TimelineView::setSession(qt::TraceSession* session)
 {
+    m_session = session;
     m_range.setSession(session);
-    auto showSession = [this, session] { setProfile(session->profile(), session->breakdown()); };
+    auto showSession = [this, session] {
+        const model::ProfileAnalysisPtr analysis = session->analysis();
+        setProfile(session->profile(), session->breakdown(), analysis ? analysis->depthIndex : nullptr);
+    };
     connect(session, &qt::TraceSession::loaded, this, showSession);
     connect(session, &qt::TraceSession::previewDropped, this, showSession);
     connect(session, &qt::TraceSession::previewReady, this,
-        [this](const model::ProfilePtr& partial, const std::shared_ptr<const model::OpBreakdown>& breakdown) {
-            setProfile(partial, breakdown);
+        [this](const model::ProfilePtr& partial, const std::shared_ptr<const model::OpBreakdown>& breakdown,
+            const std::shared_ptr<const model::DepthIndex>& depthIndex) {
+            setProfile(partial, breakdown, depthIndex);
         });
     connect(session, &qt::TraceSession::closed, this, [this] { setProfile(nullptr); });
 }
@@ -241,16 +247,26 @@ void TimelineView::setHighlightedOp(OpId op)
         return;
     m_highlightedOp = op;
     m_highlightEvents.assign(m_profile ? m_profile->tracks.size() : 0, {});
-    if (op != kNone) {
-        for (size_t t = 0; t < m_profile->tracks.size(); ++t) {
-            const auto& ops = m_profile->tracks[t].op;
-            for (size_t i = 0; i < ops.size(); ++i)
-                if (ops[i] == op)
-                    m_highlightEvents[t].push_back(static_cast<uint32_t>(i));
-        }
-    }
     ++m_highlightGeneration;
     viewport()->update();
+    if (op == kNone)
+        return;
+    // Finding an op's events reads every event: the session does it as a job, so a selection
+    // never stalls the GUI thread; the highlight appears when the job is done. Without a session
+    // showing this profile (tests, benchmarks driving the view) it is found here.
+    const model::ProfileAnalysisPtr analysis = m_session ? m_session->analysis() : nullptr;
+    if (!analysis || analysis->profile != m_profile) {
+        m_highlightEvents = model::findOccurrences(*m_profile, op);
+        return;
+    }
+    m_session->requestOccurrences(
+        op, this, [this, op, profile = m_profile](const std::shared_ptr<const model::OpOccurrences>& found) {
+            if (op != m_highlightedOp || profile != m_profile || found->size() != m_profile->tracks.size())
+                return; // another op or profile by now, or the search was stopped
+            m_highlightEvents = *found;
+            ++m_highlightGeneration;
+            viewport()->update();
+        });
 }
 
 size_t TimelineView::highlightedOccurrenceCount() const

@@ -49,10 +49,13 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
 
-    /// `breakdown` is the profile's op breakdown (the session's analysis); null while there is none
-    /// (a load's preview): the utilization colours wait for it.
-    void setProfile(
-        tpuscope::model::ProfilePtr profile, std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr);
+    /// `breakdown` is the profile's op breakdown (the session's analysis, or a preview's); null
+    /// while there is none: the utilization colours wait for it. `depthIndex` is the profile's
+    /// events by depth row (ProfileAnalysis::depthIndex); without one (tests driving the view
+    /// directly) it is built here, a pass over every event on this thread.
+    void setProfile(tpuscope::model::ProfilePtr profile,
+        std::shared_ptr<const tpuscope::model::OpBreakdown> breakdown = nullptr,
+        std::shared_ptr<const tpuscope::model::DepthIndex> depthIndex = nullptr);
     tpuscope::model::ProfilePtr profile() const { return m_profile; }
     /// Shows the session's profile (and a load's preview); closed() clears.
     void setSession(tpuscope::qt::TraceSession* session);
@@ -213,6 +216,8 @@ private:
 
     model::OpId m_highlightedOp = model::kNone;
     std::vector<std::vector<uint32_t>> m_highlightEvents; // per track
+    // The session that finds a selected op's events off the GUI thread (null: found inline).
+    QPointer<qt::TraceSession> m_session;
 
     std::pair<model::TrackId, uint32_t> m_selected {model::kNone, 0};
     std::pair<model::TrackId, uint32_t> m_hovered {model::kNone, 0};

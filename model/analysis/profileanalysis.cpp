@@ -38,7 +38,8 @@ ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
     return computeDiff(*profile, breakdown, stepStats(steps), *after.profile, after.breakdown, stepStats(after.steps));
 }
 
-ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress, std::stop_token stop)
+ProfileAnalysisPtr buildProfileAnalysis(
+    ProfilePtr profile, const AnalysisProgressFn& progress, std::stop_token stop, AnalysisFor purpose)
 {
     auto report = [&](std::string_view phase, double fraction) {
         if (progress)
@@ -55,6 +56,7 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
         return nullptr;
     report("Finding steps", 0.4);
     analysis->steps = computeSteps(p, analysis->opModel);
+    analysis->deviceActivity = deviceActivityRange(p);
     if (stop.stop_requested())
         return nullptr;
     report("Checking the advice rules", 0.6);
@@ -70,6 +72,15 @@ ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgre
     if (p.hasTpuOps())
         analysis->utilization = computeUtilization(p, analysisUtilizationOptions(p));
     analysis->roofline = computeRoofline(p, analysis->breakdown);
+    if (purpose == AnalysisFor::Timeline) {
+        // Here rather than when the timeline is shown: a pass over every event, which the GUI
+        // thread must not make.
+        report("Indexing the timeline", 0.95);
+        auto index = std::make_shared<const DepthIndex>(buildDepthIndex(p, stop));
+        if (stop.stop_requested())
+            return nullptr;
+        analysis->depthIndex = std::move(index);
+    }
     return analysis;
 }
 

@@ -5,6 +5,7 @@
 // TraceSession's job) and shared read-only: the views, the share card and the CLI read it instead
 // of computing their own breakdown, steps or advice.
 
+#include "../core/depthindex.h"
 #include "../core/profile.h"
 #include "advice.h"
 #include "deviceconsistency.h"
@@ -41,6 +42,8 @@ struct ProfileAnalysis
     HostLinkStats hostLink; // the host link's traffic per direction (computeHostLink)
     OpBreakdown breakdown; // GroupBy::Op, no filter
     StepAnalysis steps; // computeSteps, all cores
+    /// [begin, end) of what the TPU cores ran (deviceActivityRange): where the timeline opens.
+    std::pair<TimePs, TimePs> deviceActivity {0, 0};
     ProfileSummary summary; // from that breakdown and those steps
     /// The device peaks against what the ops did (empty without TPU ops); the advice's
     /// device-consistency item and the device chooser both read this one.
@@ -49,6 +52,9 @@ struct ProfileAnalysis
     UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
     MemoryReport memory; // analyzeMemory: the HBM memory view (the advice reads it too)
     Roofline roofline; // computeRoofline over that breakdown (the roofline chart's points)
+    /// The events of each track by depth row (buildDepthIndex), what the timeline draws from;
+    /// null unless asked for (AnalysisFor::Timeline): the CLI draws nothing.
+    std::shared_ptr<const DepthIndex> depthIndex;
 
     /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
     /// whole-profile op breakdown is returned without computing anything.
@@ -69,7 +75,9 @@ using AnalysisProgressFn = std::function<void(std::string_view phase, double fra
 /// Computes the analysis of `profile` (not null), reporting each phase with the fraction of this
 /// work done (0..1). Returns
 /// null when `stop` was requested before it finished.
-ProfileAnalysisPtr buildProfileAnalysis(
-    ProfilePtr profile, const AnalysisProgressFn& progress = {}, std::stop_token stop = {});
+/// Who reads the analysis: a window also needs what its timeline draws from.
+enum class AnalysisFor : uint8_t { Reports, Timeline };
+ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress = {},
+    std::stop_token stop = {}, AnalysisFor purpose = AnalysisFor::Reports);
 
 } // namespace tpuscope::model

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -61,6 +62,9 @@ struct OpInfo
     uint64_t programId = 0;
     bool hasProgramId = false;
     bool isXlaOp = false; // appeared on an `XLA Ops` line of a TPU core
+    /// The first track (in track order) holding an event of this op, kNone when none does. Set
+    /// when the profile is finished, so views learn what is drawn without a pass over the events.
+    TrackId firstTrack = kNone;
     uint32_t program = kNone; // index into Profile::programs
     double flops = 0; // device-normalized (xprof flops_v2); model flops when only those exist
     double modelFlops = 0;
@@ -279,6 +283,12 @@ std::shared_ptr<const Profile> withDevice(
 /// "replica_groups={{0,1,2,3}}" gives 4); 0 when no op names any. A lower bound of the devices that
 /// ran the program.
 int devicesFromReplicaGroups(const Profile& profile);
+
+/// Where one op ran: per track (indexed by TrackId), the ascending indices of its events.
+using OpOccurrences = std::vector<std::vector<uint32_t>>;
+/// The occurrences of `op`, or an empty result when `stop` was requested on the way. A pass over
+/// every event (the tracks from the op's first track on): run it as a job, not on the GUI thread.
+OpOccurrences findOccurrences(const Profile& profile, OpId op, std::stop_token stop = {});
 
 /// What the loads of several files that share one budget have taken so far (the hosts of a log
 /// dir decode at the same time, each into its own builder): each load's last figures by slot,

@@ -30,7 +30,7 @@ TraceSession::TraceSession(QObject* parent)
 TraceSession::~TraceSession()
 {
     ++m_generation; // nothing queued from now on is current
-    m_pool.shutdown(); // stops the running jobs and joins the workers
+    m_pool.shutdown(); // stops the running jobs and waits until they returned
 }
 
 void TraceSession::open(const QString& path)
@@ -257,6 +257,18 @@ void TraceSession::requestRangeSummary(model::TimePs begin, model::TimePs end, Q
         [done = std::move(done)](const std::shared_ptr<const model::RangeSummary>& summary) { done(summary); });
 }
 
+void TraceSession::requestOccurrences(
+    model::OpId op, QObject* context, std::function<void(std::shared_ptr<const model::OpOccurrences>)> done)
+{
+    request<std::shared_ptr<const model::OpOccurrences>>(
+        m_occurrenceRequests, context,
+        [op](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            return std::make_shared<const model::OpOccurrences>(
+                model::findOccurrences(*analysis.profile, op, std::move(stop)));
+        },
+        [done = std::move(done)](const std::shared_ptr<const model::OpOccurrences>& found) { done(found); });
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     m_pool.submit(std::move(work), std::move(stop)); // the pool combines `stop` with its shutdown
@@ -318,14 +330,15 @@ void TraceSession::start(const QString& name,
                     if (stop.stop_requested())
                         return;
                     auto breakdown = std::make_shared<const model::OpBreakdown>(model::computeOpBreakdown(*partial));
+                    auto depthIndex = std::make_shared<const model::DepthIndex>(model::buildDepthIndex(*partial, stop));
                     if (stop.stop_requested())
                         return;
                     QMetaObject::invokeMethod(
                         this,
-                        [this, generation, partial, breakdown] {
+                        [this, generation, partial, breakdown, depthIndex] {
                             if (generation == m_generation && m_loading) {
                                 m_previewShown = true;
-                                emit previewReady(partial, breakdown);
+                                emit previewReady(partial, breakdown, depthIndex);
                             }
                         },
                         Qt::QueuedConnection);
@@ -364,7 +377,7 @@ void TraceSession::start(const QString& name,
                 result->analysis = model::buildProfileAnalysis(
                     result->load.profile,
                     [&](std::string_view phase, double) { report(phase, 0.99); }, // reading was the 99 %
-                    stop);
+                    stop, model::AnalysisFor::Timeline);
             } catch (const std::bad_alloc&) {
                 const std::string name = result->load.profile->load.path;
                 result->load = model::LoadResult {nullptr, model::outOfMemoryMessage(name, options, "the analysis")};

@@ -33,16 +33,17 @@ namespace tpuscope::qt {
 /// The loader is stopped cooperatively through a std::stop_source. The whole analysis
 /// (model::ProfileAnalysis: breakdown, steps, summary, advice, utilization) is built in the same
 /// job, so the GUI thread only swaps pointers. Comparisons and the charts' range requests run as
-/// jobs of the same kind; this is the one place analyses run off the GUI thread. Every job runs on
-/// one bounded pool (model::JobPool, at most hardware_concurrency workers, first in first out),
-/// and a newer request of a kind stops the older one, whose model function returns early.
+/// jobs of the same kind; this is the one place analyses run off the GUI thread. Every job runs
+/// through one first-in, first-out queue (model::JobPool) on the process's one bounded set of
+/// workers (model::WorkerPool, hardware_concurrency threads), which the loaders' parallel decode
+/// shares, and a newer request of a kind stops the older one, whose model function returns early.
 class TraceSession : public QObject
 {
     Q_OBJECT
 public:
     explicit TraceSession(QObject* parent = nullptr);
-    /// Requests stop on running jobs, drops queued ones and joins the pool's workers (the loader
-    /// and the request's model functions check their stop token often).
+    /// Requests stop on running jobs, drops queued ones and waits until the running ones returned
+    /// (the loader and the request's model functions check their stop token often).
     ~TraceSession() override;
 
     void setLoadOptions(const model::LoadOptions& options) { m_options = options; }
@@ -98,6 +99,11 @@ public:
     /// one (Shift+drag again before the numbers came), and stale results are dropped as above.
     void requestRangeSummary(model::TimePs begin, model::TimePs end, QObject* context,
         std::function<void(std::shared_ptr<const model::RangeSummary>)> done);
+    /// The events of one op of the shown profile (model::findOccurrences: the timeline's highlight
+    /// of a selected op), off the GUI thread; `done` runs on `context`'s thread. Selecting another
+    /// op supersedes the search; stale results are dropped as above.
+    void requestOccurrences(
+        model::OpId op, QObject* context, std::function<void(std::shared_ptr<const model::OpOccurrences>)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -133,9 +139,11 @@ signals:
     void progress(const QString& phase, double fraction);
     /// Part of a large profile, read while the load goes on (Chrome JSON after ~0.4 s), so the
     /// timeline can draw something at once; `loaded()` follows with the whole profile. `breakdown`
-    /// is the partial profile's op breakdown (computed in a job of the load, never a full analysis).
+    /// is the partial profile's op breakdown and `depthIndex` its events by depth row (computed in
+    /// a job of the load, never a full analysis).
     void previewReady(const tpuscope::model::ProfilePtr& partial,
-        const std::shared_ptr<const tpuscope::model::OpBreakdown>& breakdown);
+        const std::shared_ptr<const tpuscope::model::OpBreakdown>& breakdown,
+        const std::shared_ptr<const tpuscope::model::DepthIndex>& depthIndex);
     void loaded();
     /// close() dropped the shown profile.
     void closed();
@@ -191,7 +199,8 @@ private:
     RequestChannel m_stepsRequests;
     RequestChannel m_shareRequests; // the share file and the forum post
     RequestChannel m_rangeRequests;
-    // Last: destroyed (its workers joined) before anything its jobs read.
+    RequestChannel m_occurrenceRequests;
+    // Last: destroyed (its running jobs waited for) before anything its jobs read.
     model::JobPool m_pool;
 };
 

@@ -6,6 +6,7 @@
 #include "shareactions.h"
 #include "startpage.h"
 
+#include "../testsession.h"
 #include "advicepanel.h"
 #include "compareview.h"
 #include "detailspanel.h"
@@ -201,6 +202,19 @@ TEST_F(MainWindowTest, TableSelectionReachesTheOtherViews)
     EXPECT_EQ(window.selection()->selectedOp(), op);
     EXPECT_EQ(window.timeline()->highlightedOp(), op);
     EXPECT_EQ(window.detailsPanel()->currentOp(), op);
+    // The op's events are found by a job of the session, not on the GUI thread: none before the
+    // job's result is delivered, all of them after.
+    EXPECT_EQ(window.timeline()->highlightedOccurrenceCount(), 0u);
+    tpuscope::test::finishJobs(*window.session());
+    const model::OpOccurrences expected = model::findOccurrences(*window.session()->profile(), op);
+    size_t occurrences = 0;
+    for (const auto& onTrack : expected)
+        occurrences += onTrack.size();
+    ASSERT_GT(occurrences, 0u);
+    EXPECT_EQ(window.timeline()->highlightedOccurrenceCount(), occurrences);
+    // And the timeline draws from the depth index the load job built, not one of its own.
+    ASSERT_TRUE(window.session()->analysis()->depthIndex);
+    EXPECT_EQ(window.timeline()->geometryBuilder().depthIndex(), window.session()->analysis()->depthIndex);
 
     // And back: an event picked on the timeline selects its op's row.
     const model::ProfilePtr profile = window.session()->profile();

@@ -5,7 +5,8 @@
 //   wall_ms_*   the whole synchronous repaint() (paint + backing-store flush to the window system)
 //   cpu_ms_*    the GUI thread's CPU time for it (not inflated by other processes' load)
 //   frame_ms_*  paintEvent alone (TimelineView::framePainted), as the app's bench mode reports
-// plus set_profile_ms, first_frame_ms (the repaint right after setProfile, before the levels of
+// plus depth_index_ms (what the load job builds for the timeline), set_profile_ms (the GUI
+// thread's part of showing the profile), first_frame_ms (the repaint right after setProfile, before the levels of
 // detail are ready), lod_build_ms (worker time), lod_wait_ms (how long the script then waited
 // for them) and bytes per event resident for the event columns and the timeline's indices.
 //
@@ -14,6 +15,7 @@
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise (e.g. under xvfb-run with xcb).
 #include "timelineview.h"
 
+#include "core/depthindex.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 #include "synth/benchinputs.h"
@@ -105,7 +107,8 @@ Frames script(widgets::TimelineView& view)
 
 struct Extra
 {
-    double setProfileMs = 0;
+    double depthIndexMs = 0; // the load job's depth index (model::buildDepthIndex), off the GUI thread
+    double setProfileMs = 0; // the GUI thread's part of showing the profile
     double firstFrameMs = 0; // the first repaint after setProfile (levels of detail still building)
     double lodWaitMs = 0; // how long the benchmark then waited for them
     double lodBuildMs = 0; // the worker's time building them
@@ -120,19 +123,20 @@ void printCase(const char* name, size_t events, int cores, const Frames& f, cons
     std::vector<double> all = f.zoom;
     all.insert(all.end(), f.pan.begin(), f.pan.end());
     std::printf("{\"bench\":\"timeline\",\"case\":\"%s\",\"events\":%zu,\"cores\":%d,\"width\":1600,\"height\":900,"
-                "\"set_profile_ms\":%.1f,\"first_frame_ms\":%.1f,\"lod_wait_ms\":%.1f,\"lod_build_ms\":%.1f,"
+                "\"depth_index_ms\":%.1f,\"set_profile_ms\":%.1f,\"first_frame_ms\":%.1f,\"lod_wait_ms\":%.1f,\"lod_"
+                "build_ms\":%.1f,"
                 "\"lod_bytes_per_event\":%.2f,\"resident_bytes_per_event\":%.2f,\"frames\":%zu,"
                 "\"wall_ms_p50\":%.2f,\"wall_ms_p95\":%.2f,\"wall_ms_max\":%.2f,\"cpu_ms_p50\":%.2f,"
                 "\"cpu_ms_p95\":%.2f,\"frame_ms_p50\":%.2f,\"frame_ms_p95\":%.2f,"
                 "\"frame_ms_max\":%.2f,\"zoom_ms_p50\":%.2f,\"zoom_ms_p95\":%.2f,\"pan_ms_p50\":%.2f,"
                 "\"pan_ms_p95\":%.2f,\"geometry_ms_p50\":%.2f,\"geometry_ms_p95\":%.2f,"
                 "\"cached_frame_ms_p50\":%.2f,\"max_rects\":%zu,\"platform\":\"%s\"}\n",
-        name, events, cores, x.setProfileMs, x.firstFrameMs, x.lodWaitMs, x.lodBuildMs, x.lodBytesPerEvent,
-        x.residentBytesPerEvent, all.size(), percentile(f.wall, 0.5), percentile(f.wall, 0.95), percentile(f.wall, 1.0),
-        percentile(f.cpu, 0.5), percentile(f.cpu, 0.95), percentile(all, 0.5), percentile(all, 0.95),
-        percentile(all, 1.0), percentile(f.zoom, 0.5), percentile(f.zoom, 0.95), percentile(f.pan, 0.5),
-        percentile(f.pan, 0.95), percentile(f.geometry, 0.5), percentile(f.geometry, 0.95), x.cachedMs, x.maxRects,
-        qPrintable(QGuiApplication::platformName()));
+        name, events, cores, x.depthIndexMs, x.setProfileMs, x.firstFrameMs, x.lodWaitMs, x.lodBuildMs,
+        x.lodBytesPerEvent, x.residentBytesPerEvent, all.size(), percentile(f.wall, 0.5), percentile(f.wall, 0.95),
+        percentile(f.wall, 1.0), percentile(f.cpu, 0.5), percentile(f.cpu, 0.95), percentile(all, 0.5),
+        percentile(all, 0.95), percentile(all, 1.0), percentile(f.zoom, 0.5), percentile(f.zoom, 0.95),
+        percentile(f.pan, 0.5), percentile(f.pan, 0.95), percentile(f.geometry, 0.5), percentile(f.geometry, 0.95),
+        x.cachedMs, x.maxRects, qPrintable(QGuiApplication::platformName()));
     std::fflush(stdout);
 }
 
@@ -225,10 +229,13 @@ int main(int argc, char** argv)
             return 1;
         }
         Window w;
+        Extra x;
         QElapsedTimer timer;
         timer.start();
-        w.view->setProfile(result.profile);
-        Extra x;
+        auto index = std::make_shared<const model::DepthIndex>(model::buildDepthIndex(*result.profile));
+        x.depthIndexMs = timer.nsecsElapsed() / 1e6;
+        timer.restart();
+        w.view->setProfile(result.profile, nullptr, index);
         x.setProfileMs = timer.nsecsElapsed() / 1e6;
         timer.restart();
         w.view->viewport()->repaint();
@@ -267,9 +274,12 @@ int main(int argc, char** argv)
         const auto profile = model::benchTimelineProfile(n, 8);
         const double genMs = timer.nsecsElapsed() / 1e6;
         Window w;
-        timer.restart();
-        w.view->setProfile(profile);
         Extra x;
+        timer.restart();
+        auto index = std::make_shared<const model::DepthIndex>(model::buildDepthIndex(*profile));
+        x.depthIndexMs = timer.nsecsElapsed() / 1e6;
+        timer.restart();
+        w.view->setProfile(profile, nullptr, index);
         x.setProfileMs = timer.nsecsElapsed() / 1e6;
         std::fprintf(stderr, "generated %zu events in %.0f ms\n", n, genMs);
         timer.restart();
