@@ -11,9 +11,7 @@ endif()
 # Files issue 26 has not split yet, each with the length it had then: one may shrink but not grow,
 # and once it is under the limit it must leave this list (so the list cannot go stale).
 set(NOT_YET_SPLIT
-  model/loader/chromejson.cpp=1034
-  model/share/sharefile.cpp=1300
-  model/synth/synth.cpp=1109)
+  model/share/sharefile.cpp=1300)
 set(checked 0)
 set(too_long "")
 foreach(folder model widgets app)

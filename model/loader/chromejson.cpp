@@ -2,8 +2,9 @@
 // Chrome Trace Event JSON (trace.json[.gz], FORMATS.md §5), as written by jax.profiler / TSL.
 //
 // One streaming pass over the text with a hand-written pull tokenizer (jsontokenizer.h):
-// every event object is read into a small reused record of views into the input and turned
-// into columnar track data straight away, so memory grows with the model, never with a DOM.
+// every event object is read into a small reused record of views into the input
+// (chromejsonevent.h) and turned into columnar track data straight away, so memory grows with
+// the model, never with a DOM.
 //
 // Decisions worth knowing:
 // * Times: `ts`/`dur` are decimal µs and are converted to integer ps from their text, exactly
@@ -30,14 +31,13 @@
 //   count per phase. malformedEvents counts events we could not read (no ts, bad numbers).
 // * Damage: parsing stops at the first syntax error or at the end of data; the events read
 //   before that are kept and a warning names the byte offset. With nothing read it is an error.
+#include "chromejsonevent.h"
+#include "chromejsonopcache.h"
 #include "formats.h"
 #include "inputsource.h"
 #include "jsontokenizer.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
-#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -45,235 +45,8 @@ namespace tpuscope::model {
 
 namespace {
 
+using namespace chromejson_detail;
 using json::RawString;
-
-// Args the loader understands; everything else is only kept (as views) for counter events.
-enum ArgSlot : uint8_t {
-    kArgName,
-    kArgSortIndex,
-    kArgHloCategory,
-    kArgLongName,
-    kArgModelFlops,
-    kArgFlops,
-    kArgBytesAccessed,
-    kArgShapeWithLayout,
-    kArgTfOp,
-    kArgSource,
-    kArgDeviceDuration,
-    kArgDeviceOffset,
-    kArgProgramId,
-    kArgDeduplicatedName,
-    kArgStepNum, // StepTraceAnnotation's step number on a host event
-    kArgSlotCount,
-    kArgOther = kArgSlotCount,
-};
-
-ArgSlot argSlot(std::string_view key)
-{
-    switch (key.size()) {
-    case 4:
-        if (key == "name")
-            return kArgName;
-        break;
-    case 5:
-        if (key == "flops")
-            return kArgFlops;
-        if (key == "tf_op")
-            return kArgTfOp;
-        break;
-    case 6:
-        if (key == "source")
-            return kArgSource;
-        break;
-    case 8:
-        if (key == "step_num")
-            return kArgStepNum;
-        break;
-    case 9:
-        if (key == "long_name")
-            return kArgLongName;
-        break;
-    case 10:
-        if (key == "sort_index")
-            return kArgSortIndex;
-        if (key == "program_id")
-            return kArgProgramId;
-        break;
-    case 11:
-        if (key == "model_flops")
-            return kArgModelFlops;
-        break;
-    case 12:
-        if (key == "hlo_category")
-            return kArgHloCategory;
-        break;
-    case 14:
-        if (key == "bytes_accessed")
-            return kArgBytesAccessed;
-        break;
-    case 17:
-        if (key == "shape_with_layout")
-            return kArgShapeWithLayout;
-        if (key == "deduplicated_name")
-            return kArgDeduplicatedName;
-        break;
-    case 18:
-        if (key == "device_duration_ps")
-            return kArgDeviceDuration;
-        break;
-    case 16:
-        if (key == "device_offset_ps")
-            return kArgDeviceOffset;
-        break;
-    default:
-        break;
-    }
-    return kArgOther;
-}
-
-struct ArgValue
-{
-    RawString value; // string contents, or the number's text
-    bool present = false;
-    bool isString = false;
-};
-
-struct GenericArg
-{
-    RawString key;
-    ArgValue value;
-};
-
-/// One event as read from the text; views point into the input buffer.
-struct RawEvent
-{
-    char ph = 0;
-    bool hasPid = false, hasTid = false, hasTs = false, hasDur = false, hasName = false;
-    ArgValue pid, tid;
-    std::string_view ts, dur;
-    RawString name;
-    ArgValue slots[kArgSlotCount];
-    std::vector<GenericArg> args; // every scalar arg, for C events
-
-    void reset()
-    {
-        ph = 0;
-        hasPid = hasTid = hasTs = hasDur = hasName = false;
-        pid = tid = ArgValue();
-        for (auto& slot : slots)
-            slot.present = false;
-        args.clear();
-    }
-};
-
-struct OpKey
-{
-    bool xla;
-    std::string_view name, longName, category, programId;
-    bool operator==(const OpKey&) const = default;
-};
-
-uint64_t hashBytes(std::string_view s, uint64_t h)
-{
-    h ^= s.size() * 0x9e3779b97f4a7c15ull;
-    const char* p = s.data();
-    size_t n = s.size();
-    while (n >= 8) {
-        uint64_t v;
-        std::memcpy(&v, p, 8);
-        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        p += 8;
-        n -= 8;
-    }
-    uint64_t v = 0;
-    if (n) // an empty view may have a null data(); memcpy's pointers must not be null even for 0 bytes
-        std::memcpy(&v, p, n);
-    h = (h ^ v) * 0x94d049bb133111ebull;
-    return h ^ (h >> 29);
-}
-
-/// Op cache: one probe per event in a flat open-addressing table. The hash covers the name and
-/// only the ends of the (long) HLO text, so a hit costs one short hash plus one memcmp.
-class OpCache
-{
-public:
-    OpCache() { m_slots.resize(1024); }
-
-    static uint64_t hash(const OpKey& k)
-    {
-        uint64_t h = hashBytes(k.name, k.xla ? 0x51ed27f1u : 0x2545f491u);
-        const std::string_view l = k.longName;
-        h = hashBytes(l.size() > 32 ? std::string_view(l.data(), 16) : l, h);
-        if (l.size() > 32)
-            h = hashBytes(l.substr(l.size() - 16), h ^ l.size());
-        h = hashBytes(k.category, h);
-        if (!k.programId.empty())
-            h = hashBytes(k.programId, h);
-        return h | 1; // 0 marks an empty slot
-    }
-
-    OpId* find(const OpKey& key, uint64_t h)
-    {
-        const size_t mask = m_slots.size() - 1;
-        for (size_t i = h & mask;; i = (i + 1) & mask) {
-            Slot& slot = m_slots[i];
-            if (slot.hash == 0)
-                return nullptr;
-            if (slot.hash == h && slot.key == key)
-                return &slot.op;
-        }
-    }
-
-    /// `interned` holds, for name, long name and category, the profile's interned copy when it
-    /// is the same text (never moved: the pool is a deque), or an empty view.
-    void insert(const OpKey& key, uint64_t h, OpId op, const std::array<std::string_view, 3>& interned)
-    {
-        if ((m_size + 1) * 2 > m_slots.size())
-            grow();
-        // The key's views point into the input, whose pages are released as reading goes on:
-        // the cache points at the interned text instead, so a big name is stored once, and keeps
-        // its own copy only of what differs (escaped or repaired text, the program id).
-        auto own = [this](std::string_view v, std::string_view stable = {}) {
-            return stable.data() ? stable : std::string_view(m_keyText.emplace_back(v));
-        };
-        place(Slot {h,
-            OpKey {key.xla, own(key.name, interned[0]), own(key.longName, interned[1]), own(key.category, interned[2]),
-                own(key.programId)},
-            op});
-        ++m_size;
-    }
-
-private:
-    struct Slot
-    {
-        uint64_t hash = 0;
-        OpKey key {};
-        OpId op = kNone;
-    };
-
-    void place(const Slot& s)
-    {
-        const size_t mask = m_slots.size() - 1;
-        size_t i = s.hash & mask;
-        while (m_slots[i].hash != 0)
-            i = (i + 1) & mask;
-        m_slots[i] = s;
-    }
-
-    void grow()
-    {
-        std::vector<Slot> old(m_slots.size() * 2);
-        old.swap(m_slots);
-        for (const Slot& s : old)
-            if (s.hash)
-                place(s);
-    }
-
-    std::vector<Slot> m_slots;
-    size_t m_size = 0;
-    std::deque<std::string> m_keyText;
-};
 
 struct IdKey
 {
@@ -416,7 +189,7 @@ private:
         do {
             if (m_cursor.peek() == ']')
                 break; // tolerate a trailing comma
-            if (!readEvent())
+            if (!readAndHandleEvent())
                 return;
             m_lastGoodOffset = m_cursor.offset();
             ++m_eventsRead;
@@ -471,136 +244,12 @@ private:
 
     // ---- one event -------------------------------------------------------------------
 
-    bool readScalarOrString(ArgValue& out)
+    bool readAndHandleEvent()
     {
-        const char c = m_cursor.peek();
-        if (c == '"') {
-            out.present = m_cursor.string(out.value);
-            out.isString = true;
-            return out.present;
-        }
-        out.isString = false;
-        out.value.escaped = false;
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            out.present = m_cursor.number(out.value.raw);
-            return out.present;
-        }
-        out.present = false;
-        return m_cursor.skipValue(3);
-    }
-
-    static constexpr size_t kMaxOtherArgBytes = 4096;
-
-    bool readArgs(RawEvent& ev)
-    {
-        if (m_cursor.peek() != '{')
-            return m_cursor.skipValue(2);
-        m_cursor.consume('{');
-        if (m_cursor.consume('}'))
-            return true;
-        do {
-            RawString key;
-            if (!m_cursor.string(key) || !m_cursor.expect(':', "expected ':' after a key"))
-                return false;
-            const char c = m_cursor.peek();
-            if (c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n') {
-                if (!m_cursor.skipValue(3))
-                    return false;
-                continue;
-            }
-            const ArgSlot slot = key.escaped ? kArgOther : argSlot(key.raw);
-            ArgValue value;
-            if (slot == kArgOther && c == '"') {
-                // Only counter events read other args, and only as numbers: a long string is
-                // streamed past, never held.
-                bool kept = false;
-                if (!m_cursor.stringIfShort(value.value, kMaxOtherArgBytes, kept))
-                    return false;
-                if (!kept)
-                    continue;
-                value.present = value.isString = true;
-            } else if (!readScalarOrString(value)) {
-                return false;
-            }
-            if (slot != kArgOther)
-                ev.slots[slot] = value;
-            ev.args.push_back({key, value});
-        } while (m_cursor.consume(','));
-        return m_cursor.expect('}', "expected ',' or '}' in args");
-    }
-
-    bool readEvent()
-    {
-        RawEvent& ev = m_event;
-        ev.reset();
-        if (!m_cursor.expect('{', "expected an event object"))
+        if (!readEvent(m_cursor, m_event))
             return false;
-        if (m_cursor.consume('}'))
-            return true; // the trailing {} TSL writes
-        do {
-            RawString key;
-            if (!m_cursor.string(key) || !m_cursor.expect(':', "expected ':' after a key"))
-                return false;
-            const std::string_view k = key.raw;
-            bool ok = true;
-            if (k == "ph") {
-                RawString ph;
-                if (m_cursor.peek() == '"') {
-                    ok = m_cursor.string(ph);
-                    ev.ph = ph.raw.empty() ? '?' : ph.raw[0];
-                } else {
-                    ok = m_cursor.skipValue(2);
-                    ev.ph = '?';
-                }
-            } else if (k == "ts") {
-                ok = readTime(ev.ts, ev.hasTs);
-            } else if (k == "dur") {
-                ok = readTime(ev.dur, ev.hasDur);
-            } else if (k == "pid") {
-                ok = readScalarOrString(ev.pid);
-                ev.hasPid = ev.pid.present;
-            } else if (k == "tid") {
-                ok = readScalarOrString(ev.tid);
-                ev.hasTid = ev.tid.present;
-            } else if (k == "name") {
-                if (m_cursor.peek() == '"') {
-                    ok = m_cursor.string(ev.name);
-                    ev.hasName = ok;
-                } else {
-                    ok = m_cursor.skipValue(2);
-                }
-            } else if (k == "args") {
-                ok = readArgs(ev);
-            } else {
-                ok = m_cursor.skipValue(2);
-            }
-            if (!ok)
-                return false;
-        } while (m_cursor.consume(','));
-        if (!m_cursor.expect('}', "expected ',' or '}' in an event"))
-            return false;
-        handleEvent(ev);
+        handleEvent(m_event); // ignores the empty {} TSL writes last (no phase, name or ts)
         return true;
-    }
-
-    // ts/dur are numbers, but some writers quote them.
-    bool readTime(std::string_view& out, bool& has)
-    {
-        const char c = m_cursor.peek();
-        if (c == '"') {
-            RawString s;
-            if (!m_cursor.string(s))
-                return false;
-            out = s.raw;
-            has = true;
-            return true;
-        }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            has = m_cursor.number(out);
-            return has;
-        }
-        has = false;
-        return m_cursor.skipValue(2);
     }
 
     // ---- conversions -----------------------------------------------------------------
