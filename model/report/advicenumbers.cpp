@@ -82,6 +82,10 @@ std::string humanize(std::string_view key)
         if (end == std::string_view::npos)
             end = key.size();
         std::string word(key.substr(start, end - start));
+        if (word == "ps") { // a unit inside the key ("copy_wait_ps_per_step"): the value says it
+            start = end + 1;
+            continue;
+        }
         if (word == "hbm" || word == "vmem" || word == "hlo" || word == "flops" || word == "f32" || word == "bf16")
             for (char& c : word)
                 c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -31,6 +31,8 @@ TEST(AdviceNumbers, UnitsFollowTheKeySuffix)
     EXPECT_EQ(adviceNumberLabel("hbm_peak_bytes_something_new"), "HBM peak bytes something new");
     EXPECT_EQ(adviceNumberLabel("peak_unpadded_bytes"), "peak unpadded");
     EXPECT_EQ(adviceNumberLabel("flops_utilization"), "FLOPS utilization");
+    EXPECT_EQ(adviceNumberLabel("copy_wait_ps_per_step"), "copy wait per step");
+    EXPECT_EQ(adviceNumberLabel("late_ps_per_step"), "late per step");
     // A flag reads as one, not as a count of 0.
     EXPECT_EQ(adviceNumberText("padding_bound", 0).label, "padding bounds the op");
     EXPECT_EQ(formatAdviceNumber("padding_bound", 0), "no");
@@ -56,6 +58,8 @@ TEST(AdviceNumbers, EveryNumberOfTheRealSampleHasAHumanLabel)
             ++numbers;
             const AdviceNumberText text = adviceNumberText(key, value.number);
             EXPECT_EQ(text.label.find('_'), std::string::npos) << key;
+            // The unit is the value's to say: "copy wait ps per step 758 ms" read it twice.
+            EXPECT_EQ((" " + text.label + " ").find(" ps "), std::string::npos) << key << ": " << text.label;
             EXPECT_FALSE(text.value.empty()) << key;
             if (key.size() > 9 && key.compare(key.size() - 9, 9, "_fraction") == 0) {
                 sawFraction = true;
