@@ -2,8 +2,10 @@
 #include "loadpresenter.h"
 
 #include "analysis/profileanalysis.h"
+#include "analysis/summary.h"
 #include "messagebar.h"
 #include "profileview.h"
+#include "qt/qstrings.h"
 #include "qt/tracesession.h"
 #include "qt/viewrange.h"
 #include "startpage.h"
@@ -92,14 +94,32 @@ void LoadPresenter::dropPreview()
 
 void LoadPresenter::onLoaded()
 {
-    if (std::exchange(m_previewShown, false))
-        m_profileView->messageBar->hideMessage();
+    m_previewShown = false;
     showSessionProfile();
     showProfileView();
     m_startPage->showError({});
-    if (!m_session->profile()->hasTpuOps())
-        m_profileView->messageBar->showMessage(
-            tr("This profile has no TPU ops (XLA Ops lines); the op table and TPU charts stay empty."));
+    showProfileWarnings();
+}
+
+void LoadPresenter::showProfileWarnings()
+{
+    // What the bar said of the previous profile never stays: each load says its own or nothing.
+    m_profileView->messageBar->hideMessage();
+    const model::ProfileAnalysisPtr analysis = m_session->analysis();
+    if (!analysis)
+        return;
+    QStringList items;
+    if (!analysis->profile->hasTpuOps())
+        items << tr("This profile has no TPU ops (XLA Ops lines); the op table and TPU charts stay empty.");
+    for (const std::string& warning : model::profileWarnings(*analysis->profile, analysis->breakdown))
+        items << qt::qs(warning);
+    if (items.size() == 1)
+        m_profileView->messageBar->showMessage(items.front());
+    else if (!items.isEmpty())
+        m_profileView->messageBar->showList(
+            tr("Read this before trusting the numbers (%n warning(s), also in tpuscope-cli summary):", nullptr,
+                int(items.size())),
+            items);
 }
 
 void LoadPresenter::showLoadFailed(const QString& path, const QString& message)

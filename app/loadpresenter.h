@@ -49,6 +49,8 @@ private:
     void showSessionProfile();
     /// A preview of a load that failed or was cancelled gives way to what the session shows.
     void dropPreview();
+    /// The shown profile's warnings (model::profileWarnings) in the message bar, or no bar.
+    void showProfileWarnings();
 
     qt::TraceSession* m_session;
     QStackedWidget* m_stack;

@@ -41,7 +41,22 @@ MessageBar::MessageBar(QWidget* parent)
 void MessageBar::showMessage(const QString& text)
 {
     m_label->setText(text);
+    if (!text.contains(QLatin1Char('\n')))
+        m_label->setToolTip({});
     show();
+}
+
+void MessageBar::showList(const QString& lead, const QStringList& items)
+{
+    constexpr int kShown = 3;
+    QStringList lines {lead};
+    for (int i = 0; i < items.size() && i < kShown; ++i)
+        lines << QStringLiteral("• ") + items[i];
+    if (items.size() > kShown)
+        lines << tr("… and %n more (hover to read them all)", nullptr, int(items.size() - kShown));
+    m_label->setToolTip(
+        items.size() > kShown ? QStringList(QStringList {lead} + items).join(QStringLiteral("\n• ")) : QString());
+    showMessage(lines.join(QLatin1Char('\n')));
 }
 
 void MessageBar::hideMessage()

@@ -16,6 +16,9 @@ public:
     explicit MessageBar(QWidget* parent = nullptr);
 
     void showMessage(const QString& text);
+    /// `lead` and the first few `items` as a list (the rest counted, all of them in the tooltip),
+    /// so a profile with many warnings does not push the views off the window.
+    void showList(const QString& lead, const QStringList& items);
     void hideMessage();
     /// The text shown; empty when the bar is hidden.
     QString text() const;

@@ -55,6 +55,16 @@ std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreak
     return out;
 }
 
+std::vector<std::string> profileWarnings(const Profile& profile, const OpBreakdown& breakdown)
+{
+    std::vector<std::string> out = profile.load.warnings;
+    if (!profile.load.deviceRefusal.empty())
+        out.push_back("the device choice was refused: " + profile.load.deviceRefusal);
+    for (std::string& w : breakdownWarnings(profile, breakdown))
+        out.push_back(std::move(w));
+    return out;
+}
+
 ProfileSummary computeSummary(const Profile& profile)
 {
     if (!profile.hasTpuOps())

@@ -46,6 +46,11 @@ ProfileSummary computeSummary(const Profile& profile);
 
 /// Warnings a breakdown's headline needs: low cost coverage, over-peak ops, unknown device.
 std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& breakdown);
+/// Everything a reader must know before trusting the numbers of a whole profile, one sentence
+/// each: what went wrong reading it (damage, limits hit; Profile::load.warnings), a device choice
+/// the file refused, then breakdownWarnings. The window's message bar shows these, as
+/// `tpuscope-cli summary` prints them.
+std::vector<std::string> profileWarnings(const Profile& profile, const OpBreakdown& breakdown);
 /// The same from an op-level breakdown (computeOpBreakdown, no filter) and computeSteps(profile)
 /// already at hand, without another pass over the events.
 ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps);

@@ -105,6 +105,32 @@ TEST_F(MainWindowTest, OpensTheSampleOffTheGuiThread)
     EXPECT_TRUE(window.messageText().isEmpty());
 }
 
+// A damaged file opens with what could be read, and the window says so with the loader's own
+// words (issue 25.1); the next file's bar says its own warnings or nothing (issue 25.5).
+TEST_F(MainWindowTest, LoadWarningsReachTheWindowAndDoNotCarryOver)
+{
+    QFile sample(samplePath());
+    ASSERT_TRUE(sample.open(QIODevice::ReadOnly));
+    const QString truncated = writeFile(QStringLiteral("truncated.xplane.pb"), sample.read(500'000));
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, truncated));
+    ASSERT_FALSE(window.session()->profile()->load.warnings.empty());
+    const QString damaged = window.messageText();
+    EXPECT_TRUE(damaged.contains(QStringLiteral("truncated"))) << damaged.toStdString();
+    EXPECT_TRUE(damaged.contains(QStringLiteral("planes read before the damage"))) << damaged.toStdString();
+
+    // The vLLM trace has its own two (cost coverage, unknown generation): listed, not the old ones.
+    const QString vllm = QStringLiteral(TPUSCOPE_SAMPLES_DIR "/tpu_vllm_serving.trace.json.gz");
+    ASSERT_TRUE(waitForLoaded(window, vllm));
+    const QString serving = window.messageText();
+    EXPECT_FALSE(serving.contains(QStringLiteral("truncated"))) << serving.toStdString();
+    EXPECT_TRUE(serving.contains(QStringLiteral("only cost data for"))) << serving.toStdString();
+    EXPECT_TRUE(serving.contains(QStringLiteral("TPU generation is unknown"))) << serving.toStdString();
+
+    ASSERT_TRUE(waitForLoaded(window, samplePath())); // the whole file: nothing to say
+    EXPECT_TRUE(window.messageText().isEmpty()) << window.messageText().toStdString();
+}
+
 // Every view reads the session's one analysis: a load (with each view shown and painted, the
 // advice, charts, details and op table filled) runs the op breakdown exactly once.
 TEST_F(MainWindowTest, ALoadComputesTheBreakdownOnce)
