@@ -3,7 +3,7 @@
 
 // What a share file leaves out (ShareRedaction), and how its writer leaves it out: one map for the
 // names it hashes (NameMap) and one redactor for every other string it keeps (TextRedactor). The
-// share_detail part serves the writer (sharefile.cpp) and nothing else.
+// share_detail part serves the writer (sharefile.cpp, hloreducer.cpp) and nothing else.
 
 #include "../core/profile.h"
 
