@@ -59,8 +59,14 @@
 // redactor (TextRedactor): with any redaction host names become host0.., and HLO text loses its
 // metadata, backend_config and frontend_attributes; with paths redaction every path-like token
 // becomes "[path]" and the user names of home folders "[user]", in whichever field they are quoted.
+//
+// The redaction is in shareredaction.{h,cpp}, the reduced HLO modules in hloreducer.{h,cpp}; this file
+// chooses what a share file keeps and writes its sections.
 
 #include "sharefile.h"
+
+#include "hloreducer.h"
+#include "shareredaction.h"
 
 #include "../core/atomicfile.h"
 #include "../core/base64.h"
@@ -69,48 +75,32 @@
 #include "../analysis/memory.h"
 #include "../analysis/opmodel.h"
 #include "../analysis/profileanalysis.h"
-#include "../loader/decoder.h"
 #include "../loader/gzip.h"
 #include "../report/advicereport.h"
 #include "../report/jsonwriter.h"
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <initializer_list>
-#include <limits>
 #include <map>
+#include <optional>
 #include <set>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace tpuscope::model {
 
 namespace {
 
-// Buffers at a module's HBM peak kept one by one in a share file; the rest are summed.
-constexpr size_t kShareMemoryBuffers = 48;
+using share_detail::ModuleReducer;
+using share_detail::NameMap;
+using share_detail::TextRedactor;
 
-constexpr size_t kMaxSteps = 20000;
+constexpr size_t kMaxSteps = 20000; // step windows written at most, over all cores
 // Ops at or above this share of op time are always kept: advice rules look at ops from 1 %.
 constexpr double kAlwaysKeepShare = 0.01;
 // Grouped leftovers stay below the 1 % evidence threshold of the advice rules.
 constexpr double kOtherChunkShare = 0.0099;
-
-// ---------------------------------------------------------------------------------------------
-// Names and redaction
-
-bool isNameChar(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-}
 
 std::string replaceAll(std::string text, const std::string& what, const std::string& with)
 {
@@ -119,755 +109,102 @@ std::string replaceAll(std::string text, const std::string& what, const std::str
     return text;
 }
 
-class NameMap
-{
-public:
-    explicit NameMap(bool enabled)
-        : m_enabled(enabled)
-    {
-    }
-
-    void add(const std::string& name, std::string_view prefix)
-    {
-        if (!m_enabled || name.empty() || m_map.count(name))
-            return;
-        std::string hashed = redactedName(name, prefix);
-        for (int salt = 1; m_used.count(hashed); ++salt)
-            hashed = redactedName(name + "#" + std::to_string(salt), prefix);
-        m_used.insert(hashed);
-        m_map.emplace(name, std::move(hashed));
-    }
-
-    std::string name(const std::string& original) const
-    {
-        if (!m_enabled)
-            return original;
-        if (auto it = m_map.find(original); it != m_map.end())
-            return it->second;
-        return text(original);
-    }
-
-    /// Replaces every known name that appears as a whole token (HLO names use [A-Za-z0-9_.-]).
-    std::string text(std::string_view in) const
-    {
-        if (!m_enabled)
-            return std::string(in);
-        std::string out;
-        out.reserve(in.size());
-        size_t i = 0;
-        while (i < in.size()) {
-            if (!isNameChar(in[i])) {
-                out += in[i++];
-                continue;
-            }
-            size_t end = i;
-            while (end < in.size() && isNameChar(in[end]))
-                ++end;
-            // A sentence may end right after a name ("... in fusion.3."): try shorter tokens.
-            size_t len = end - i;
-            bool replaced = false;
-            while (len > 0) {
-                auto it = m_map.find(std::string(in.substr(i, len)));
-                if (it != m_map.end()) {
-                    out += it->second;
-                    out.append(in.substr(i + len, end - i - len));
-                    replaced = true;
-                    break;
-                }
-                const char last = in[i + len - 1];
-                if (last != '.' && last != '-')
-                    break;
-                --len;
-            }
-            if (!replaced)
-                out.append(in.substr(i, end - i));
-            i = end;
-        }
-        return out;
-    }
-
-private:
-    bool m_enabled;
-    std::unordered_map<std::string, std::string> m_map;
-    std::unordered_set<std::string> m_used;
-};
-
-// HLO attributes a redacted share file drops from HLO text. Nothing reads them (the op model reads
-// shapes, operands and layouts), and each can say whose code an op is: metadata holds op_type,
-// op_name, source_file, source_line and stack_frame_id; backend_config a kernel's own source (a
-// Pallas kernel's MLIR carries file locations); frontend_attributes whatever the framework put there.
-constexpr std::array<std::string_view, 3> kRedactedHloAttributes
-    = {"metadata", "backend_config", "frontend_attributes"};
-
-/// Where an HLO attribute value that starts at `i` ends: a {...} block or a "..." string (quotes and
-/// escapes inside respected), else a bare word up to the next ',' or the enclosing '}'.
-size_t endOfHloValue(std::string_view text, size_t i)
-{
-    int depth = 0;
-    bool quoted = false;
-    for (; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-                if (depth == 0)
-                    return i + 1; // a "..." value
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == '{') {
-            ++depth;
-        } else if (c == '}') {
-            if (depth == 0)
-                return i;
-            if (--depth == 0)
-                return i + 1;
-        } else if (c == ',' && depth == 0) {
-            return i;
-        }
-    }
-    return text.size();
-}
-
-/// HLO text without its kRedactedHloAttributes clauses (", metadata={...}", ", backend_config=\"...\"").
-std::string stripHloAttributes(std::string_view text)
-{
-    std::string out;
-    size_t copied = 0;
-    while (true) {
-        size_t at = std::string_view::npos, nameSize = 0;
-        for (std::string_view name : kRedactedHloAttributes)
-            for (size_t found = text.find(name, copied); found != std::string_view::npos && found < at;
-                 found = text.find(name, found + 1))
-                if ((found == 0 || !isNameChar(text[found - 1])) && found + name.size() < text.size()
-                    && text[found + name.size()] == '=') {
-                    at = found;
-                    nameSize = name.size();
-                    break;
-                }
-        if (at == std::string_view::npos)
-            break;
-        size_t cut = at;
-        while (cut > copied && (text[cut - 1] == ' ' || text[cut - 1] == ','))
-            --cut;
-        out.append(text.substr(copied, cut - copied));
-        copied = endOfHloValue(text, at + nameSize + 1);
-    }
-    out.append(text.substr(copied));
-    return out;
-}
-
-/// Replaces `word` in `text` wherever no letter or digit touches it on either side.
-void replaceWord(std::string& text, std::string_view word, std::string_view with)
-{
-    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-    for (size_t at = text.find(word); !word.empty() && at != std::string::npos; at = text.find(word, at)) {
-        const size_t end = at + word.size();
-        if ((at > 0 && alnum(text[at - 1])) || (end < text.size() && alnum(text[end]))) {
-            at = end;
-            continue;
-        }
-        text.replace(at, word.size(), with);
-        at += with.size();
-    }
-}
-
-bool endsWithExtension(std::string_view file, std::initializer_list<std::string_view> extensions)
-{
-    const size_t dot = file.rfind('.');
-    if (dot == std::string_view::npos || dot + 1 == file.size())
-        return false;
-    std::string extension(file.substr(dot + 1));
-    for (char& c : extension)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
-}
-
-/// The segment after a home folder in `path` ("/home/NAME/", "/Users/NAME/", ".../users/NAME/"), one
-/// per home folder, when a folder follows it (a user's folder, not a file called "home/x.py").
-std::vector<std::string_view> homeFolderOwners(std::string_view path)
-{
-    std::vector<std::string_view> owners;
-    auto separator = [](char c) { return c == '/' || c == '\\'; };
-    for (std::string_view home : {"home", "Users", "users"})
-        for (size_t at = path.find(home); at != std::string_view::npos; at = path.find(home, at + 1)) {
-            const size_t begin = at + home.size() + 1;
-            if ((at > 0 && !separator(path[at - 1])) || begin >= path.size() || !separator(path[begin - 1]))
-                continue;
-            size_t end = begin;
-            while (end < path.size() && !separator(path[end]) && !std::isspace(static_cast<unsigned char>(path[end]))
-                && path[end] != '"' && path[end] != '\'')
-                ++end;
-            if (end > begin && end < path.size() && separator(path[end]))
-                owners.push_back(path.substr(begin, end - begin));
-        }
-    return owners;
-}
-
-/// Whether one token of free text names a file or folder: a URL (gs://...), an absolute path with a
-/// folder (/home/x, C:\\x), a path through a home folder, or a source file ("train.py:42"; data
-/// files such as x.json only with a folder). "/device:TPU:0", "GB/s" and framework scopes
-/// ("jit(f)/dense/dot_general") are not paths.
-bool isPathToken(std::string_view token)
-{
-    if (token.empty())
-        return false;
-    if (token.find("://") != std::string_view::npos || token.starts_with("\\\\"))
-        return true;
-    if (token.size() >= 3 && std::isalpha(static_cast<unsigned char>(token[0])) && token[1] == ':'
-        && (token[2] == '\\' || token[2] == '/'))
-        return true;
-    const auto slashes = std::count(token.begin(), token.end(), '/') + std::count(token.begin(), token.end(), '\\');
-    const bool rooted
-        = token[0] == '/' || token.starts_with("~/") || token.starts_with("./") || token.starts_with("../");
-    if ((rooted && slashes >= 2) || !homeFolderOwners(token).empty())
-        return true;
-    // A source location: the file, then ":line" or ":line:column".
-    std::string_view file = token;
-    for (int i = 0; i < 2; ++i)
-        if (const size_t colon = file.rfind(':'); colon != std::string_view::npos && colon + 1 < file.size()
-            && std::all_of(file.begin() + colon + 1, file.end(),
-                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-            file = file.substr(0, colon);
-    if (const size_t slash = file.find_last_of("/\\"); slash != std::string_view::npos)
-        file = file.substr(slash + 1);
-    if (endsWithExtension(file,
-            {"py", "pyi", "pyx", "ipynb", "cc", "cpp", "cxx", "c", "h", "hh", "hpp", "cu", "cuh", "jl", "rs", "go",
-                "java", "scala", "kt", "js", "ts", "sh", "mlir"}))
-        return true;
-    return slashes > 0
-        && endsWithExtension(file,
-            {"pb", "pbtxt", "json", "gz", "txt", "log", "yaml", "yml", "csv", "proto", "npy", "npz", "pkl", "ckpt",
-                "tpuscope"});
-}
-
-/// Every token of `text` that isPathToken replaced by "[path]". Tokens end at spaces, quotes and
-/// the punctuation that separates HLO attributes and list items; parentheses and a sentence's
-/// final '.' or ':' around a token are not part of it.
-std::string withoutPaths(std::string_view text)
-{
-    auto separates = [](char c) {
-        return std::isspace(static_cast<unsigned char>(c))
-            || std::string_view("\"'`,;[]{}<>|=").find(c) != std::string_view::npos;
-    };
-    std::string out;
-    out.reserve(text.size());
-    size_t i = 0;
-    while (i < text.size()) {
-        if (separates(text[i])) {
-            out += text[i++];
-            continue;
-        }
-        size_t end = i;
-        while (end < text.size() && !separates(text[end]))
-            ++end;
-        size_t begin = i, last = end;
-        while (begin < last && (text[begin] == '(' || text[begin] == '<'))
-            ++begin;
-        while (last > begin && std::string_view(").:").find(text[last - 1]) != std::string_view::npos)
-            --last;
-        out.append(text.substr(i, begin - i));
-        out.append(isPathToken(text.substr(begin, last - begin)) ? "[path]" : text.substr(begin, last - begin));
-        out.append(text.substr(last, end - last));
-        i = end;
-    }
-    return out;
-}
-
-/// What a redacted share file removes from the free text it keeps (HLO text, categories, shapes,
-/// notes, line names, advice titles and numbers), wherever it is quoted and not only in the field it
-/// came from: the profile's host names (with any redaction: host0.., as device.hosts), and with
-/// paths redaction every token that looks like a path and the user names of the home folders that
-/// the profile's paths go through.
-class TextRedactor
-{
-public:
-    TextRedactor(const Profile& profile, const ShareRedaction& redaction, const NameMap& names)
-        : m_names(names)
-        , m_active(redaction.any())
-        , m_paths(redaction.paths)
-    {
-        if (!m_active)
-            return;
-        for (size_t h = 0; h < profile.hosts.size(); ++h) {
-            const std::string& host = profile.hosts[h];
-            const std::string standIn = "host" + std::to_string(h);
-            addWord(host, standIn);
-            addWord(host.substr(0, host.find('.')), standIn); // the short name of a domain name
-        }
-        if (m_paths) {
-            std::unordered_set<StringId> seen;
-            auto scan = [&](std::string_view path) {
-                for (std::string_view owner : homeFolderOwners(path))
-                    addWord(std::string(owner), "[user]");
-            };
-            scan(profile.load.path);
-            for (const OpInfo& op : profile.ops)
-                for (StringId id : {op.source, op.longName, op.tfOp})
-                    if (seen.insert(id).second)
-                        scan(profile.str(id));
-            std::unordered_set<std::string_view> files;
-            for (const Program& program : profile.programs)
-                if (program.hlo)
-                    for (const hlo::Computation& c : program.hlo->computations)
-                        for (const hlo::Instruction& in : c.instructions)
-                            if (files.insert(in.sourceFile).second)
-                                scan(in.sourceFile);
-        }
-        std::stable_sort(m_words.begin(), m_words.end(),
-            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    }
-
-    /// Text whose words are not HLO names (opcodes, categories, shapes, notes): an opcode may
-    /// spell an instruction's name, so no name is hashed.
-    std::string scrub(std::string_view in) const
-    {
-        if (!m_active)
-            return std::string(in);
-        std::string out = m_paths ? withoutPaths(in) : std::string(in);
-        for (const auto& [word, standIn] : m_words)
-            replaceWord(out, word, standIn);
-        return out;
-    }
-
-    /// Text that names HLO ops (HLO text, advice): names hashed (hash redaction), then scrubbed.
-    std::string text(std::string_view in) const { return scrub(m_names.text(in)); }
-
-private:
-    void addWord(const std::string& word, std::string standIn)
-    {
-        // Short words ("a", "me") and account names that name no one would garble every text.
-        static const std::set<std::string, std::less<>> kNobody = {"root", "user", "runner", "ubuntu", "admin"};
-        if (word.size() >= 3 && !kNobody.count(word))
-            m_words.emplace_back(word, std::move(standIn));
-    }
-
-    const NameMap& m_names;
-    bool m_active;
-    bool m_paths;
-    std::vector<std::pair<std::string, std::string>> m_words; // host and user names → stand-ins, longest first
-};
-
-// ---------------------------------------------------------------------------------------------
-// HLO (reduced module) to and from JSON
-
-void writeShape(JsonWriter& w, const hlo::Shape& s)
-{
-    w.beginObject();
-    w.field("t", static_cast<int64_t>(s.elementType));
-    if (!s.dimensions.empty()) {
-        w.key("d").beginArray();
-        for (int64_t d : s.dimensions)
-            w.value(d);
-        w.endArray();
-    }
-    if (s.hasLayout) {
-        w.key("l").beginArray();
-        for (int64_t d : s.layout.minorToMajor)
-            w.value(d);
-        w.endArray();
-        if (!s.layout.tiles.empty()) {
-            w.key("T").beginArray();
-            for (const hlo::Tile& t : s.layout.tiles) {
-                w.beginArray();
-                for (int64_t d : t.dimensions)
-                    w.value(d);
-                w.endArray();
-            }
-            w.endArray();
-        }
-        if (s.layout.elementSizeInBits)
-            w.field("E", s.layout.elementSizeInBits);
-        if (s.layout.memorySpace)
-            w.field("S", s.layout.memorySpace);
-        if (s.layout.tailPaddingAlignment)
-            w.field("L", s.layout.tailPaddingAlignment);
-    }
-    if (!s.tupleShapes.empty()) {
-        w.key("u").beginArray();
-        for (const hlo::Shape& e : s.tupleShapes)
-            writeShape(w, e);
-        w.endArray();
-    }
-    w.endObject();
-}
-
-void writeInts(JsonWriter& w, std::string_view key, const std::vector<int64_t>& v)
-{
-    if (v.empty())
-        return;
-    w.key(key).beginArray();
-    for (int64_t x : v)
-        w.value(x);
-    w.endArray();
-}
-
-void writeInstruction(JsonWriter& w, const hlo::Instruction& in, bool stub, const NameMap& names,
-    const TextRedactor& texts, const ShareRedaction& redaction)
-{
-    w.beginObject();
-    w.field("id", in.id).field("n", names.name(in.name)).field("o", texts.scrub(in.opcode));
-    w.key("s");
-    writeShape(w, in.shape);
-    if (!in.fusionKind.empty())
-        w.field("fk", texts.scrub(in.fusionKind));
-    if (!stub) {
-        writeInts(w, "a", in.operandIds);
-        writeInts(w, "c", in.calledComputationIds);
-        if (!in.operandShapes.empty()) {
-            w.key("os").beginArray();
-            for (const hlo::Shape& s : in.operandShapes)
-                writeShape(w, s);
-            w.endArray();
-        }
-    }
-    if (in.hasConvolutionDimensions) {
-        const hlo::ConvolutionDimensions& c = in.convolution;
-        w.key("conv").beginObject();
-        w.field("ib", c.inputBatch).field("if", c.inputFeature);
-        writeInts(w, "is", c.inputSpatial);
-        w.field("kif", c.kernelInputFeature).field("kof", c.kernelOutputFeature);
-        writeInts(w, "ks", c.kernelSpatial);
-        w.field("ob", c.outputBatch).field("of", c.outputFeature);
-        writeInts(w, "os", c.outputSpatial);
-        w.endObject();
-    }
-    if (in.hasDotDimensions) {
-        w.key("dot").beginObject();
-        writeInts(w, "lc", in.dot.lhsContracting);
-        writeInts(w, "rc", in.dot.rhsContracting);
-        writeInts(w, "lb", in.dot.lhsBatch);
-        writeInts(w, "rb", in.dot.rhsBatch);
-        w.endObject();
-    }
-    if (in.featureGroupCount)
-        w.field("fgc", in.featureGroupCount);
-    if (in.batchGroupCount)
-        w.field("bgc", in.batchGroupCount);
-    if (in.opcode == "parameter")
-        w.field("pn", in.parameterNumber);
-    if (!in.customCallTarget.empty())
-        w.field("cct", texts.scrub(in.customCallTarget));
-    if (!redaction.names && !redaction.hashNames) {
-        if (!in.opType.empty())
-            w.field("ot", texts.scrub(in.opType));
-        if (!in.opName.empty())
-            w.field("on", texts.scrub(in.opName));
-    }
-    if (!redaction.paths && !in.sourceFile.empty()) {
-        w.field("sf", texts.scrub(in.sourceFile));
-        if (in.sourceLine)
-            w.field("sl", static_cast<int64_t>(in.sourceLine));
-    }
-    w.endObject();
-}
-
-/// Which instructions of one module the kept ops need.
-class ModuleReducer
-{
-public:
-    explicit ModuleReducer(const hlo::Module& module)
-        : m_module(module)
-    {
-    }
-
-    void addOp(const hlo::Instruction& instruction)
-    {
-        const hlo::Computation* computation = m_module.computationOf(instruction.name);
-        if (!computation)
-            return;
-        m_full[computation->id].insert(instruction.id);
-        for (int64_t operand : instruction.operandIds)
-            if (const hlo::Instruction* o = m_module.instructionById(operand))
-                if (!m_full[computation->id].count(o->id))
-                    m_stub[computation->id].insert(o->id);
-        for (int64_t called : instruction.calledComputationIds)
-            addComputation(called, 0);
-    }
-
-    /// Keeps the module's HBM peak: its largest buffers (their instructions as stubs) and the rest summed.
-    void addMemory(const ModuleMemory& memory)
-    {
-        m_memory = &memory;
-        for (size_t i = 0; i < memory.buffersAtPeak.size() && i < kShareMemoryBuffers; ++i) {
-            const hlo::Instruction* in = memory.buffersAtPeak[i].instruction;
-            if (!in)
-                continue;
-            if (const hlo::Computation* computation = m_module.computationOf(in->name))
-                if (!m_full[computation->id].count(in->id))
-                    m_stub[computation->id].insert(in->id);
-        }
-    }
-
-    size_t instructionCount() const
-    {
-        size_t n = 0;
-        for (const auto& [c, ids] : m_full)
-            n += ids.size();
-        for (const auto& [c, ids] : m_stub)
-            n += ids.size();
-        return n;
-    }
-
-    void collectNames(NameMap& names) const
-    {
-        names.add(m_module.name, "prog_");
-        for (const hlo::Computation& c : m_module.computations) {
-            if (!m_full.count(c.id) && !m_stub.count(c.id))
-                continue;
-            names.add(c.name, "comp_");
-            for (const hlo::Instruction& in : c.instructions)
-                if (included(c.id, in.id))
-                    names.add(in.name, "op_");
-        }
-    }
-
-    void write(JsonWriter& w, const NameMap& names, const TextRedactor& texts, const ShareRedaction& redaction) const
-    {
-        w.beginObject();
-        w.field("name", names.name(m_module.name)).field("id", m_module.id).field("entry", m_module.entryComputationId);
-        w.key("computations").beginArray();
-        for (const hlo::Computation& c : m_module.computations) {
-            auto full = m_full.find(c.id);
-            auto stub = m_stub.find(c.id);
-            if (full == m_full.end() && stub == m_stub.end())
-                continue;
-            w.beginObject();
-            w.field("id", c.id).field("name", names.name(c.name)).field("root", c.rootId);
-            if (c.isFusion)
-                w.field("fusion", true);
-            w.key("instructions").beginArray();
-            for (const hlo::Instruction& in : c.instructions) {
-                const bool isFull = full != m_full.end() && full->second.count(in.id);
-                const bool isStub = !isFull && stub != m_stub.end() && stub->second.count(in.id);
-                if (isFull || isStub)
-                    writeInstruction(w, in, isStub, names, texts, redaction);
-            }
-            w.endArray();
-            w.endObject();
-        }
-        w.endArray();
-        if (m_memory)
-            writeMemory(w);
-        w.endObject();
-    }
-
-private:
-    static int flagsOf(const hlo::BufferAllocation& a)
-    {
-        return (a.isEntryComputationParameter ? 1 : 0) | (a.maybeLiveOut ? 2 : 0) | (a.isThreadLocal ? 4 : 0)
-            | (a.isConstant ? 8 : 0);
-    }
-
-    void writeMemory(JsonWriter& w) const
-    {
-        const ModuleMemory& m = *m_memory;
-        const hlo::BufferAssignment& assignment = *m_module.bufferAssignment;
-        w.key("memory").beginObject();
-        w.key("buffers").beginArray();
-        std::set<int64_t> listedAllocations;
-        int64_t restSize = 0, restUnpadded = 0, restCount = 0;
-        for (size_t i = 0; i < m.buffersAtPeak.size(); ++i) {
-            const BufferAtPeak& b = m.buffersAtPeak[i];
-            const hlo::LogicalBuffer* logical = assignment.logicalBuffer(b.logicalBufferId);
-            if (i >= kShareMemoryBuffers || !b.instruction || !logical) {
-                if (!b.indefinite) {
-                    restSize += b.sizeBytes;
-                    restUnpadded += b.unpaddedBytes;
-                    ++restCount;
-                }
-                continue;
-            }
-            if (b.indefinite)
-                listedAllocations.insert(b.allocationIndex);
-            w.beginObject().field("i", b.instruction->id);
-            writeInts(w, "x", logical->shapeIndex);
-            const hlo::BufferAllocation* allocation = assignment.allocationOf(b.logicalBufferId);
-            w.field("s", b.sizeBytes).field("f", b.indefinite && allocation ? flagsOf(*allocation) : -1).endObject();
-        }
-        w.endArray();
-        // Every indefinite allocation not listed, summed per flags (with its largest buffer's unpadded size).
-        std::map<int, std::array<int64_t, 3>> groups; // flags -> size, unpadded, count
-        std::map<int64_t, const BufferAtPeak*> representative;
-        for (const auto& b : m.buffersAtPeak)
-            if (b.indefinite)
-                representative[b.allocationIndex] = &b;
-        for (const auto& a : assignment.allocations) {
-            if (a.color != m.color || !a.isIndefinite() || listedAllocations.count(a.index))
-                continue;
-            auto& g = groups[flagsOf(a)];
-            auto it = representative.find(a.index);
-            g[0] += a.size;
-            g[1] += it == representative.end() ? a.size : it->second->unpaddedBytes;
-            g[2] += 1;
-        }
-        w.key("groups").beginArray();
-        for (const auto& [flags, g] : groups)
-            w.beginObject().field("f", flags).field("s", g[0]).field("u", g[1]).field("n", g[2]).endObject();
-        w.endArray();
-        if (restCount > 0)
-            w.key("rest").beginObject().field("s", restSize).field("u", restUnpadded).field("n", restCount).endObject();
-        w.field("temporary_bytes", m.totalAllocationBytes - m.indefiniteBytes).field("trace", m.heapTrace >= 0);
-        w.endObject();
-    }
-
-    bool included(int64_t computation, int64_t instruction) const
-    {
-        if (auto it = m_full.find(computation); it != m_full.end() && it->second.count(instruction))
-            return true;
-        auto it = m_stub.find(computation);
-        return it != m_stub.end() && it->second.count(instruction);
-    }
-
-    void addComputation(int64_t id, int depth)
-    {
-        if (depth > 16 || m_fullComputations.count(id))
-            return;
-        const hlo::Computation* c = m_module.computation(id);
-        if (!c)
-            return;
-        m_fullComputations.insert(id);
-        for (const hlo::Instruction& in : c->instructions) {
-            m_full[id].insert(in.id);
-            for (int64_t called : in.calledComputationIds)
-                addComputation(called, depth + 1);
-        }
-    }
-
-    const hlo::Module& m_module;
-    const ModuleMemory* m_memory = nullptr;
-    std::map<int64_t, std::set<int64_t>> m_full;
-    std::map<int64_t, std::set<int64_t>> m_stub;
-    std::set<int64_t> m_fullComputations;
-};
-
 std::string fileName(const std::string& path)
 {
     const auto slash = path.find_last_of("/\\");
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-} // namespace
-
 // ---------------------------------------------------------------------------------------------
+// What to keep
 
-std::string redactedName(std::string_view name, std::string_view prefix)
+/// A breakdown row's (program, name), the key an op kind finds its row by.
+std::string rowKey(const std::string& program, const std::string& name)
 {
-    // FNV-1a, 64 bit: stable across runs and platforms (std::hash is neither).
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : name) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%08x", static_cast<unsigned>((h >> 32) ^ (h & 0xffffffffu)));
-    return std::string(prefix) + buffer;
+    return program + '\x1f' + name;
 }
 
-bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string& error)
+/// The breakdown rows a share file keeps.
+struct KeptRows
 {
-    out = {};
-    size_t i = 0;
-    while (i <= list.size()) {
-        size_t comma = list.find(',', i);
-        if (comma == std::string_view::npos)
-            comma = list.size();
-        std::string_view item = list.substr(i, comma - i);
-        while (!item.empty() && item.front() == ' ')
-            item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ')
-            item.remove_suffix(1);
-        if (item == "paths")
-            out.paths = true;
-        else if (item == "names")
-            out.names = true;
-        else if (item == "hash")
-            out.hashNames = true;
-        else if (item == "all")
-            out = {true, true, true};
-        else if (!item.empty()) {
-            error = "unknown redaction '" + std::string(item) + "' (use paths, names, hash or all)";
-            return false;
-        }
-        i = comma + 1;
-    }
-    return true;
-}
+    size_t top = 0; // the first rows of the breakdown (by descending time)
+    double covered = 0; // their share of op time
+    size_t asyncPartners = 0; // rows below the top ones, kept as the other half of a kept async op
+    std::unordered_map<std::string, size_t> byKey; // rowKey → row, for every kept row
+};
 
-ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& options)
+KeptRows chooseRows(const OpBreakdown& breakdown, const ShareOptions& options)
 {
-    ShareResult result;
-    const Profile& profile = *analysis.profile;
-    const ShareRedaction& redact = options.redaction;
-    const OpBreakdown& breakdown = analysis.breakdown;
-    if (breakdown.rows.empty() || breakdown.totalTimePs <= 0) {
-        result.error = "nothing to share: the profile has no XLA ops with time on TPU cores";
-        return result;
-    }
-
-    // Which rows to keep.
-    size_t kept = 0;
-    double covered = 0;
+    KeptRows kept;
     for (const OpRow& row : breakdown.rows) {
-        const bool needed = covered < options.timeCoverage && kept < std::max<size_t>(1, options.maxOps);
+        const bool needed = kept.covered < options.timeCoverage && kept.top < std::max<size_t>(1, options.maxOps);
         if (!needed && row.timeFraction < kAlwaysKeepShare)
             break;
-        covered += row.timeFraction;
-        ++kept;
+        kept.covered += row.timeFraction;
+        ++kept.top;
     }
-    result.stats.keptOps = kept;
-    result.stats.totalOps = breakdown.rows.size();
-    result.stats.keptTimeFraction = covered;
-
-    // Per op kind, the totals of the analysis' one pass over the events.
-    const std::vector<OpTotals>& totals = breakdown.perOp;
-    const OpModel& model = analysis.opModel;
-    std::unordered_map<std::string, size_t> keptRow;
-    for (size_t i = 0; i < kept; ++i)
-        keptRow.emplace(breakdown.rows[i].program + '\x1f' + breakdown.rows[i].name, i);
+    for (size_t i = 0; i < kept.top; ++i)
+        kept.byKey.emplace(rowKey(breakdown.rows[i].program, breakdown.rows[i].name), i);
     // An async half travels with its other half: the pair's rate needs both (its bytes over the
     // start→done span), so a kept start whose small done half fell below the cut keeps it too.
     std::unordered_map<std::string, size_t> rowByKey;
-    for (size_t i = kept; i < breakdown.rows.size(); ++i)
-        rowByKey.emplace(breakdown.rows[i].program + '\x1f' + breakdown.rows[i].name, i);
-    for (size_t i = 0; i < kept; ++i) {
+    for (size_t i = kept.top; i < breakdown.rows.size(); ++i)
+        rowByKey.emplace(rowKey(breakdown.rows[i].program, breakdown.rows[i].name), i);
+    for (size_t i = 0; i < kept.top; ++i) {
         const OpRow& row = breakdown.rows[i];
         if (row.asyncPartner.empty())
             continue;
-        auto it = rowByKey.find(row.program + '\x1f' + row.asyncPartner);
-        if (it != rowByKey.end() && keptRow.emplace(it->first, it->second).second)
-            ++result.stats.keptAsyncPartners;
+        auto it = rowByKey.find(rowKey(row.program, row.asyncPartner));
+        if (it != rowByKey.end() && kept.byKey.emplace(it->first, it->second).second)
+            ++kept.asyncPartners;
     }
-    std::vector<std::pair<size_t, OpId>> keptOps; // (row, op)
-    std::vector<OpId> briefOps, restOps;
-    StopCheck stopCheck(options.stop);
+    return kept;
+}
+
+/// Every op kind that ran, by how the share file writes it.
+struct OpSelection
+{
+    std::vector<std::pair<size_t, OpId>> kept; // (row, op) of the kept rows, by row
+    std::vector<OpId> brief; // copies and collectives not kept, written with less detail
+    std::vector<OpId> rest; // everything else, summed per category in "other"
+};
+
+/// Empty when the job was stopped (superseded: the session discards it).
+std::optional<OpSelection> selectOps(const ProfileAnalysis& analysis, const KeptRows& rows, std::stop_token stop)
+{
+    const Profile& profile = *analysis.profile;
+    // Per op kind, the totals of the analysis' one pass over the events.
+    const std::vector<OpTotals>& totals = analysis.breakdown.perOp;
+    const OpModel& model = analysis.opModel;
+    OpSelection ops;
+    StopCheck stopCheck(std::move(stop));
     for (OpId id = 0; id < profile.ops.size(); ++id) {
         if (stopCheck.stopped())
-            return ShareResult {.error = "stopped"}; // superseded: the session discards it
+            return std::nullopt;
         if (totals[id].occurrences == 0)
             continue;
         const OpInfo& op = profile.ops[id];
-        if (auto it = keptRow.find(opProgramLabel(profile, op) + '\x1f' + profile.str(op.name)); it != keptRow.end())
-            keptOps.emplace_back(it->second, id);
+        if (auto it = rows.byKey.find(rowKey(opProgramLabel(profile, op), profile.str(op.name)));
+            it != rows.byKey.end())
+            ops.kept.emplace_back(it->second, id);
         else if (model[id].movesData() || model[id].isCollective()) // the advice counts these one by one
-            briefOps.push_back(id);
+            ops.brief.push_back(id);
         else
-            restOps.push_back(id);
+            ops.rest.push_back(id);
     }
-    std::stable_sort(keptOps.begin(), keptOps.end());
+    std::stable_sort(ops.kept.begin(), ops.kept.end());
+    return ops;
+}
 
-    // Reduced HLO per program, and the names that need hashing.
-    NameMap names(redact.hashNames);
-    std::map<uint32_t, ModuleReducer> reducers;
-    for (const OpId id : briefOps)
-        names.add(profile.str(profile.ops[id].name), "op_");
-    for (const auto& [row, id] : keptOps) {
+using Reducers = std::map<uint32_t, ModuleReducer>; // by program
+
+/// Reduced HLO per program of the kept ops, with the module's HBM peak.
+Reducers reduceModules(const ProfileAnalysis& analysis, const OpSelection& ops)
+{
+    const Profile& profile = *analysis.profile;
+    Reducers reducers;
+    for (const auto& [row, id] : ops.kept) {
         const OpInfo& op = profile.ops[id];
-        names.add(profile.str(op.name), "op_");
-        if (op.program != kNone)
-            names.add(profile.programs[op.program].name, "prog_");
         const hlo::Module* module = profile.hloFor(op);
         const hlo::Instruction* instruction = profile.instructionFor(op);
         if (!module || !instruction)
@@ -880,13 +217,25 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         for (const ModuleMemory& m : memory.modules)
             if (m.module == profile.programs[program].hlo.get())
                 reducer.addMemory(m);
-    for (const auto& [program, reducer] : reducers) {
-        reducer.collectNames(names);
-        result.stats.hloInstructions += reducer.instructionCount();
+    return reducers;
+}
+
+/// Every name the file writes, in one map. A hash that collides gets a salt in the order the names
+/// are added, so this order is part of the file: it must not change.
+NameMap collectNames(const ProfileAnalysis& analysis, const OpSelection& ops, const Reducers& reducers, bool hash)
+{
+    const Profile& profile = *analysis.profile;
+    NameMap names(hash);
+    for (const OpId id : ops.brief)
+        names.add(profile.str(profile.ops[id].name), "op_");
+    for (const auto& [row, id] : ops.kept) {
+        const OpInfo& op = profile.ops[id];
+        names.add(profile.str(op.name), "op_");
+        if (op.program != kNone)
+            names.add(profile.programs[op.program].name, "prog_");
     }
-    result.stats.programsWithHlo = reducers.size();
-    if (options.stop.stop_requested())
-        return ShareResult {.error = "stopped"};
+    for (const auto& [program, reducer] : reducers)
+        reducer.collectNames(names);
     // The names written beside the kept ops are hashed too: the step program and the program runs
     // (any program), the host link's waits and the advice's ops (which need not be kept ones).
     for (const Program& p : profile.programs)
@@ -899,41 +248,90 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         for (const AdviceEvidence& e : a.evidence)
             names.add(e.name, "op_");
     }
-    const TextRedactor texts(profile, redact, names);
-    auto hloText = [&](const std::string& text) { return texts.text(redact.any() ? stripHloAttributes(text) : text); };
+    return names;
+}
 
-    JsonWriter w(false);
-    w.beginObject();
-    w.field("format", "tpuscope-share").field("version", kShareVersion).field("generator", "tpuscope");
+// ---------------------------------------------------------------------------------------------
+// The sections
+
+/// What every section writer reads: the analysis, the redaction with its one name map and text
+/// redactor, and the one JSON writer the sections append to.
+struct ShareContext
+{
+    const ProfileAnalysis& analysis;
+    const Profile& profile;
+    const ShareRedaction& redact;
+    const NameMap& names;
+    const TextRedactor& texts;
+    JsonWriter& w;
+
+    std::string hloText(const std::string& text) const
+    {
+        return texts.text(redact.any() ? share_detail::stripHloAttributes(text) : text);
+    }
+};
+
+void writeSource(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
     w.key("source").beginObject();
     w.field("format", profile.load.format);
     // The file name is a host's name in xprof's runs (HOST.xplane.pb): host names go with any redaction.
-    if (!redact.paths && !profile.load.path.empty())
-        w.field("file", texts.scrub(fileName(profile.load.path)));
+    if (!s.redact.paths && !profile.load.path.empty())
+        w.field("file", s.texts.scrub(fileName(profile.load.path)));
     w.field("file_bytes", profile.load.fileBytes);
-    if (!redact.any()) {
+    if (!s.redact.any()) {
         w.key("limitations").beginArray();
         for (const std::string& l : profile.load.limitations)
             w.value(l);
         w.endArray();
     }
     w.endObject();
-    w.key("redaction").beginObject();
-    w.field("paths", redact.paths).field("names", redact.names).field("hash", redact.hashNames);
-    w.endObject();
+}
 
-    // Device and core planes.
-    const std::vector<PlaneId> cores = profile.tpuCorePlanes();
+void writeRedaction(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    w.key("redaction").beginObject();
+    w.field("paths", s.redact.paths).field("names", s.redact.names).field("hash", s.redact.hashNames);
+    w.endObject();
+}
+
+void writeCorePlanes(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
+    w.key("core_planes").beginArray();
+    for (PlaneId p : profile.tpuCorePlanes()) {
+        w.beginObject();
+        // A plane's name is the core it is once redacted: producers put process and host names there.
+        const Plane& plane = profile.planes[p];
+        w.field("host", static_cast<int64_t>(plane.host))
+            .field("name",
+                s.redact.any() ? "/device:TPU:" + std::to_string(std::max(0, plane.coreIndex))
+                               : profile.str(plane.name));
+        if (profile.planes[p].aggregate)
+            w.field("aggregate", true);
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeDevice(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
     const DeviceInfo& device = profile.device;
     w.key("device").beginObject();
-    w.field("type", texts.scrub(device.type)).field("generation", device.generation).field("cores", device.cores);
+    w.field("type", s.texts.scrub(device.type)).field("generation", device.generation).field("cores", device.cores);
     w.field("cores_source", coreCountSourceName(device.coresSource))
         .field("cores_at_least", device.coresAtLeast)
-        .field("cores_note", texts.scrub(device.coresNote));
+        .field("cores_note", s.texts.scrub(device.coresNote));
     w.field("peak_tflops_per_core", device.peakTflopsPerCore)
         .field("peak_hbm_gbps_per_core", device.peakHbmGbpsPerCore)
         .field("ici_gbps_per_core", device.iciGbpsPerCore);
-    w.field("peak_source", static_cast<int64_t>(device.peakSource)).field("peak_note", texts.scrub(device.peakNote));
+    w.field("peak_source", static_cast<int64_t>(device.peakSource)).field("peak_note", s.texts.scrub(device.peakNote));
     if (profile.fileRootUtilization.flops)
         w.field("root_flops_utilization", *profile.fileRootUtilization.flops);
     if (profile.fileRootUtilization.hbm)
@@ -942,263 +340,316 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.field("bytes_not_recorded", true);
     w.key("hosts").beginArray();
     for (size_t h = 0; h < std::max<size_t>(1, profile.hosts.size()); ++h)
-        w.value(redact.any() || h >= profile.hosts.size() ? "host" + std::to_string(h) : profile.hosts[h]);
+        w.value(s.redact.any() || h >= profile.hosts.size() ? "host" + std::to_string(h) : profile.hosts[h]);
     w.endArray();
-    w.key("core_planes").beginArray();
-    for (PlaneId p : cores) {
-        w.beginObject();
-        // A plane's name is the core it is once redacted: producers put process and host names there.
-        const Plane& plane = profile.planes[p];
-        w.field("host", static_cast<int64_t>(plane.host))
-            .field("name",
-                redact.any() ? "/device:TPU:" + std::to_string(std::max(0, plane.coreIndex)) : profile.str(plane.name));
-        if (profile.planes[p].aggregate)
-            w.field("aggregate", true);
-        w.endObject();
-    }
-    w.endArray();
+    writeCorePlanes(s);
     w.endObject();
+}
 
+void writeTotals(const ShareContext& s, const KeptRows& kept)
+{
+    JsonWriter& w = s.w;
+    const OpBreakdown& breakdown = s.analysis.breakdown;
     w.key("totals").beginObject();
     w.field("ops", static_cast<uint64_t>(breakdown.rows.size()))
-        .field("kept", static_cast<uint64_t>(kept + result.stats.keptAsyncPartners));
-    w.field("time_ps", breakdown.totalTimePs).field("kept_time_fraction", covered);
-    w.field("span_ps", static_cast<int64_t>(profile.spanEnd - profile.spanBegin));
+        .field("kept", static_cast<uint64_t>(kept.top + kept.asyncPartners));
+    w.field("time_ps", breakdown.totalTimePs).field("kept_time_fraction", kept.covered);
+    w.field("span_ps", static_cast<int64_t>(s.profile.spanEnd - s.profile.spanBegin));
     w.endObject();
+}
 
-    // Steps as computeSteps defines them: each core's step windows with their busy time, and the
-    // program runs of each core, so the reader rebuilds lines that give the same steps.
-    const StepAnalysis& steps = analysis.steps;
-    if (!steps.coreSteps.empty() && steps.stepsPerCore > 0) {
-        const bool runs = steps.source == StepSource::ProgramRuns;
-        w.key("step_windows").beginObject();
-        w.field("kind", static_cast<int64_t>(runs ? TrackKind::XlaModules : TrackKind::Steps));
-        w.field("line", texts.scrub(steps.sourceLine)).field("program", names.name(steps.program));
-        w.field("dominant", steps.dominant() ? names.name(steps.dominant()->name) : std::string());
-        w.key("cores").beginArray();
-        size_t written = 0;
-        for (size_t c = 0; c < steps.coreSteps.size(); ++c) {
+void writeStepSplit(JsonWriter& w, const char* key, const StepTimeSplit& t)
+{
+    w.key(key).beginObject();
+    w.field("compute_ps", t.computePs)
+        .field("collective_ps", t.collectivePs)
+        .field("host_transfer_ps", t.hostTransferPs)
+        .field("infeed_ps", t.infeedPs)
+        .field("idle_ps", t.idlePs);
+    w.endObject();
+}
+
+/// The first `n` step windows of one core.
+void writeCoreSteps(JsonWriter& w, const std::vector<CoreStep>& windows, size_t n, TimePs spanBegin)
+{
+    w.key("start_ps").beginArray();
+    for (size_t i = 0; i < n; ++i)
+        w.value(static_cast<int64_t>(windows[i].begin - spanBegin));
+    w.endArray();
+    w.key("duration_ps").beginArray();
+    for (size_t i = 0; i < n; ++i)
+        w.value(static_cast<int64_t>(windows[i].end - windows[i].begin));
+    w.endArray();
+    w.key("busy_ps").beginArray();
+    for (size_t i = 0; i < n; ++i)
+        w.value(static_cast<int64_t>(std::llround(windows[i].time.busyPs())));
+    w.endArray();
+    // Where each step's busy time went (the rest of the window is idle), as measured.
+    for (auto [key, part] :
+        {std::pair {"compute_ps", &StepTimeSplit::computePs}, std::pair {"collective_ps", &StepTimeSplit::collectivePs},
+            std::pair {"host_transfer_ps", &StepTimeSplit::hostTransferPs},
+            std::pair {"infeed_ps", &StepTimeSplit::infeedPs}}) {
+        w.key(key).beginArray();
+        for (size_t i = 0; i < n; ++i)
+            w.value(windows[i].time.*part);
+        w.endArray();
+    }
+}
+
+void writeStepWindows(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const StepAnalysis& steps = s.analysis.steps;
+    const bool runs = steps.source == StepSource::ProgramRuns;
+    w.key("step_windows").beginObject();
+    w.field("kind", static_cast<int64_t>(runs ? TrackKind::XlaModules : TrackKind::Steps));
+    w.field("line", s.texts.scrub(steps.sourceLine)).field("program", s.names.name(steps.program));
+    w.field("dominant", steps.dominant() ? s.names.name(steps.dominant()->name) : std::string());
+    w.key("cores").beginArray();
+    size_t written = 0;
+    for (size_t c = 0; c < steps.coreSteps.size(); ++c) {
+        w.beginObject();
+        w.field("plane", static_cast<uint64_t>(c));
+        const size_t n = std::min(steps.coreSteps[c].size(), kMaxSteps - std::min(kMaxSteps, written));
+        writeCoreSteps(w, steps.coreSteps[c], n, s.profile.spanBegin);
+        w.endObject();
+        written += n;
+    }
+    w.endArray();
+    writeStepSplit(w, "warmup", steps.warmup);
+    writeStepSplit(w, "tail", steps.tail);
+    w.field("busy_fraction", steps.busyFraction);
+    w.endObject();
+}
+
+void writeProgramRuns(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    w.key("program_runs").beginArray();
+    for (const ProgramRunStats& p : s.analysis.steps.programs)
+        for (size_t c = 0; c < p.runsByCore.size(); ++c) {
+            if (p.runsByCore[c] == 0)
+                continue;
             w.beginObject();
-            w.field("plane", static_cast<uint64_t>(c));
-            w.key("start_ps").beginArray();
-            const size_t n = std::min(steps.coreSteps[c].size(), kMaxSteps - std::min(kMaxSteps, written));
-            for (size_t i = 0; i < n; ++i)
-                w.value(static_cast<int64_t>(steps.coreSteps[c][i].begin - profile.spanBegin));
-            w.endArray();
-            w.key("duration_ps").beginArray();
-            for (size_t i = 0; i < n; ++i)
-                w.value(static_cast<int64_t>(steps.coreSteps[c][i].end - steps.coreSteps[c][i].begin));
-            w.endArray();
-            w.key("busy_ps").beginArray();
-            for (size_t i = 0; i < n; ++i)
-                w.value(static_cast<int64_t>(std::llround(steps.coreSteps[c][i].time.busyPs())));
-            w.endArray();
-            // Where each step's busy time went (the rest of the window is idle), as measured.
-            for (auto [key, part] : {std::pair {"compute_ps", &StepTimeSplit::computePs},
-                     std::pair {"collective_ps", &StepTimeSplit::collectivePs},
-                     std::pair {"host_transfer_ps", &StepTimeSplit::hostTransferPs},
-                     std::pair {"infeed_ps", &StepTimeSplit::infeedPs}}) {
-                w.key(key).beginArray();
-                for (size_t i = 0; i < n; ++i)
-                    w.value(steps.coreSteps[c][i].time.*part);
-                w.endArray();
-            }
+            w.field("plane", static_cast<uint64_t>(c)).field("program", s.names.name(p.name));
+            w.field("runs", p.runsByCore[c]).field("time_ps", p.timeByCore[c]);
             w.endObject();
-            written += n;
         }
-        w.endArray();
-        auto writeSplit = [&](const char* key, const StepTimeSplit& t) {
-            w.key(key).beginObject();
-            w.field("compute_ps", t.computePs)
-                .field("collective_ps", t.collectivePs)
-                .field("host_transfer_ps", t.hostTransferPs)
-                .field("infeed_ps", t.infeedPs)
-                .field("idle_ps", t.idlePs);
-            w.endObject();
-        };
-        writeSplit("warmup", steps.warmup);
-        writeSplit("tail", steps.tail);
-        w.field("busy_fraction", steps.busyFraction);
-        w.endObject();
-        w.key("program_runs").beginArray();
-        for (const ProgramRunStats& p : steps.programs)
-            for (size_t c = 0; c < p.runsByCore.size(); ++c) {
-                if (p.runsByCore[c] == 0)
-                    continue;
-                w.beginObject();
-                w.field("plane", static_cast<uint64_t>(c)).field("program", names.name(p.name));
-                w.field("runs", p.runsByCore[c]).field("time_ps", p.timeByCore[c]);
-                w.endObject();
-            }
-        w.endArray();
-        // The step time and where it goes, for the record (the reader rebuilds it from the above,
-        // with all busy time as compute).
-        const StepTimeSplit a = steps.averageStep();
-        w.key("step_time").beginObject();
-        w.field("source", stepSourceName(steps.source)).field("steps_per_core", steps.stepsPerCore);
-        w.field("avg_ps", steps.avgStepPs)
-            .field("compute_ps", a.computePs)
-            .field("collective_ps", a.collectivePs)
-            .field("host_transfer_ps", a.hostTransferPs)
-            .field("infeed_ps", a.infeedPs)
-            .field("idle_ps", a.idlePs);
-        w.field("warmup_idle_ps", steps.warmup.idlePs)
-            .field("steady_idle_ps", steps.steady.idlePs)
-            .field("tail_idle_ps", steps.tail.idlePs);
+    w.endArray();
+}
+
+// The step time and where it goes, for the record (the reader rebuilds it from the step windows,
+// with all busy time as compute).
+void writeStepTime(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const StepAnalysis& steps = s.analysis.steps;
+    const StepTimeSplit a = steps.averageStep();
+    w.key("step_time").beginObject();
+    w.field("source", stepSourceName(steps.source)).field("steps_per_core", steps.stepsPerCore);
+    w.field("avg_ps", steps.avgStepPs)
+        .field("compute_ps", a.computePs)
+        .field("collective_ps", a.collectivePs)
+        .field("host_transfer_ps", a.hostTransferPs)
+        .field("infeed_ps", a.infeedPs)
+        .field("idle_ps", a.idlePs);
+    w.field("warmup_idle_ps", steps.warmup.idlePs)
+        .field("steady_idle_ps", steps.steady.idlePs)
+        .field("tail_idle_ps", steps.tail.idlePs);
+    w.endObject();
+}
+
+// Steps as computeSteps defines them: each core's step windows with their busy time, and the
+// program runs of each core, so the reader rebuilds lines that give the same steps.
+void writeSteps(const ShareContext& s)
+{
+    const StepAnalysis& steps = s.analysis.steps;
+    if (steps.coreSteps.empty() || steps.stepsPerCore <= 0)
+        return;
+    writeStepWindows(s);
+    writeProgramRuns(s);
+    writeStepTime(s);
+}
+
+// The host link as the analysis measured it from the timeline (hostlink.h).
+void writeHostLink(const ShareContext& s)
+{
+    const HostLinkStats& link = s.analysis.hostLink;
+    if (!link.any())
+        return;
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
+    w.key("host_link").beginObject();
+    for (auto [key, d] : {std::pair {"to_device", &link.toDevice}, std::pair {"to_host", &link.toHost}}) {
+        w.key(key).beginObject();
+        w.field("transfers", d->transfers).field("bytes", d->bytes).field("busy_ps", d->busyPs);
         w.endObject();
     }
-
-    // The host link as the analysis measured it from the timeline (hostlink.h).
-    if (const HostLinkStats& link = analysis.hostLink; link.any()) {
-        w.key("host_link").beginObject();
-        for (auto [key, d] : {std::pair {"to_device", &link.toDevice}, std::pair {"to_host", &link.toHost}}) {
-            w.key(key).beginObject();
-            w.field("transfers", d->transfers).field("bytes", d->bytes).field("busy_ps", d->busyPs);
-            w.endObject();
-        }
-        w.field("either_busy_ps", link.eitherBusyPs).field("both_busy_ps", link.bothBusyPs);
-        w.field("program", names.name(link.program)).field("runs", link.runs).field("run_ps", link.runPs);
-        w.field("compute_ps_per_run", link.computePsPerRun).field("wait_ps_per_run", link.waitPsPerRun);
-        w.field("to_device_bytes_per_run", link.toDeviceBytesPerRun)
-            .field("to_host_bytes_per_run", link.toHostBytesPerRun);
-        w.field("to_device_busy_ps_per_run", link.toDeviceBusyPsPerRun)
-            .field("to_host_busy_ps_per_run", link.toHostBusyPsPerRun);
-        w.field("either_busy_ps_per_run", link.eitherBusyPsPerRun).field("both_busy_ps_per_run", link.bothBusyPsPerRun);
-        w.key("wait_ops").beginArray();
-        for (OpId op : link.waitOps) {
-            w.beginObject().field("name", names.name(profile.str(profile.ops[op].name)));
-            if (profile.ops[op].hasProgramId)
-                w.field("program_id", profile.ops[op].programId);
-            w.endObject();
-        }
-        w.endArray();
+    w.field("either_busy_ps", link.eitherBusyPs).field("both_busy_ps", link.bothBusyPs);
+    w.field("program", s.names.name(link.program)).field("runs", link.runs).field("run_ps", link.runPs);
+    w.field("compute_ps_per_run", link.computePsPerRun).field("wait_ps_per_run", link.waitPsPerRun);
+    w.field("to_device_bytes_per_run", link.toDeviceBytesPerRun).field("to_host_bytes_per_run", link.toHostBytesPerRun);
+    w.field("to_device_busy_ps_per_run", link.toDeviceBusyPsPerRun)
+        .field("to_host_busy_ps_per_run", link.toHostBusyPsPerRun);
+    w.field("either_busy_ps_per_run", link.eitherBusyPsPerRun).field("both_busy_ps_per_run", link.bothBusyPsPerRun);
+    w.key("wait_ops").beginArray();
+    for (OpId op : link.waitOps) {
+        w.beginObject().field("name", s.names.name(profile.str(profile.ops[op].name)));
+        if (profile.ops[op].hasProgramId)
+            w.field("program_id", profile.ops[op].programId);
         w.endObject();
     }
+    w.endArray();
+    w.endObject();
+}
 
-    // Programs.
+/// The programs of the kept and brief ops, each with its reduced HLO module when it has one.
+void writePrograms(const ShareContext& s, const OpSelection& ops, const Reducers& reducers)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
     w.key("programs").beginArray();
     std::set<uint32_t> programs;
-    for (const auto& [row, id] : keptOps)
+    for (const auto& [row, id] : ops.kept)
         if (uint32_t p = profile.ops[id].program; p != kNone)
             programs.insert(p);
-    for (const OpId id : briefOps)
+    for (const OpId id : ops.brief)
         if (uint32_t p = profile.ops[id].program; p != kNone)
             programs.insert(p);
     for (uint32_t p : programs) {
         w.beginObject();
-        w.field("id", profile.programs[p].id).field("name", names.name(profile.programs[p].name));
+        w.field("id", profile.programs[p].id).field("name", s.names.name(profile.programs[p].name));
         if (auto it = reducers.find(p); it != reducers.end()) {
             w.key("hlo");
-            it->second.write(w, names, texts, redact);
+            it->second.write(w, s.names, s.texts, s.redact);
         }
         w.endObject();
     }
     w.endArray();
+}
 
-    // Ops: one entry per op kind (OpInfo) of the kept rows, so a row that merges kinds with
-    // different categories splits the same way in the category view. Per-occurrence costs.
-    // Brief entries drop their HLO text, except where two kinds would then look the same to
-    // ProfileBuilder::addOp (same program, name and category) and merge with one kind's costs.
+/// One entry of "ops" (kept) or "brief_ops": one op kind's totals and per-occurrence costs; a brief
+/// entry stops after its HLO text, which it has only with `keepHloText`.
+void writeOp(const ShareContext& s, OpId id, bool brief, bool keepHloText)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
+    const OpInfo& op = profile.ops[id];
+    const OpTotals& t = s.analysis.breakdown.perOp[id];
+    w.beginObject();
+    w.field("name", s.names.name(profile.str(op.name)));
+    if (op.program != kNone)
+        w.field("program_id", profile.programs[op.program].id);
+    else if (op.hasProgramId)
+        w.field("program_id", op.programId);
+    w.field("category", s.texts.scrub(profile.str(op.category))).field("occurrences", t.occurrences);
+    w.field("time_ps", t.time).field("self_time_ps", t.self);
+    if (t.pairsTimed > 0)
+        w.field("pair_span_ps", t.pairSpan).field("pairs_timed", t.pairsTimed);
+    w.field("flops", op.flops).field("model_flops", op.modelFlops).field("bytes", op.bytesAccessed);
+    w.field("hbm_bytes", op.hbmBytes)
+        .field("flops_recorded", op.flopsRecorded)
+        .field("bytes_recorded", op.bytesRecorded);
+    // The op model's decision, so that the reader need not decide again from the part of the
+    // evidence (HLO text, shapes) a share file keeps.
+    const OpTraits& kind = s.analysis.opModel[id];
+    w.field("class", opClassName(kind.opClass));
+    if (kind.collective != CollectiveKind::None)
+        w.field("collective", collectiveKindName(kind.collective));
+    if (kind.direction != TransferDirection::None)
+        w.field("direction", transferDirectionName(kind.direction));
+    if (kind.memorySpace >= 0)
+        w.field("memory_space", static_cast<int64_t>(kind.memorySpace));
+    if (kind.transferBytes > 0)
+        w.field("transfer_bytes", kind.transferBytes);
+    const std::string& longName = profile.str(op.longName);
+    if (const std::string& shape = profile.str(op.shapeWithLayout); !shape.empty())
+        w.field("shape", s.texts.scrub(shape));
+    if (!longName.empty() && keepHloText)
+        w.field("hlo", s.hloText(longName));
+    if (brief) {
+        w.endObject();
+        return;
+    }
+    if (const std::string& d = profile.str(op.deduplicatedName); !d.empty())
+        w.field("dedup", s.texts.text(d));
+    if (!s.redact.names && !s.redact.hashNames)
+        if (const std::string& tfOp = profile.str(op.tfOp); !tfOp.empty())
+            w.field("tf_op", s.texts.scrub(tfOp));
+    if (!s.redact.paths)
+        if (const std::string& source = profile.str(op.source); !source.empty())
+            w.field("source", s.texts.scrub(source));
+    if (auto hint = profile.layoutHints.find(id); hint != profile.layoutHints.end()) {
+        w.key("layout").beginArray();
+        for (const LayoutDimensionHint& d : hint->second) {
+            w.beginArray();
+            w.value(d.size).value(d.alignment).value(s.texts.scrub(d.semantics));
+            w.endArray();
+        }
+        w.endArray();
+    }
+    w.endObject();
+}
+
+// Ops: one entry per op kind (OpInfo) of the kept rows, so a row that merges kinds with
+// different categories splits the same way in the category view. Per-occurrence costs.
+// Brief entries drop their HLO text, except where two kinds would then look the same to
+// ProfileBuilder::addOp (same program, name and category) and merge with one kind's costs.
+void writeOps(const ShareContext& s, const OpSelection& ops)
+{
+    JsonWriter& w = s.w;
+    const Profile& profile = s.profile;
     std::map<std::string, int> briefKeys;
     auto briefKey = [&](const OpInfo& op) {
         return opProgramLabel(profile, op) + '\x1f' + profile.str(op.name) + '\x1f' + profile.str(op.category);
     };
-    for (const OpId id : briefOps)
+    for (const OpId id : ops.brief)
         ++briefKeys[briefKey(profile.ops[id])];
-    auto writeOp = [&](OpId id, bool brief) {
-        const OpInfo& op = profile.ops[id];
-        const OpTotals& t = totals[id];
-        w.beginObject();
-        w.field("name", names.name(profile.str(op.name)));
-        if (op.program != kNone)
-            w.field("program_id", profile.programs[op.program].id);
-        else if (op.hasProgramId)
-            w.field("program_id", op.programId);
-        w.field("category", texts.scrub(profile.str(op.category))).field("occurrences", t.occurrences);
-        w.field("time_ps", t.time).field("self_time_ps", t.self);
-        if (t.pairsTimed > 0)
-            w.field("pair_span_ps", t.pairSpan).field("pairs_timed", t.pairsTimed);
-        w.field("flops", op.flops).field("model_flops", op.modelFlops).field("bytes", op.bytesAccessed);
-        w.field("hbm_bytes", op.hbmBytes)
-            .field("flops_recorded", op.flopsRecorded)
-            .field("bytes_recorded", op.bytesRecorded);
-        // The op model's decision, so that the reader need not decide again from the part of the
-        // evidence (HLO text, shapes) a share file keeps.
-        const OpTraits& kind = model[id];
-        w.field("class", opClassName(kind.opClass));
-        if (kind.collective != CollectiveKind::None)
-            w.field("collective", collectiveKindName(kind.collective));
-        if (kind.direction != TransferDirection::None)
-            w.field("direction", transferDirectionName(kind.direction));
-        if (kind.memorySpace >= 0)
-            w.field("memory_space", static_cast<int64_t>(kind.memorySpace));
-        if (kind.transferBytes > 0)
-            w.field("transfer_bytes", kind.transferBytes);
-        const std::string& longName = profile.str(op.longName);
-        const std::string& shape = profile.str(op.shapeWithLayout);
-        if (!shape.empty())
-            w.field("shape", texts.scrub(shape));
-        // Brief entries (small copies and collectives) keep their HLO text only when it is the
-        // evidence of host offloading (memory space S(5)) that the data-formatting advice counts.
-        if (!longName.empty()
-            && (!brief || briefKeys[briefKey(op)] > 1
-                || (shape.empty() && longName.find("S(5)}") != std::string::npos)))
-            w.field("hlo", hloText(longName));
-        if (brief) {
-            w.endObject();
-            return;
-        }
-        if (const std::string& d = profile.str(op.deduplicatedName); !d.empty())
-            w.field("dedup", texts.text(d));
-        if (!redact.names && !redact.hashNames)
-            if (const std::string& t = profile.str(op.tfOp); !t.empty())
-                w.field("tf_op", texts.scrub(t));
-        if (!redact.paths)
-            if (const std::string& s = profile.str(op.source); !s.empty())
-                w.field("source", texts.scrub(s));
-        if (auto hint = profile.layoutHints.find(id); hint != profile.layoutHints.end()) {
-            w.key("layout").beginArray();
-            for (const LayoutDimensionHint& d : hint->second) {
-                w.beginArray();
-                w.value(d.size).value(d.alignment).value(texts.scrub(d.semantics));
-                w.endArray();
-            }
-            w.endArray();
-        }
-        w.endObject();
-    };
     w.key("ops").beginArray();
-    for (const auto& [row, id] : keptOps)
-        writeOp(id, false);
+    for (const auto& [row, id] : ops.kept)
+        writeOp(s, id, false, true);
     w.endArray();
     w.key("brief_ops").beginArray();
-    for (const OpId id : briefOps)
-        writeOp(id, true);
+    for (const OpId id : ops.brief) {
+        const OpInfo& op = profile.ops[id];
+        // Brief entries (small copies and collectives) keep their HLO text only when it is the
+        // evidence of host offloading (memory space S(5)) that the data-formatting advice counts.
+        const bool offloadEvidence
+            = profile.str(op.shapeWithLayout).empty() && profile.str(op.longName).find("S(5)}") != std::string::npos;
+        writeOp(s, id, true, briefKeys[briefKey(op)] > 1 || offloadEvidence);
+    }
     w.endArray();
+}
 
-    // Everything else, per category, in chunks below the advice rules' 1 % evidence threshold.
-    struct Other
-    {
-        std::string category;
-        int64_t ops = 0, occurrences = 0;
-        double time = 0, flops = 0, modelFlops = 0, bytes = 0, hbm = 0;
-        bool flopsKnown = false, bytesKnown = false;
-    };
-    std::vector<Other> others;
+/// One chunk of "other": ops not kept, of one category, summed.
+struct OtherChunk
+{
+    std::string category;
+    int64_t ops = 0, occurrences = 0;
+    double time = 0, flops = 0, modelFlops = 0, bytes = 0, hbm = 0;
+    bool flopsKnown = false, bytesKnown = false;
+};
+
+/// Everything else, per category, in chunks below the advice rules' 1 % evidence threshold and
+/// below `chunkLimitPs`.
+std::vector<OtherChunk> groupOtherOps(const ProfileAnalysis& analysis, std::vector<OpId> rest, double chunkLimitPs)
+{
+    const Profile& profile = *analysis.profile;
+    const std::vector<OpTotals>& totals = analysis.breakdown.perOp;
+    const OpModel& model = analysis.opModel;
+    std::vector<OtherChunk> others;
     std::map<std::string, size_t> open;
-    // Chunks also stay below the smallest kept op, so the op table still starts with real ops.
-    const double chunkLimit = std::min(kOtherChunkShare, breakdown.rows[kept - 1].timeFraction) * breakdown.totalTimePs;
-    std::stable_sort(restOps.begin(), restOps.end(), [&](OpId a, OpId b) { return totals[a].self > totals[b].self; });
-    for (const OpId id : restOps) {
+    std::stable_sort(rest.begin(), rest.end(), [&](OpId a, OpId b) { return totals[a].self > totals[b].self; });
+    for (const OpId id : rest) {
         const OpInfo& op = profile.ops[id];
         const OpTotals& t = totals[id];
         const std::string& category = profile.str(op.category);
         auto it = open.find(category);
-        if (it == open.end() || others[it->second].time + t.self > chunkLimit) {
+        if (it == open.end() || others[it->second].time + t.self > chunkLimitPs) {
             others.push_back({category});
             it = open.insert_or_assign(category, others.size() - 1).first;
         }
-        Other& o = others[it->second];
+        OtherChunk& o = others[it->second];
         const double n = static_cast<double>(t.occurrences);
         ++o.ops;
         o.occurrences += t.occurrences;
@@ -1210,22 +661,33 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         o.flopsKnown = o.flopsKnown || model[id].flopsKnown;
         o.bytesKnown = o.bytesKnown || model[id].bytesKnown;
     }
+    return others;
+}
+
+void writeOther(const ShareContext& s, const std::vector<OtherChunk>& others)
+{
+    JsonWriter& w = s.w;
     w.key("other").beginArray();
-    for (const Other& o : others) {
+    for (const OtherChunk& o : others) {
         w.beginObject();
-        w.field("category", texts.scrub(o.category)).field("ops", o.ops).field("occurrences", o.occurrences);
+        w.field("category", s.texts.scrub(o.category)).field("ops", o.ops).field("occurrences", o.occurrences);
         w.field("time_ps", o.time).field("flops", o.flops).field("model_flops", o.modelFlops);
         w.field("bytes", o.bytes).field("hbm_bytes", o.hbm);
         w.field("flops_recorded", o.flopsKnown).field("bytes_recorded", o.bytesKnown);
         w.endObject();
     }
     w.endArray();
+}
 
-    // The advice as computed on the original (the loaded file recomputes it from the data above).
-    const AdviceReport& advice = analysis.advice;
+// The advice as computed on the original (the loaded file recomputes it from the data above).
+void writeAdvice(const ShareContext& s)
+{
+    JsonWriter& w = s.w;
+    const ShareRedaction& redact = s.redact;
+    const TextRedactor& texts = s.texts;
     w.key("advice").beginArray();
     const bool dropFrameworkOps = redact.names || redact.hashNames;
-    for (const Advice& a : advice.advice) {
+    for (const Advice& a : s.analysis.advice.advice) {
         // Whose code the evidence is: kept unless the redaction covers framework names or paths,
         // and then also cut out of the title.
         std::string title = a.title;
@@ -1239,12 +701,12 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         w.field("rule", a.rule).field("severity", severityName(a.severity)).field("title", texts.text(title));
         w.key("ops").beginArray();
         for (const std::string& n : a.opNames)
-            w.value(names.name(n));
+            w.value(s.names.name(n));
         w.endArray();
         w.key("evidence").beginArray();
         for (const AdviceEvidence& e : a.evidence) {
             w.beginObject();
-            w.field("op", names.name(e.name));
+            w.field("op", s.names.name(e.name));
             if (!dropFrameworkOps && !e.frameworkOp.empty())
                 w.field("framework_op", texts.scrub(e.frameworkOp));
             if (!redact.paths && !e.source.empty())
@@ -1254,13 +716,64 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
         }
         w.endArray();
         w.key("numbers");
-        writeAdviceValue(w, a.numbers, [&texts](std::string_view s) { return texts.text(s); });
+        writeAdviceValue(w, a.numbers, [&texts](std::string_view t) { return texts.text(t); });
         w.field("gain_ps", a.gainPs);
         w.key("fix"); // read back by the share reader (Profile::recordedAdvice)
-        writeAdviceFix(w, a.fix, [&texts](std::string_view s) { return texts.text(s); });
+        writeAdviceFix(w, a.fix, [&texts](std::string_view t) { return texts.text(t); });
         w.endObject();
     }
     w.endArray();
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& options)
+{
+    ShareResult result;
+    const Profile& profile = *analysis.profile;
+    const OpBreakdown& breakdown = analysis.breakdown;
+    if (breakdown.rows.empty() || breakdown.totalTimePs <= 0) {
+        result.error = "nothing to share: the profile has no XLA ops with time on TPU cores";
+        return result;
+    }
+
+    const KeptRows kept = chooseRows(breakdown, options);
+    result.stats.keptOps = kept.top;
+    result.stats.keptAsyncPartners = kept.asyncPartners;
+    result.stats.totalOps = breakdown.rows.size();
+    result.stats.keptTimeFraction = kept.covered;
+    const std::optional<OpSelection> ops = selectOps(analysis, kept, options.stop);
+    if (!ops)
+        return ShareResult {.error = "stopped"}; // superseded: the session discards it
+
+    const Reducers reducers = reduceModules(analysis, *ops);
+    for (const auto& [program, reducer] : reducers)
+        result.stats.hloInstructions += reducer.instructionCount();
+    result.stats.programsWithHlo = reducers.size();
+    if (options.stop.stop_requested())
+        return ShareResult {.error = "stopped"};
+    const NameMap names = collectNames(analysis, *ops, reducers, options.redaction.hashNames);
+    const TextRedactor texts(profile, options.redaction, names);
+
+    JsonWriter w(false);
+    const ShareContext s {analysis, profile, options.redaction, names, texts, w};
+    w.beginObject();
+    w.field("format", "tpuscope-share").field("version", kShareVersion).field("generator", "tpuscope");
+    writeSource(s);
+    writeRedaction(s);
+    writeDevice(s);
+    writeTotals(s, kept);
+    writeSteps(s);
+    writeHostLink(s);
+    writePrograms(s, *ops, reducers);
+    writeOps(s, *ops);
+    // Chunks also stay below the smallest kept op, so the op table still starts with real ops.
+    const double chunkLimitPs
+        = std::min(kOtherChunkShare, breakdown.rows[kept.top - 1].timeFraction) * breakdown.totalTimePs;
+    writeOther(s, groupOtherOps(analysis, ops->rest, chunkLimitPs));
+    writeAdvice(s);
     w.endObject();
 
     result.json = w.str();

@@ -10,28 +10,13 @@
 #include "../analysis/profileanalysis.h"
 #include "../core/profile.h"
 #include "../loader/sharereader.h" // the reader: kShareMagic, shareFileJson, shareFileFromText, ...
+#include "shareredaction.h" // ShareRedaction, parseShareRedaction, redactedName
 
 #include <stop_token>
 #include <string>
 #include <string_view>
 
 namespace tpuscope::model {
-
-/// What a share file leaves out. Any option also turns host names into host0.. wherever they are
-/// quoted, core plane names into the bare core, and drops the HLO text's metadata, backend_config
-/// and frontend_attributes and the original's format limitations.
-struct ShareRedaction
-{
-    /// Source file:line, HLO source_file/source_line, the original file name, and in every other
-    /// string any path-like token ("[path]") and the user names of home folders ("[user]").
-    bool paths = false;
-    bool names = false; // framework op names (tf_op / provenance, HLO op_type/op_name metadata)
-    bool hashNames = false; // HLO op, computation and program names → stable short hashes
-    bool any() const { return paths || names || hashNames; }
-};
-
-/// Parses "paths,names,hash" (any subset, comma-separated; "all" = every option).
-bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string& error);
 
 struct ShareOptions
 {
@@ -71,8 +56,5 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
 std::string shareFileToText(std::string_view shareBytes);
 /// saveFileAtomically (core/atomicfile.h) without inputs to protect: kept for the GUI's share export.
 bool writeFileAtomically(const std::string& path, std::string_view bytes, std::string& error);
-
-/// Stable short hash used for name redaction ("op_1a2b3c4d").
-std::string redactedName(std::string_view name, std::string_view prefix = "op_");
 
 } // namespace tpuscope::model

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What a share file leaves out (ShareRedaction), and how its writer leaves it out: one map for the
+// names it hashes (NameMap) and one redactor for every other string it keeps (TextRedactor). The
+// share_detail part serves the writer (sharefile.cpp, hloreducer.cpp) and nothing else.
+
+#include "../core/profile.h"
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace tpuscope::model {
+
+/// What a share file leaves out. Any option also turns host names into host0.. wherever they are
+/// quoted, core plane names into the bare core, and drops the HLO text's metadata, backend_config
+/// and frontend_attributes and the original's format limitations.
+struct ShareRedaction
+{
+    /// Source file:line, HLO source_file/source_line, the original file name, and in every other
+    /// string any path-like token ("[path]") and the user names of home folders ("[user]").
+    bool paths = false;
+    bool names = false; // framework op names (tf_op / provenance, HLO op_type/op_name metadata)
+    bool hashNames = false; // HLO op, computation and program names → stable short hashes
+    bool any() const { return paths || names || hashNames; }
+};
+
+/// Parses "paths,names,hash" (any subset, comma-separated; "all" = every option).
+bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string& error);
+
+/// Stable short hash used for name redaction ("op_1a2b3c4d").
+std::string redactedName(std::string_view name, std::string_view prefix = "op_");
+
+namespace share_detail {
+
+/// The names a share file hashes (with hash redaction), each mapped to one hash wherever it is
+/// written; without hash redaction every name stays as it is.
+class NameMap
+{
+public:
+    explicit NameMap(bool enabled)
+        : m_enabled(enabled)
+    {
+    }
+
+    /// Gives `name` its hash ("op_…", "prog_…", "comp_…"); a hash already taken gets a salt, so the
+    /// order in which names are added decides which of two colliding names keeps the plain hash.
+    void add(const std::string& name, std::string_view prefix);
+    /// The hash of a known name; any other string as text() redacts it.
+    std::string name(const std::string& original) const;
+    /// Replaces every known name that appears as a whole token (HLO names use [A-Za-z0-9_.-]).
+    std::string text(std::string_view in) const;
+
+private:
+    bool m_enabled;
+    std::unordered_map<std::string, std::string> m_map;
+    std::unordered_set<std::string> m_used;
+};
+
+/// HLO text without its metadata, backend_config and frontend_attributes clauses (", metadata={...}",
+/// ", backend_config=\"...\"").
+std::string stripHloAttributes(std::string_view text);
+
+/// What a redacted share file removes from the free text it keeps (HLO text, categories, shapes,
+/// notes, line names, advice titles and numbers), wherever it is quoted and not only in the field it
+/// came from: the profile's host names (with any redaction: host0.., as device.hosts), and with
+/// paths redaction every token that looks like a path and the user names of the home folders that
+/// the profile's paths go through.
+class TextRedactor
+{
+public:
+    TextRedactor(const Profile& profile, const ShareRedaction& redaction, const NameMap& names);
+
+    /// Text whose words are not HLO names (opcodes, categories, shapes, notes): an opcode may
+    /// spell an instruction's name, so no name is hashed.
+    std::string scrub(std::string_view in) const;
+
+    /// Text that names HLO ops (HLO text, advice): names hashed (hash redaction), then scrubbed.
+    std::string text(std::string_view in) const { return scrub(m_names.text(in)); }
+
+private:
+    void addWord(const std::string& word, std::string standIn);
+
+    const NameMap& m_names;
+    bool m_active;
+    bool m_paths;
+    std::vector<std::pair<std::string, std::string>> m_words; // host and user names → stand-ins, longest first
+};
+
+} // namespace share_detail
+
+} // namespace tpuscope::model
