@@ -363,8 +363,7 @@ void addOutputShapeSection(Doc& doc, const QPalette& pal, const OpDetails& d)
     // input are here too.
     doc.heading(tr("Shapes and padding"));
     if (padding.arrays.empty()) {
-        doc.para(padding.error.empty() ? tr("The file records no shape or layout for this op.")
-                                       : tr("No shape to pad: %1.").arg(qs(padding.error)));
+        doc.para(tr("No shape to pad: %1.").arg(qs(padding.error))); // the model always says why
         return;
     }
     QString from = qs(shapeSourceName(padding.source));
@@ -377,7 +376,7 @@ void addOutputShapeSection(Doc& doc, const QPalette& pal, const OpDetails& d)
         const QString worstEfficiency = worst ? efficiencyText(worst->padding.efficiency) : QString();
         if (!worst)
             doc.kv(tr("Arrays"), count);
-        else if (worstEfficiency == efficiencyText(1))
+        else if (worstEfficiency == efficiencyText(1)) // "the least filled (100%)" would read oddly
             doc.kv(tr("Arrays"), tr("%1, each tiled on its own; none is padded").arg(count));
         else
             doc.kv(tr("Arrays"),
@@ -401,9 +400,8 @@ void addOutputShapeSection(Doc& doc, const QPalette& pal, const OpDetails& d)
         blockStart(doc, more, esc(more));
         doc.table({tr("Array"), tr("Shape"), tr("Padding")}, rows, {false, false, false});
     }
-    if (d.row)
-        if (const std::string bound = paddingBoundFinding(*d.row, padding); !bound.empty())
-            doc.para(qs(bound));
+    if (const std::string bound = d.row ? paddingBoundFinding(*d.row, padding) : std::string(); !bound.empty())
+        doc.para(qs(bound));
 }
 
 void addOperandsSection(Doc& doc, const OpDetails& d, const std::function<OpId(const std::string&)>& opForInstruction)
