@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailsdocument.h"
 
+#include "analysis/advice.h"
 #include "analysis/padding.h"
 #include "analysis/utilization.h"
 #include "qt/colors.h"
@@ -10,7 +11,6 @@
 #include <QCoreApplication>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 
 namespace tpuscope::widgets {
@@ -22,6 +22,8 @@ using Doc = DetailsDocument;
 
 namespace {
 constexpr int kMaxTupleElements = 8;
+// An op's arrays beyond this many get a row each in one table instead of a section each.
+constexpr size_t kMaxArraySections = 8;
 } // namespace
 
 QString wrappableShapeText(const QString& shape)
@@ -59,10 +61,7 @@ QColor hbmUtilColor(double u, const QPalette& pal)
 
 QString efficiencyText(double e)
 {
-    const double v = e * 100;
-    if (v >= 99.995)
-        return QStringLiteral("100%");
-    return QString::number(v, 'f', v < 10 ? 2 : 1) + QLatin1Char('%');
+    return qs(paddingEfficiencyText(e));
 }
 
 QString pct(double fraction)
@@ -110,7 +109,84 @@ bool isComputeOpcode(const std::string& opcode)
     return opcode == "convolution" || opcode == "dot";
 }
 
-/// Output shape section: shape text, combined padding efficiency and the per-dimension table.
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("tpuscope::widgets::DetailsPanel", text);
+}
+
+/// The padding sentence (the model's paddingText, as the CLI prints it) and the memory the array
+/// takes. An op_profile layout analysis gives an alignment per dimension instead of a laid-out
+/// shape: its memory is not known.
+void addPaddingSummary(Doc& doc, const QPalette& pal, const L::PaddingInfo& info, bool fromLayoutAnalysis)
+{
+    const QString sentence = qs(paddingText(info));
+    if (!info.valid) {
+        doc.para(tr("Padding: %1").arg(sentence));
+    } else {
+        doc.para(tr("Padding efficiency: ") + sentence,
+            tr("Padding efficiency: ") + chip(sentence, paddingColor(info.efficiency, pal)));
+        if (!fromLayoutAnalysis) {
+            QString memory = tr("Memory: %1 used of %2 padded")
+                                 .arg(qs(formatBytes(static_cast<double>(info.logicalBytes))),
+                                     qs(formatBytes(static_cast<double>(info.paddedBytes))));
+            if (!info.tileText.empty())
+                memory += tr(", tile %1").arg(qs(info.tileText));
+            memory += tr(", memory space S(%1)%2")
+                          .arg(info.memorySpace)
+                          .arg(info.memorySpace == 0      ? QStringLiteral(" HBM")
+                                  : info.memorySpace == 1 ? QStringLiteral(" VMEM")
+                                  : info.memorySpace == 5 ? QStringLiteral(" host")
+                                                          : QString());
+            doc.para(memory);
+        }
+    }
+}
+
+/// The per-dimension table in physical order; a layout analysis's dims have no logical number.
+void addPaddingTable(Doc& doc, const QPalette& pal, const L::PaddingInfo& info, bool fromLayoutAnalysis)
+{
+    if (info.dims.empty())
+        return; // a scalar, or no layout to lay the dims out by
+    QList<QList<Doc::Cell>> rows;
+    for (const L::DimPadding& d : info.dims) {
+        const double e = d.padded > 0 ? static_cast<double>(d.size) / static_cast<double>(d.padded) : 1.0;
+        QString hint;
+        if (d.tile > 0) {
+            const int64_t k = (d.size + d.tile - 1) / d.tile;
+            hint = d.size % d.tile == 0 ? tr("exact fit") : tr("pad to %1").arg(k * d.tile);
+            if (k != 1)
+                hint += QStringLiteral(": %1 × %2").arg(k).arg(d.tile);
+        } else if (fromLayoutAnalysis) {
+            hint = tr("no alignment");
+        } else {
+            hint = d.padded != d.size ? tr("padded by an inner tile") : tr("not tiled");
+        }
+        QList<Doc::Cell> row;
+        if (!fromLayoutAnalysis)
+            row << Doc::Cell(QString::number(d.logicalDim));
+        row << Doc::Cell(
+            d.semantics == L::DimSemantics::Unknown ? QStringLiteral("–") : qs(L::semanticsName(d.semantics)))
+            << Doc::Cell(QString::number(d.size)) << Doc::Cell(QString::number(d.padded))
+            << Doc::Cell(d.tile > 0 ? QString::number(d.tile) : QStringLiteral("–"))
+            << Doc::Cell(efficiencyText(e), info.valid ? paddingColor(e, pal) : QColor()) << Doc::Cell(hint);
+        rows.append(row);
+    }
+    QStringList header {tr("Semantics"), tr("Size"), tr("Padded"), fromLayoutAnalysis ? tr("Alignment") : tr("Tile"),
+        tr("Used"), tr("Layout hint")};
+    QList<bool> rightAligned {false, true, true, true, true, false};
+    if (!fromLayoutAnalysis) {
+        header.prepend(tr("Dim"));
+        rightAligned.prepend(true);
+    }
+    doc.table(header, rows, rightAligned);
+    doc.rawHtml(QStringLiteral("<p style=\"margin-top:2px;\"><small>%1</small></p>")
+                    .arg(tr("Rows in physical order, most-minor first.")));
+}
+
+} // namespace
+
 void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
     const std::vector<L::DimSemantics>& semantics, const QString& label)
 {
@@ -130,66 +206,11 @@ void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
     doc.para(QStringLiteral("%1: %2").arg(label, shapeText),
         QStringLiteral("%1: <code>%2</code>").arg(esc(label), esc(wrappableShapeText(shapeText))));
     const L::PaddingInfo info = L::computePadding(shape, semantics);
-    if (!info.valid) {
-        doc.para(QStringLiteral("Padding: %1")
-                     .arg(info.error.empty() ? QStringLiteral("unknown (no layout)") : qs(info.error)));
-        if (info.dims.empty())
-            return;
-    } else {
-        const QString used = qs(info.usedOfTileText());
-        const QString eff = efficiencyText(info.efficiency);
-        const QString sentence = used.isEmpty() ? QStringLiteral("no tiling, %1 of the buffer used").arg(eff)
-                                                : QStringLiteral("%1 = %2").arg(used, eff);
-        doc.para(QStringLiteral("Padding efficiency: ") + sentence,
-            QStringLiteral("Padding efficiency: %1").arg(chip(sentence, paddingColor(info.efficiency, pal))));
-        QString memory = QStringLiteral("Memory: %1 used of %2 padded")
-                             .arg(qs(formatBytes(static_cast<double>(info.logicalBytes))),
-                                 qs(formatBytes(static_cast<double>(info.paddedBytes))));
-        if (!info.tileText.empty())
-            memory += QStringLiteral(", tile %1").arg(qs(info.tileText));
-        memory += QStringLiteral(", memory space S(%1)%2")
-                      .arg(info.memorySpace)
-                      .arg(info.memorySpace == 0      ? QStringLiteral(" HBM")
-                              : info.memorySpace == 1 ? QStringLiteral(" VMEM")
-                              : info.memorySpace == 5 ? QStringLiteral(" host")
-                                                      : QString());
-        doc.para(memory);
-    }
-    QList<QList<Doc::Cell>> rows;
-    for (const L::DimPadding& d : info.dims) {
-        const double e = d.padded > 0 ? static_cast<double>(d.size) / static_cast<double>(d.padded) : 1.0;
-        QString hint;
-        if (d.tile > 0) {
-            const int64_t k = (d.size + d.tile - 1) / d.tile;
-            hint = d.size % d.tile == 0 ? QStringLiteral("exact fit") : QStringLiteral("pad to %1").arg(k * d.tile);
-            if (k != 1)
-                hint += QStringLiteral(": %1 × %2").arg(k).arg(d.tile);
-        } else {
-            hint = d.padded != d.size ? QStringLiteral("padded by an inner tile") : QStringLiteral("not tiled");
-        }
-        rows.append(QList<Doc::Cell> {{QString::number(d.logicalDim)},
-            {d.semantics == L::DimSemantics::Unknown ? QStringLiteral("–") : qs(L::semanticsName(d.semantics))},
-            {QString::number(d.size)}, {QString::number(d.padded)},
-            {d.tile > 0 ? QString::number(d.tile) : QStringLiteral("–")},
-            {efficiencyText(e), info.valid ? paddingColor(e, pal) : QColor()}, {hint}});
-    }
-    doc.table({QStringLiteral("Dim"), QStringLiteral("Semantics"), QStringLiteral("Size"), QStringLiteral("Padded"),
-                  QStringLiteral("Tile"), QStringLiteral("Used"), QStringLiteral("Layout hint")},
-        rows, {true, false, true, true, true, true, false});
-    doc.rawHtml(
-        QStringLiteral("<p style=\"margin-top:2px;\"><small>Rows in physical order, most-minor first.</small></p>"));
+    addPaddingSummary(doc, pal, info, false);
+    addPaddingTable(doc, pal, info, false);
 }
 
 // --- sections of an op's document --------------------------------------------------------------
-
-namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("tpuscope::widgets::DetailsPanel", text);
-}
-
-} // namespace
 
 void addPerformanceSection(Doc& doc, const QPalette& pal, const OpDetails& d)
 {
@@ -289,103 +310,98 @@ void addHloSection(Doc& doc, const OpDetails& d)
         doc.para(tr("This file carries no HLO text for this op."));
 }
 
+namespace {
+
+/// A paragraph that starts a block of the section (an array, the table of the rest of them): more
+/// room above it than between the lines of one block.
+void blockStart(Doc& doc, const QString& text, const QString& html)
+{
+    doc.rawHtml(QStringLiteral("<p style=\"margin-top:10px; margin-bottom:3px;\">%1</p>").arg(html));
+    doc.rawMarkdown(text + QStringLiteral("\n\n"));
+}
+
+/// One array of the op's padding: its role and shape, how its tiling is known when the shape does
+/// not record it, the padding, what its batch dimension needs, and the table.
+void addArrayPadding(Doc& doc, const QPalette& pal, const OpPadding& padding, const ArrayPadding& array)
+{
+    const QString role = qs(array.role);
+    const QString shape = qs(arrayShapeText(array));
+    blockStart(doc, QStringLiteral("%1: %2").arg(role, shape),
+        QStringLiteral("<b>%1</b>: <code>%2</code>").arg(esc(role), esc(wrappableShapeText(shape))));
+    if (!array.assumption.empty())
+        doc.para(tr("Tiling: %1").arg(qs(array.assumption)));
+    const bool fromLayoutAnalysis = padding.source == ShapeSource::LayoutHint;
+    addPaddingSummary(doc, pal, array.padding, fromLayoutAnalysis);
+    // A dot's "batch" dims may be heads or sequence rather than examples: only a convolution's (or
+    // the layout analysis's, which xprof writes for convolutions) is called the per-core batch.
+    const int batchDim = array.batchDim();
+    if (batchDim >= 0 && !padding.batchFromDot && array.padding.valid && array.padding.dims[batchDim].size > 0) {
+        const L::DimPadding& dim = array.padding.dims[batchDim];
+        const QString unit = fromLayoutAnalysis ? tr("alignment") : tr("tile");
+        if (dim.padded == dim.size)
+            doc.para(tr("Per-core batch %1 (the batch dimension) fills its %2.").arg(dim.size).arg(unit));
+        else if (dim.tile > 0)
+            doc.para(tr("Per-core batch %1 (the batch dimension); a per-core batch of %2 fills its %3-wide %4.")
+                         .arg(dim.size)
+                         .arg(dim.padded)
+                         .arg(dim.tile)
+                         .arg(unit));
+        else
+            doc.para(tr("Per-core batch %1 (the batch dimension), padded to %2.").arg(dim.size).arg(dim.padded));
+    }
+    addPaddingTable(doc, pal, array.padding, fromLayoutAnalysis);
+}
+
+} // namespace
+
 void addOutputShapeSection(Doc& doc, const QPalette& pal, const OpDetails& d)
 {
-    const Profile& p = *d.profile;
-    const OpInfo& op = p.ops[d.op];
-    const hlo::Module* module = d.module;
-    const hlo::Instruction* in = d.instruction;
-    const QString longName = qs(p.str(op.longName));
-    // The HLO instruction, else the recorded shape, else the HLO text's result shape.
-    doc.heading(tr("Output shape and padding"));
-    std::optional<hlo::Shape> shape;
-    std::vector<L::DimSemantics> semantics;
-    if (in && (in->shape.hasLayout || in->shape.isTuple())) {
-        shape = in->shape;
-        semantics = L::inferOutputSemantics(*module, *in);
+    // The model decides which shapes to show and how their tiling is known (resolveOpPadding), as
+    // for the advice, the share card and `tpuscope-cli fusion`: the panel only lays them out.
+    const OpPadding padding = resolveOpPadding(*d.profile, d.op);
+    // "Shapes", not "Output shape": a convolution's activation input and a layout analysis's
+    // input are here too.
+    doc.heading(tr("Shapes and padding"));
+    if (padding.arrays.empty()) {
+        doc.para(tr("No shape to pad: %1.").arg(qs(padding.error))); // the model always says why
+        return;
     }
-    if (!shape && op.shapeWithLayout) {
-        auto parsed = L::parseShape(p.str(op.shapeWithLayout));
-        if (parsed.ok())
-            shape = parsed.shape;
+    QString from = qs(shapeSourceName(padding.source));
+    if (padding.computeCore)
+        from += tr("; built around %1 (%2)").arg(qs(padding.computeCore->name), qs(padding.computeCore->opcode));
+    doc.kv(tr("Shape from"), from);
+    if (padding.arrays.size() > 1) {
+        const ArrayPadding* worst = padding.worst();
+        const QString count = QString::number(padding.arrays.size());
+        const QString worstEfficiency = worst ? efficiencyText(worst->padding.efficiency) : QString();
+        if (!worst)
+            doc.kv(tr("Arrays"), count);
+        else if (worstEfficiency == efficiencyText(1)) // "the least filled (100%)" would read oddly
+            doc.kv(tr("Arrays"), tr("%1, each tiled on its own; none is padded").arg(count));
+        else
+            doc.kv(tr("Arrays"),
+                tr("%1, each tiled on its own; the least filled is the %2 (%3)")
+                    .arg(count, qs(worst->role), worstEfficiency));
     }
-    if (!shape && !longName.isEmpty()) {
-        auto parsed = L::parseInstructionResultShape(p.str(op.longName));
-        if (parsed.ok())
-            shape = parsed.shape;
-    }
-    if (!shape && in) {
-        shape = in->shape;
-        semantics = L::inferOutputSemantics(*module, *in);
-    }
-    if (shape && semantics.empty() && !shape->isTuple() && shape->hasLayout) {
-        // op_profile.json layout hints are most-minor first: label the dims whose sizes agree.
-        if (auto hint = p.layoutHints.find(d.op); hint != p.layoutHints.end()) {
-            const std::vector<L::DimPadding> hinted = paddingFromLayoutHints(hint->second).dims;
-            const auto& m2m = shape->layout.minorToMajor;
-            semantics.assign(shape->dimensions.size(), L::DimSemantics::Unknown);
-            for (size_t i = 0; i < std::min(m2m.size(), hinted.size()); ++i) {
-                const int64_t dim = m2m[i];
-                if (dim < 0 || static_cast<size_t>(dim) >= semantics.size() || shape->dimensions[dim] != hinted[i].size)
-                    continue;
-                semantics[dim] = hinted[i].semantics;
-            }
+    // A big tuple (a while loop's state, a multi-output fusion) would be a page of tables: the
+    // first arrays get theirs, the rest a row each.
+    const size_t inFull = std::min(padding.arrays.size(), kMaxArraySections);
+    for (size_t i = 0; i < inFull; ++i)
+        addArrayPadding(doc, pal, padding, padding.arrays[i]);
+    if (inFull < padding.arrays.size()) {
+        QList<QList<Doc::Cell>> rows;
+        for (size_t i = inFull; i < padding.arrays.size(); ++i) {
+            const ArrayPadding& array = padding.arrays[i];
+            rows.append(QList<Doc::Cell> {Doc::Cell(qs(array.role)), Doc::Cell(qs(arrayShapeText(array))),
+                Doc::Cell(qs(paddingText(array.padding)),
+                    array.padding.valid ? paddingColor(array.padding.efficiency, pal) : QColor())});
         }
+        const QString more = tr("%1 more arrays:").arg(padding.arrays.size() - inFull);
+        blockStart(doc, more, esc(more));
+        doc.table({tr("Array"), tr("Shape"), tr("Padding")}, rows, {false, false, false});
     }
-    // A layout without tiles (TF1 HLO text) says nothing about padding: the op_profile layout analysis
-    // does, and without one TPU's default T(8,128) for 32-bit arrays is assumed and said so.
-    const auto layoutHint = p.layoutHints.find(d.op);
-    const bool untiled = shape && !shape->isTuple() && shape->hasLayout && shape->layout.tiles.empty();
-    const bool hintWins = untiled && layoutHint != p.layoutHints.end() && !layoutHint->second.empty();
-    if (shape && !hintWins) {
-        if (untiled && shape->dimensions.size() >= 2 && hlo::primitiveTypeBits(shape->elementType) == 32) {
-            shape->layout.tiles.push_back(hlo::Tile {{8, 128}});
-            doc.para(tr("The layout records no tiles: T(8,128), TPU's default for 32-bit arrays, is assumed."));
-        }
-        addShapeSection(doc, pal, *shape, semantics, tr("Shape"));
-    } else if (auto hint = layoutHint; hint != p.layoutHints.end() && !hint->second.empty()) {
-        // op_profile.json records per-dimension alignments instead of a layout: the padding is the
-        // model's reading of it (paddingFromLayoutHints); the semantics column keeps the file's words.
-        const L::PaddingInfo info = paddingFromLayoutHints(hint->second);
-        if (!info.valid) {
-            doc.para(tr("Padding: %1").arg(qs(info.error)));
-        } else {
-            QList<QList<Doc::Cell>> rows;
-            for (size_t i = 0; i < info.dims.size(); ++i) {
-                const L::DimPadding& dim = info.dims[i];
-                const double e = dim.padded > 0 ? static_cast<double>(dim.size) / static_cast<double>(dim.padded) : 1.0;
-                rows.append(QList<Doc::Cell> {{qs(hint->second[i].semantics)}, {QString::number(dim.size)},
-                    {QString::number(dim.padded)}, {dim.tile > 0 ? QString::number(dim.tile) : QStringLiteral("–")},
-                    {efficiencyText(e), paddingColor(e, pal)}});
-            }
-            const double e = info.efficiency;
-            const QString used = qs(info.usedOfTileText());
-            const QString sentence
-                = used.isEmpty() ? efficiencyText(e) : QStringLiteral("%1 = %2").arg(used, efficiencyText(e));
-            doc.para(tr("Padding efficiency (from the profile's layout analysis): ") + sentence,
-                tr("Padding efficiency (from the profile's layout analysis): ") + chip(sentence, paddingColor(e, pal)));
-            doc.table({tr("Semantics"), tr("Size"), tr("Padded"), tr("Alignment"), tr("Used")}, rows,
-                {false, true, true, true, true});
-            for (const L::DimPadding& dim : info.dims)
-                if (dim.semantics == L::DimSemantics::Batch && dim.size > 0) {
-                    doc.para(dim.padded == dim.size
-                            ? tr("Per-core batch %1 (the batch dimension) fills its alignment.").arg(dim.size)
-                            : tr("Per-core batch %1 (the batch dimension); a per-core batch of %2 fills its %3-wide "
-                                 "alignment.")
-                                  .arg(dim.size)
-                                  .arg(dim.padded)
-                                  .arg(dim.tile));
-                    break;
-                }
-            const OpRow* row = d.row;
-            if (row && row->flopsUtilization.value_or(0) > 0 && e < 1 && std::fabs(*row->flopsUtilization - e) <= 0.05)
-                doc.para(tr("Padding-bound: the FLOPS utilization (%1) is within 5 points of the padding efficiency, "
-                            "so the MXU runs at full speed on tiles that are mostly padding.")
-                             .arg(pct(*row->flopsUtilization)));
-        }
-    } else {
-        doc.para(tr("The file records no shape or layout for this op."));
-    }
+    if (const std::string bound = d.row ? paddingBoundFinding(*d.row, padding) : std::string(); !bound.empty())
+        doc.para(qs(bound));
 }
 
 void addOperandsSection(Doc& doc, const OpDetails& d, const std::function<OpId(const std::string&)>& opForInstruction)

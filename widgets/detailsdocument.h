@@ -174,7 +174,7 @@ QString wrappableShapeText(const QString& shape);
 QColor paddingColor(double efficiency, const QPalette& pal);
 QColor flopsUtilColor(double u, const QPalette& pal);
 QColor hbmUtilColor(double u, const QPalette& pal);
-/// "99.5%", two decimals below 10 %.
+/// "99.5%", two decimals below 10 % (the model's paddingEfficiencyText).
 QString efficiencyText(double e);
 /// formatPercent with two decimals below 10 %.
 QString pct(double fraction);
@@ -183,7 +183,8 @@ QString chip(const QString& text, const QColor& background);
 /// HLO-text-like line for an instruction: "%name = shape opcode(%a, %b), kind=kLoop, calls=%comp".
 QString instructionText(const model::hlo::Module* module, const model::hlo::Instruction& in);
 bool isComputeOpcode(const std::string& opcode);
-/// Output shape section: shape text, combined padding efficiency and the per-dimension table.
+/// A fused instruction's shape: its text, padding efficiency and per-dimension table (a tuple
+/// element by element).
 void addShapeSection(DetailsDocument& doc, const QPalette& pal, const model::hlo::Shape& shape,
     const std::vector<model::layout::DimSemantics>& semantics, const QString& label);
 
@@ -205,8 +206,8 @@ void addPerformanceSection(DetailsDocument& doc, const QPalette& pal, const OpDe
 void addProvenanceSection(DetailsDocument& doc, const OpDetails& op);
 /// The op's HLO text (the event's long name, else the instruction).
 void addHloSection(DetailsDocument& doc, const OpDetails& op);
-/// The output shape with its padding (layout.h), or the padding of the profile's layout analysis
-/// (padding.h's paddingFromLayoutHints) when the shape records no tiles.
+/// The arrays resolveOpPadding gives the op (outputs, tuple elements one by one, a convolution's
+/// activation, or the op_profile layout analysis), each with its padding, or why there are none.
 void addOutputShapeSection(DetailsDocument& doc, const QPalette& pal, const OpDetails& op);
 /// The operands in the op's program; those that are profiled ops are "op:ID" links.
 void addOperandsSection(

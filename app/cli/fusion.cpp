@@ -272,16 +272,18 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
         out << "\n" << a.role << ": " << arrayShapeText(a) << "\n";
         if (!a.assumption.empty())
             out << "  tiling: " << a.assumption << "\n";
+        // The same phrase as the Details panel's (paddingText), so both read alike.
+        out << "  padding: " << paddingText(a.padding);
         if (!a.padding.valid) {
-            out << "  padding: " << (a.padding.error.empty() ? "no layout" : a.padding.error) << "\n";
+            out << "\n";
             continue;
         }
-        out << "  " << a.padding.usedOfTileText() << " -> efficiency " << formatPercent(a.padding.efficiency, 2);
         if (a.padding.paddedBytes > 0)
             out << " (" << formatBytes(static_cast<double>(a.padding.logicalBytes)) << " of data in "
                 << formatBytes(static_cast<double>(a.padding.paddedBytes)) << ")";
         out << "\n";
-        out << "  dims (most-minor first): " << dimsText(a.padding) << "\n";
+        if (!a.padding.dims.empty()) // a scalar has none
+            out << "  dims (most-minor first): " << dimsText(a.padding) << "\n";
     }
     if (fused) {
         out << "\nFused computation " << fused->name << " (" << fusedRows.size() << " instructions):\n";

@@ -191,4 +191,9 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown,
     const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink,
     const DeviceConsistency* deviceCheck = nullptr);
 
+/// One op's padding-bound finding in the advice's words ("fusion.3 is padding-bound: its FLOPS
+/// utilization ..."), tested on its least-filled array as the low-utilization rule tests it; empty
+/// when the op is not padding-bound. For a view of one op, so that it says what the advice says.
+std::string paddingBoundFinding(const OpRow& row, const OpPadding& padding);
+
 } // namespace tpuscope::model

@@ -109,3 +109,15 @@ std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, si
 }
 
 } // namespace tpuscope::model::advice_detail
+
+namespace tpuscope::model {
+
+std::string paddingBoundFinding(const OpRow& row, const OpPadding& padding)
+{
+    const ArrayPadding* worst = padding.worst();
+    if (!worst || !advice_detail::paddingBound(worst->padding.efficiency, row, padding))
+        return {};
+    return advice_detail::paddingBoundText(worst->padding.efficiency, row).substr(1); // the text leads with a space
+}
+
+} // namespace tpuscope::model

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "padding.h"
 
+#include "../core/format.h"
+
 #include <algorithm>
 #include <map>
 
@@ -41,6 +43,23 @@ std::string arrayShapeText(const ArrayPadding& array)
     for (size_t i = 0; i < array.shape.dimensions.size(); ++i)
         text += (i ? "," : "") + std::to_string(array.shape.dimensions[i]);
     return text + "] (element type not recorded)";
+}
+
+std::string paddingEfficiencyText(double efficiency)
+{
+    const double percent = efficiency * 100;
+    if (percent >= 99.995)
+        return "100%";
+    return formatPercent(efficiency, percent < 10 ? 2 : 1);
+}
+
+std::string paddingText(const layout::PaddingInfo& padding)
+{
+    if (!padding.valid)
+        return padding.error.empty() ? "unknown (no layout)" : padding.error;
+    const std::string used = padding.usedOfTileText();
+    const std::string efficiency = paddingEfficiencyText(padding.efficiency);
+    return used.empty() ? "no tiling, " + efficiency + " of the buffer used" : used + " = " + efficiency;
 }
 
 const ArrayPadding* OpPadding::worst() const

@@ -36,6 +36,14 @@ struct ArrayPadding
 /// The array's shape as HLO text, or "[16,1] (element type not recorded)" for a layout analysis.
 std::string arrayShapeText(const ArrayPadding& array);
 
+/// A padding efficiency as the views print it: two decimals below 10 % ("1.56%"), one above
+/// ("45.3%"), "100%" when full to two decimals.
+std::string paddingEfficiencyText(double efficiency);
+/// An array's padding in one phrase, so that the Details panel and `tpuscope-cli fusion` say the same:
+/// "16·1 of 128·8 used = 1.56%", "no tiling, 100% of the buffer used" for a layout without tiles, or
+/// why the padding is unknown.
+std::string paddingText(const layout::PaddingInfo& padding);
+
 struct OpPadding
 {
     OpId op = kNone;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysis/padding.h"
+#include "analysistestutil.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
-#include "analysistestutil.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +64,30 @@ TEST(Padding, OriginStoryFusionIsTheWorkedExample)
     EXPECT_EQ(act.padding.dims[0].semantics, DimSemantics::Batch);
     EXPECT_EQ(act.padding.dims[1].semantics, DimSemantics::Feature);
     EXPECT_EQ(p.worst(), &p.arrays[0]);
+}
+
+// The phrase the Details panel and `tpuscope-cli fusion` both print for an array.
+TEST(Padding, PaddingTextIsOnePhraseForEveryView)
+{
+    ProfilePtr profile = demoProfile();
+    const OpPadding p = resolveOpPadding(*profile, findOp(*profile, "fusion.3"));
+    ASSERT_EQ(p.arrays.size(), 2u);
+    EXPECT_EQ(paddingText(p.arrays[0].padding), "16\u00B71 of 128\u00B78 used = 1.56%");
+    EXPECT_EQ(paddingText(p.arrays[1].padding), "16\u00B732 of 128\u00B732 used = 12.5%");
+
+    hlo::Shape scalar;
+    scalar.elementType = hlo::PrimitiveType::U32;
+    scalar.hasLayout = true;
+    EXPECT_EQ(paddingText(layout::computePadding(scalar)), "no tiling, 100% of the buffer used");
+    layout::PaddingInfo unknown;
+    EXPECT_EQ(paddingText(unknown), "unknown (no layout)");
+    unknown.error = "tuple shapes have no single padding";
+    EXPECT_EQ(paddingText(unknown), unknown.error);
+
+    EXPECT_EQ(paddingEfficiencyText(1.0 / 64), "1.56%");
+    EXPECT_EQ(paddingEfficiencyText(0.4531), "45.3%");
+    EXPECT_EQ(paddingEfficiencyText(0.99996), "100%");
+    EXPECT_EQ(paddingEfficiencyText(0.9996), "100.0%"); // 99.96 % is not full: never "100%"
 }
 
 TEST(Padding, PerCoreBatchIsTheTimeWeightedModeOfConvolutionBatches)

@@ -112,6 +112,18 @@ TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
     EXPECT_DOUBLE_EQ(padding->numbers.find("padding_efficiency")->number, 0.015625);
     EXPECT_EQ(padding->numbers.find("padding_bound")->number, 1);
     EXPECT_NE(padding->detail.find("padding-bound"), std::string::npos);
+    // A view of the op (the Details panel) gets the same finding in the same words.
+    const OpBreakdown breakdown = computeOpBreakdown(*profile);
+    const auto row = std::find_if(
+        breakdown.rows.begin(), breakdown.rows.end(), [](const OpRow& r) { return r.name == "fusion.3"; });
+    ASSERT_NE(row, breakdown.rows.end());
+    const std::string finding = paddingBoundFinding(*row, top);
+    EXPECT_TRUE(finding.starts_with("fusion.3 is padding-bound: ")) << finding;
+    EXPECT_NE(padding->detail.find(finding), std::string::npos) << padding->detail;
+    const auto loop = std::find_if(
+        breakdown.rows.begin(), breakdown.rows.end(), [](const OpRow& r) { return r.name == "fusion.9"; });
+    ASSERT_NE(loop, breakdown.rows.end());
+    EXPECT_EQ(paddingBoundFinding(*loop, resolveOpPadding(*profile, loop->op)), "");
     // The TF1 file records FLOPs but no bytes: no op's place under the roofline is known, so the
     // low-utilization rule stays silent and says why, instead of calling an op far from a roof it
     // cannot see.

@@ -2,17 +2,24 @@
 #include "../testanalysis.h"
 #include "detailspanel.h"
 
+#include "analysis/advice.h"
+#include "analysis/padding.h"
+#include "cli.h"
 #include "core/profile.h"
 #include "loader/loader.h"
 
 #include <QDir>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QUrl>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
 
 using namespace tpuscope::model;
 using tpuscope::widgets::DetailsPanel;
@@ -286,4 +293,141 @@ TEST(DetailsPanel, RealSample)
         handBuilt.setPalette(dark);
         handBuilt.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/details_fusion_dark.png"));
     }
+}
+
+namespace {
+
+// A TF1 op_profile as in the model's Tf1Layout tests: fusion.3 has a layout analysis (batch 16 in a
+// 128 alignment, 1 feature in an 8 one, FLOPS utilization 1.5 %: padding-bound), fusion.9 an f32
+// layout without tiles, which the model takes as T(8,128).
+constexpr const char* kTf1OpProfile = R"({"byCategory": {"name": "byCategory", "metrics": {"time": 1, "flops": 0.02},
+ "children": [{"name": "convolution fusion", "metrics": {"time": 0.8, "flops": 0.012}, "category": {},
+   "children": [{"name": "%fusion.3", "metrics": {"time": 0.8, "flops": 0.012, "rawTime": 8e11},
+     "xla": {"op": "fusion:kOutput",
+       "expression": "%fusion.3 = f32[16,128,128,1]{0,3,2,1} fusion(f32[16,128,128,32]{0,3,2,1} %a), kind=kOutput",
+       "provenance": "unet/conv2d_18/Conv2D", "category": "convolution fusion",
+       "layout": {"dimensions": [{"size": 16, "alignment": 128, "semantics": "batch"},
+                                 {"size": 1, "alignment": 8, "semantics": "feature"},
+                                 {"size": 128, "alignment": 0, "semantics": "spatial"},
+                                 {"size": 128, "alignment": 0, "semantics": "spatial"}]}}, "children": []}]},
+  {"name": "loop fusion", "metrics": {"time": 0.2, "flops": 0.008}, "category": {},
+   "children": [{"name": "%fusion.9", "metrics": {"time": 0.2, "flops": 0.008, "rawTime": 2e11},
+     "xla": {"op": "fusion:kLoop", "expression": "%fusion.9 = f32[16,1000]{1,0} fusion(f32[16,1000]{1,0} %b), kind=kLoop",
+       "provenance": "unet/dense/add", "category": "loop fusion"}, "children": []}]}]}})";
+
+std::string fusionCommandOutput(const std::string& path, const std::string& op)
+{
+    tpuscope::cli::Arguments args;
+    args.command = "fusion";
+    args.positional = {path, op};
+    std::ostringstream out, err;
+    EXPECT_EQ(tpuscope::cli::runFusion(args, out, err), 0) << err.str();
+    return out.str();
+}
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+// The panel lays out what resolveOpPadding decides, as `tpuscope-cli fusion` prints it: every array
+// with its role, shape, padding and how its tiling is known, in the model's order, and the model's
+// reason when there is none. One op of each kind the model tells apart.
+TEST(DetailsPanel, ShowsTheArraysOfResolveOpPaddingAsTheCliDoes)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::string tf1 = dir.path().toStdString() + "/tf1.op_profile.json";
+    {
+        QFile file(q(tf1));
+        ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write(kTf1OpProfile);
+    }
+    const std::string samples = TPUSCOPE_SAMPLES_DIR;
+    struct Case
+    {
+        std::string path, op;
+        ShapeSource source;
+        size_t arrays; // as the model resolves them, so that the case shows what it is here for
+        bool assumption = false; // an array's tiling is assumed or read from the layout analysis
+        bool paddingBound = false;
+    };
+    const std::vector<Case> cases {
+        // A convolution fusion: its output and the convolution's activation input.
+        {std::string(TPUSCOPE_TEST_DATA_DIR) + "/../../resources/demo.xplane.pb", "fusion.3", ShapeSource::Hlo, 2},
+        // An async copy's output tuple (f32 in host memory, f32 in HBM, the u32 context), element by
+        // element; its HLO prints the tuple without a layout, the shape stat has one.
+        {samples + "/tpu_v6e_inference.xplane.pb", "copy-start.1", ShapeSource::ShapeWithLayout, 3},
+        // A multi-output fusion of 18 elements: the first ones in full, the rest a row each.
+        {samples + "/tpu_v5_training.op_profile.json.gz", "fusion.743", ShapeSource::HloText, 18},
+        // op_profile layout analyses, one of them padding-bound.
+        {samples + "/demo_synthetic.op_profile.json", "convolution", ShapeSource::LayoutHint, 1, true},
+        {tf1, "fusion.3", ShapeSource::LayoutHint, 1, true, true},
+        // A TF1 f32 layout without tiles: T(8,128) assumed.
+        {tf1, "fusion.9", ShapeSource::HloText, 1, true},
+        // "%fusion = something": no shape at all, and the model says why.
+        {samples + "/demo_synthetic.op_profile.json", "fusion", ShapeSource::None, 0},
+    };
+    std::vector<std::string> missing;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.path + " " + c.op);
+        if (!QFile::exists(q(c.path))) {
+            missing.push_back(c.path);
+            continue;
+        }
+        LoadResult loaded = loadProfile(c.path);
+        ASSERT_TRUE(loaded.ok()) << loaded.error;
+        const auto analysis = tpuscope::test::analysisOf(loaded.profile);
+        DetailsPanel panel;
+        panel.resize(720, 1000);
+        panel.setAnalysis(analysis);
+        ASSERT_TRUE(panel.showOpByName(q(c.op)));
+        const OpPadding padding = resolveOpPadding(*loaded.profile, panel.currentOp());
+        QString shown = panel.browser()->toPlainText();
+        shown.remove(QChar(0x200B)); // the shapes' break opportunities
+        const std::string cli = fusionCommandOutput(c.path, c.op);
+
+        EXPECT_EQ(padding.source, c.source);
+        ASSERT_EQ(padding.arrays.size(), c.arrays) << padding.error;
+        if (padding.arrays.empty()) {
+            ASSERT_FALSE(padding.error.empty());
+            EXPECT_TRUE(shown.contains(q(padding.error))) << shown.toStdString();
+            EXPECT_NE(cli.find(padding.error), std::string::npos) << cli;
+        }
+        EXPECT_EQ(std::any_of(padding.arrays.begin(), padding.arrays.end(),
+                      [](const ArrayPadding& array) { return !array.assumption.empty(); }),
+            c.assumption);
+        qsizetype at = 0;
+        for (const ArrayPadding& array : padding.arrays) {
+            const std::string shape = arrayShapeText(array);
+            const std::string padded = paddingText(array.padding);
+            // In the panel: the role, then its shape and padding (a section, or a table row).
+            at = shown.indexOf(q(array.role), at);
+            if (at < 0) {
+                ADD_FAILURE() << array.role << " not in\n" << shown.toStdString();
+                break; // the next case still runs
+            }
+            EXPECT_GT(shown.indexOf(q(shape), at), at) << shape;
+            EXPECT_GT(shown.indexOf(q(padded), at), at) << padded;
+            EXPECT_NE(cli.find(array.role + ": " + shape), std::string::npos) << cli;
+            EXPECT_NE(cli.find("padding: " + padded), std::string::npos) << cli;
+            if (!array.assumption.empty()) {
+                EXPECT_GT(shown.indexOf(q(array.assumption), at), at) << array.assumption;
+                EXPECT_NE(cli.find("tiling: " + array.assumption), std::string::npos) << cli;
+            }
+        }
+        const OpRow* row = nullptr;
+        for (const OpRow& r : analysis->breakdown.rows)
+            if (r.op == panel.currentOp())
+                row = &r;
+        const std::string bound = row ? paddingBoundFinding(*row, padding) : std::string();
+        EXPECT_EQ(!bound.empty(), c.paddingBound);
+        if (!bound.empty()) {
+            EXPECT_TRUE(shown.contains(q(bound))) << shown.toStdString();
+        }
+    }
+    if (!missing.empty())
+        GTEST_SKIP() << "samples not found, their cases not run: " << missing.front() << " ...";
 }
