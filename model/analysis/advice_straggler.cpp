@@ -18,7 +18,7 @@ constexpr AdviceThreshold kStragglerLateShare {"straggler", "late_share", 0.5, "
 constexpr AdviceThreshold kStragglerMinLate {"straggler", "min_late_share_of_step", kLateMarginShareOfStep, "share",
     "how far after the other hosts' median arrival a host must reach the collective, share of the average step "
     "(per step to count it late; on average to name it)",
-    "ours: above the ±1 % step-to-step jitter of a healthy pod"};
+    "ours: the hosts analysis's late margin (kLateMarginShareOfStep)"};
 constexpr AdviceThreshold kStragglerCriticalGain {"straggler", "critical_gain_share", 0.10, "share",
     "gain per step if the straggler kept up, share of the average step, for critical",
     "ours (the input-bound rule's warning level)"};
