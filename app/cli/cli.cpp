@@ -120,6 +120,7 @@ std::span<const Command* const> commands()
         &kSummaryCommand,
         &kOpsCommand,
         &kStepsCommand,
+        &kHostsCommand,
         &kAdviseCommand,
         &kFusionCommand,
         &kMemoryCommand,

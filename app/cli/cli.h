@@ -154,6 +154,7 @@ int runHelp(const Arguments& args, std::ostream& out, std::ostream& err);
 extern const Command kSummaryCommand;
 extern const Command kOpsCommand;
 extern const Command kStepsCommand;
+extern const Command kHostsCommand;
 extern const Command kAdviseCommand;
 extern const Command kFusionCommand;
 extern const Command kMemoryCommand;

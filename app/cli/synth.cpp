@@ -11,7 +11,7 @@ using namespace tpuscope::model;
 int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     if (args.positional.empty() || args.output.empty()) {
-        err << "tpuscope-cli synth: usage: synth SCENARIO -o OUT.xplane.pb\nscenarios:\n";
+        err << "tpuscope-cli synth: usage: synth SCENARIO -o OUT.xplane.pb (pod: -o LOGDIR)\nscenarios:\n";
         for (const auto& [name, text] : synthScenarios())
             err << "  " << name << "  " << text << "\n";
         return 2;
@@ -21,6 +21,15 @@ int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
     if (!parseSynthScenario(args.positional.front(), options, error)) {
         err << "tpuscope-cli " << error << "\n";
         return 2;
+    }
+    if (synthWritesLogdir(options)) {
+        if (!writeSyntheticLogdir(options, args.output, error)) {
+            err << "tpuscope-cli " << error << "\n";
+            return 1;
+        }
+        out << "wrote log dir " << args.output << " (" << args.positional.front() << ": " << options.hosts
+            << " hosts)\n";
+        return 0;
     }
     if (!writeSyntheticXSpace(options, args.output, error)) {
         err << "tpuscope-cli " << error << "\n";
@@ -37,7 +46,8 @@ constexpr const OptionGroup* kGroups[] = {&kOutputFileOption};
 constinit const Command kSynthCommand {
     .name = "synth",
     .operands = "SCENARIO",
-    .about = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story, bench:N).",
+    .about
+    = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story, bench:N), or pod:... to -o LOGDIR.",
     .groups = kGroups,
     .run = runSynth,
 };

@@ -4,6 +4,7 @@
 #include "advicerules.h"
 #include "deviceconsistency.h"
 #include "hostlink.h"
+#include "hosts.h"
 
 #include "../core/format.h"
 #include "summary.h"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace tpuscope::model {
@@ -51,7 +53,7 @@ const std::vector<const AdviceRuleEntry*>& adviceRules()
     static const std::vector<const AdviceRuleEntry*> rules
         = {&perCoreBatchRule(), &paddingRule(), &lowUtilizationFusionRule(), &hbmBoundRule(), &dataFormattingRule(),
             &collectivesRule(), &inputBoundRule(), &captureCoverageRule(), &deviceConsistencyRule(),
-            &stridedUpdateRule(), &hostOffloadRule(), &memoryPaddingRule()};
+            &stridedUpdateRule(), &hostOffloadRule(), &memoryPaddingRule(), &stragglerRule()};
     return rules;
 }
 
@@ -96,6 +98,8 @@ const char* adviceRuleName(AdviceRuleId id)
         return "host-offload";
     case AdviceRuleId::MemoryPadding:
         return "memory-padding";
+    case AdviceRuleId::Straggler:
+        return "straggler";
     case AdviceRuleId::Count:
         break;
     }
@@ -199,7 +203,7 @@ void combineGains(const Context& ctx, AdviceReport& report)
 
 AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
     const MemoryReport* memory, const OpModel& model, const HostLinkStats& hostLink,
-    const DeviceConsistency* deviceCheck)
+    const DeviceConsistency* deviceCheck, const HostAnalysis* hosts)
 {
     AdviceReport report;
     if (!profile.hasTpuOps()) {
@@ -210,6 +214,12 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
     ctx.stepAnalysis = &steps;
     ctx.memory = memory;
     ctx.deviceCheck = deviceCheck;
+    // A profile of several hosts needs its hosts analysed (the straggler rule) when the caller has
+    // not done it; one host has no straggler to find.
+    std::optional<HostAnalysis> ownHosts;
+    if (!hosts && profile.device.hosts > 1)
+        hosts = &ownHosts.emplace(analyzeHosts(profile, model, steps));
+    ctx.hosts = hosts;
     ctx.steps = steps.stepsPerCore;
     // One core count for every figure: the one the breakdown's per-core numbers divide by.
     ctx.cores = std::max(1, breakdown.coresRepresented);
@@ -258,21 +268,21 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps)
 {
     const OpModel model = buildOpModel(profile);
-    return runAdviceRules(profile, breakdown, steps, nullptr, model, computeHostLink(profile, model), nullptr);
+    return runAdviceRules(profile, breakdown, steps, nullptr, model, computeHostLink(profile, model), nullptr, nullptr);
 }
 
 AdviceReport computeAdvice(
     const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory)
 {
     const OpModel model = buildOpModel(profile);
-    return runAdviceRules(profile, breakdown, steps, &memory, model, computeHostLink(profile, model), nullptr);
+    return runAdviceRules(profile, breakdown, steps, &memory, model, computeHostLink(profile, model), nullptr, nullptr);
 }
 
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
     const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink,
-    const DeviceConsistency* deviceCheck)
+    const DeviceConsistency* deviceCheck, const HostAnalysis* hosts)
 {
-    return runAdviceRules(profile, breakdown, steps, &memory, model, hostLink, deviceCheck);
+    return runAdviceRules(profile, breakdown, steps, &memory, model, hostLink, deviceCheck, hosts);
 }
 
 } // namespace tpuscope::model

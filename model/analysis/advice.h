@@ -36,6 +36,7 @@ enum class AdviceRuleId : uint8_t {
     StridedUpdate,
     HostOffload,
     MemoryPadding,
+    Straggler,
     Count
 };
 /// The stable name of a rule ("per-core-batch"); nullptr for Count.
@@ -186,10 +187,12 @@ struct MemoryReport;
 AdviceReport computeAdvice(
     const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps, const MemoryReport& memory);
 struct DeviceConsistency;
-/// Same, with the op model, the host link and the device check too (buildProfileAnalysis).
+struct HostAnalysis;
+/// Same, with the op model, the host link, the device check and the hosts too (buildProfileAnalysis);
+/// without `hosts`, a profile of several hosts has them analysed here.
 AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown, const StepAnalysis& steps,
     const MemoryReport& memory, const OpModel& model, const HostLinkStats& hostLink,
-    const DeviceConsistency* deviceCheck = nullptr);
+    const DeviceConsistency* deviceCheck = nullptr, const HostAnalysis* hosts = nullptr);
 
 /// One op's padding-bound finding in the advice's words ("fusion.3 is padding-bound: its FLOPS
 /// utilization ..."), tested on its least-filled array as the low-utilization rule tests it; empty

@@ -12,6 +12,7 @@
 #include "advice.h"
 #include "attribution.h"
 #include "deviceconsistency.h"
+#include "hosts.h"
 #include "memory.h"
 #include "opmodel.h"
 #include "steps.h"
@@ -40,6 +41,7 @@ struct Context
     const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
     const MemoryReport* memory = nullptr; // analyzeMemory of the profile, when the caller has it
     const DeviceConsistency* deviceCheck = nullptr; // checkDeviceConsistency, when the caller has it
+    const HostAnalysis* hosts = nullptr; // analyzeHosts, for a profile of several hosts
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
@@ -132,5 +134,6 @@ const AdviceRuleEntry& deviceConsistencyRule();
 const AdviceRuleEntry& stridedUpdateRule();
 const AdviceRuleEntry& hostOffloadRule();
 const AdviceRuleEntry& memoryPaddingRule();
+const AdviceRuleEntry& stragglerRule();
 
 } // namespace tpuscope::model::advice_detail

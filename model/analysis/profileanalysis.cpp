@@ -57,6 +57,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
     report("Finding steps", 0.4);
     analysis->steps = computeSteps(p, analysis->opModel);
     analysis->deviceActivity = deviceActivityRange(p);
+    analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop);
     if (stop.stop_requested())
         return nullptr;
     report("Checking the advice rules", 0.6);
@@ -65,7 +66,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
     if (p.hasTpuOps())
         analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown);
     analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel,
-        analysis->hostLink, &analysis->deviceConsistency);
+        analysis->hostLink, &analysis->deviceConsistency, &analysis->hosts);
     if (stop.stop_requested())
         return nullptr;
     report("Sampling utilization", 0.8);

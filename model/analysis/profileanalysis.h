@@ -11,6 +11,7 @@
 #include "deviceconsistency.h"
 #include "diff.h"
 #include "hostlink.h"
+#include "hosts.h"
 #include "memory.h"
 #include "opbreakdown.h"
 #include "opmodel.h"
@@ -42,6 +43,7 @@ struct ProfileAnalysis
     HostLinkStats hostLink; // the host link's traffic per direction (computeHostLink)
     OpBreakdown breakdown; // GroupBy::Op, no filter
     StepAnalysis steps; // computeSteps, all cores
+    HostAnalysis hosts; // analyzeHosts over those steps: one row per host, which host is late
     /// [begin, end) of what the TPU cores ran (deviceActivityRange): where the timeline opens.
     std::pair<TimePs, TimePs> deviceActivity {0, 0};
     ProfileSummary summary; // from that breakdown and those steps

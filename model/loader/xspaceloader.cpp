@@ -292,9 +292,13 @@ public:
                 break;
             }
             case 4: {
+                // The host's own name wins over the file name a log dir gave it (the first one, when
+                // a space names several); a space without one keeps that file name.
                 std::string_view hostname = top.bytes();
-                if (m_builder.profile().hosts.size() > m_host && m_builder.profile().hosts[m_host].empty())
-                    m_builder.profile().hosts[m_host] = std::string(hostname);
+                if (m_builder.profile().hosts.size() > m_host && !hostname.empty() && !m_hostnameSeen) {
+                    m_builder.profile().hosts[m_host] = std::string(hostname.substr(0, 256));
+                    m_hostnameSeen = true;
+                }
                 break;
             }
             default:
@@ -800,6 +804,7 @@ private:
     ByteSource* m_source;
     ProfileBuilder& m_builder;
     uint32_t m_host;
+    bool m_hostnameSeen = false;
     const ProgressFn& m_progress;
     std::stop_token m_stop;
     std::string m_error;

@@ -99,6 +99,27 @@ const std::vector<GlossaryEntry>& glossary()
             "program.",
             "Σ gaps between runs ÷ steady-state step time", "xprof input-pipeline analysis"},
         {"tail", "Tail", "Idle time after the last run of the dominant program.", "profile end − last run end", "ours"},
+        {"collective-wait", "Collective wait",
+            "Time a core spends in a collective beyond what the transfer takes: waiting for the last participant to "
+            "arrive (hosts table).",
+            "per collective instance of a step: duration − the shortest duration of that instance over the cores "
+            "that ran it",
+            "ours (issue 23)"},
+        {"synchronizing-collective", "Synchronizing collective",
+            "The collective a step ends with (the gradient all-reduce of data-parallel training): no core leaves it "
+            "before every host has arrived, so it shows which host holds the step back.",
+            "the collective most cores run last in their steps", "ours"},
+        {"late-steps", "Late steps",
+            "Steps in which a host reaches the step's synchronizing collective last and late: the straggler.",
+            "arrival (latest start over the host's cores, clocks aligned) ≥ the other hosts' median + 2 % of the "
+            "average step, and within that margin of the last host",
+            "ours"},
+        {"clock-offset", "Clock offset",
+            "How far a host's clock is from the first host's; subtracted before arrivals are compared, so it never "
+            "creates or hides a straggler.",
+            "median over steps of (the host's synchronizing-collective end − the first host's); else of the steps' "
+            "last op ends",
+            "ours"},
         {"hbm-peak", "HBM peak",
             "The most HBM a program's buffers take at once in the compiler's heap simulation, plus its indefinite "
             "allocations.",

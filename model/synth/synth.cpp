@@ -19,8 +19,62 @@ bool writeScenario(const SynthOptions& options, const synth_detail::Sink& sink, 
         return synth_detail::writeOriginStory(options, sink, error);
     if (options.scenario == "bench")
         return synth_detail::writeBench(options, sink, error);
-    error = "synth: unknown scenario '" + options.scenario + "' (use origin-story or bench:N)";
+    error = "synth: unknown scenario '" + options.scenario + "' (use origin-story or bench:N; pod writes a log dir)";
     return false;
+}
+
+bool parseInteger(std::string_view text, int64_t& value)
+{
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+/// "hosts=8,chips=4,offset_us=500,late=3:input,steps=20,seed=1" (every key optional).
+bool parsePodOptions(std::string_view text, SynthOptions& options, std::string& error)
+{
+    options.scenario = "pod";
+    options.steps = 20;
+    while (!text.empty()) {
+        const size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        const size_t eq = item.find('=');
+        const std::string_view key = item.substr(0, eq);
+        const std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+        int64_t n = 0;
+        bool ok = eq != std::string_view::npos;
+        if (ok && key == "late") {
+            const size_t colon = value.find(':');
+            options.lateKind = std::string(colon == std::string_view::npos ? value : value.substr(colon + 1));
+            if (options.lateKind == "none")
+                options.lateHost = -1;
+            else {
+                ok = colon != std::string_view::npos && parseInteger(value.substr(0, colon), n) && n >= 0 && n < 100000;
+                options.lateHost = ok ? static_cast<int>(n) : -1;
+            }
+        } else if (ok && parseInteger(value, n) && n >= 0 && n <= 2000000000) {
+            if (key == "hosts")
+                options.hosts = static_cast<int>(n);
+            else if (key == "chips")
+                options.chips = static_cast<int>(n);
+            else if (key == "offset_us")
+                options.podOffsetUs = n;
+            else if (key == "steps")
+                options.steps = static_cast<int>(n);
+            else if (key == "seed")
+                options.seed = static_cast<uint64_t>(n);
+            else
+                ok = false;
+        } else
+            ok = false;
+        if (!ok) {
+            error = "synth: pod takes hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,"
+                    "steps=N,seed=S; cannot read '"
+                + std::string(item) + "'";
+            return false;
+        }
+    }
+    return synth_detail::checkPodOptions(options, error);
 }
 
 } // namespace
@@ -28,7 +82,9 @@ bool writeScenario(const SynthOptions& options, const synth_detail::Sink& sink, 
 std::vector<std::pair<std::string, std::string>> synthScenarios()
 {
     return {{"origin-story", "U-Net training step on a TPU v3-8, global batch 128 (16 per core): the bundled demo"},
-        {"bench:N", "N XLA Ops events over 8 TPU cores with a tiny HLO module (benchmarks; k/M suffixes)"}};
+        {"bench:N", "N XLA Ops events over 8 TPU cores with a tiny HLO module (benchmarks; k/M suffixes)"},
+        {"pod[:hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,steps=N,seed=S]",
+            "a log dir of H hosts x C TPU v5e chips (default 8 x 4, 20 steps) with clock offsets and one late host"}};
 }
 
 bool parseSynthScenario(std::string_view text, SynthOptions& options, std::string& error)
@@ -55,7 +111,9 @@ bool parseSynthScenario(std::string_view text, SynthOptions& options, std::strin
             + std::string(text) + "'";
         return false;
     }
-    error = "synth: unknown scenario '" + std::string(text) + "'; scenarios: origin-story, bench:N";
+    if (text == "pod" || text.substr(0, 4) == "pod:")
+        return parsePodOptions(text.size() > 4 ? text.substr(4) : std::string_view(), options, error);
+    error = "synth: unknown scenario '" + std::string(text) + "'; scenarios: origin-story, bench:N, pod[:...]";
     return false;
 }
 
@@ -84,6 +142,25 @@ bool syntheticXSpaceBytes(const SynthOptions& options, std::string& out, std::st
         return true;
     };
     return writeScenario(options, sink, error);
+}
+
+bool synthWritesLogdir(const SynthOptions& options)
+{
+    return options.scenario == "pod";
+}
+
+bool writeSyntheticLogdir(const SynthOptions& options, const std::string& directory, std::string& error)
+{
+    if (!synthWritesLogdir(options)) {
+        error = "synth: " + options.scenario + " writes one file, not a log dir";
+        return false;
+    }
+    return synth_detail::writePod(options, directory, error);
+}
+
+bool synthPodTruth(const SynthOptions& options, SynthPodTruth& truth, std::string& error)
+{
+    return synth_detail::podTruth(options, truth, error);
 }
 
 } // namespace tpuscope::model

@@ -3,7 +3,7 @@
 
 // What the parts of the scenario generator share; synth.h is its front door. The XSpace writer
 // (synthwriter.cpp: wire format, planes, stats, op metadata), the HLO module builder and the cost
-// model that reads its shapes (synthhlo.cpp), and the scenarios (synthorigin.cpp, synthbench.cpp)
+// model that reads its shapes (synthhlo.cpp), and the scenarios (synthorigin.cpp, synthbench.cpp, synthpod.cpp)
 // each keep to one job and meet here. Only model/synth includes it.
 
 #include "synth.h"
@@ -172,12 +172,15 @@ void addOpMetadata(tensorflow::profiler::XPlane& plane, StatTable& stats, int64_
     double hbmReadBytes, double hbmWriteBytes, const std::string& shapeWithLayout, const std::string& tfOp,
     const std::string& source);
 
+/// Writes one XSpace.hostnames record (field 4).
+bool writeSpaceHostname(const Sink& sink, const std::string& hostname);
+
 /// Writes the /host:metadata plane: one event metadata per program, its HloProto under the stat "Hlo Proto".
 bool writeMetadataPlane(
     const Sink& sink, int64_t planeId, const std::vector<std::pair<uint64_t, const BuiltModule*>>& modules);
 
 // ---------------------------------------------------------------------------------------------
-// Scenarios (synthorigin.cpp, synthbench.cpp): each checks its options and writes its planes to
+// Scenarios (synthorigin.cpp, synthbench.cpp, synthpod.cpp): each checks its options and writes its planes to
 // the sink, false with `error` when it cannot.
 
 /// The device the scenarios run on; its peaks are the device planes' stats.
@@ -190,5 +193,10 @@ struct DeviceSpec
 
 bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string& error);
 bool writeBench(const SynthOptions& options, const Sink& sink, std::string& error);
+// The pod (synthpod.cpp) writes one file per host into a log dir.
+std::string podHostname(int host);
+bool checkPodOptions(const SynthOptions& options, std::string& error);
+bool writePod(const SynthOptions& options, const std::string& directory, std::string& error);
+bool podTruth(const SynthOptions& options, SynthPodTruth& truth, std::string& error);
 
 } // namespace tpuscope::model::synth_detail

@@ -32,6 +32,7 @@ void appendField(std::string& out, uint32_t fieldNumber, std::string_view bytes)
 constexpr uint32_t kSpacePlanesField = 1;
 constexpr uint32_t kPlaneLinesField = 3;
 constexpr uint32_t kLineEventsField = 4;
+constexpr uint32_t kSpaceHostnamesField = 4; // XSpace.hostnames (newer xplane.proto only)
 
 } // namespace
 
@@ -68,6 +69,13 @@ bool writePlane(const Sink& sink, const tensorflow::profiler::XPlane& header, co
     appendVarint(record, (kSpacePlanesField << 3) | 2);
     appendVarint(record, body.size());
     return sink(record) && sink(body);
+}
+
+bool writeSpaceHostname(const Sink& sink, const std::string& hostname)
+{
+    std::string record;
+    appendField(record, kSpaceHostnamesField, hostname);
+    return sink(record);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "hosts.h"
+
+#include "../core/devicepeaks.h"
+#include "../core/stopcheck.h"
+#include "opmodel.h"
+#include "steps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+namespace tpuscope::model {
+
+namespace {
+
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
+/// One collective the core waits in: a synchronous collective or an async collective's done half.
+struct Instance
+{
+    OpId op = kNone;
+    int occurrence = 0; // of this op within the step on this core
+    TimePs start = 0;
+    TimePs duration = 0;
+};
+
+struct CoreStepEvents
+{
+    std::vector<Instance> collectives; // by start
+    TimePs lastOpEnd = -1; // -1: no op in the step
+};
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return kUnknown;
+    const size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+    const double upper = values[mid];
+    if (values.size() % 2)
+        return upper;
+    return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+}
+
+std::string hostName(const Profile& profile, uint32_t host, size_t hostCount)
+{
+    if (host < profile.hosts.size() && !profile.hosts[host].empty())
+        return profile.hosts[host];
+    // A single file without XSpace hostnames: its file name stands for the host.
+    if (hostCount == 1 && !profile.load.path.empty()) {
+        std::string name = std::filesystem::path(profile.load.path).filename().string();
+        for (const char* suffix : {".xplane.pb", ".trace.json.gz", ".trace.json", ".op_profile.json"})
+            if (name.size() > std::string_view(suffix).size() && name.ends_with(suffix))
+                return name.substr(0, name.size() - std::string_view(suffix).size());
+        return name;
+    }
+    return "host " + std::to_string(host);
+}
+
+std::optional<int> chipsOf(const Profile& profile, int cores)
+{
+    const TpuGeneration* g = findTpuGeneration(profile.device.generation);
+    if (!g)
+        return std::nullopt;
+    const std::string key = g->key;
+    if (key == "v2" || key == "v3") // one device per TensorCore, two per chip
+        return (cores + 1) / 2;
+    if (key == "v5e" || key == "v6e" || key == "v4" || key == "v5p") // one device per chip
+        return cores;
+    return std::nullopt;
+}
+
+} // namespace
+
+const HostRow* HostAnalysis::row(uint32_t host) const
+{
+    for (const HostRow& r : hosts)
+        if (r.host == host)
+            return &r;
+    return nullptr;
+}
+
+HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const StepAnalysis& steps, std::stop_token stop)
+{
+    HostAnalysis out;
+    const std::vector<PlaneId> corePlanes = profile.tpuCorePlanes();
+    if (corePlanes.empty()) {
+        out.note = "the profile has no TPU cores";
+        return out;
+    }
+    // Host rows in profile order, each with its cores (ordinals among all TPU cores, the index of
+    // StepAnalysis::coreSteps).
+    std::map<uint32_t, std::vector<size_t>> coresOfHost;
+    for (size_t c = 0; c < corePlanes.size(); ++c)
+        coresOfHost[profile.planes[corePlanes[c]].host].push_back(c);
+    std::vector<std::vector<size_t>> rowCores;
+    for (const auto& [host, cores] : coresOfHost) {
+        HostRow row;
+        row.host = host;
+        row.name = hostName(profile, host, coresOfHost.size());
+        row.cores = static_cast<int>(cores.size());
+        row.chips = chipsOf(profile, row.cores);
+        out.hosts.push_back(std::move(row));
+        rowCores.push_back(cores);
+    }
+    const size_t hostCount = out.hosts.size();
+    out.avgStepPs = steps.avgStepPs;
+    if (steps.core >= 0 || steps.coreSteps.size() != corePlanes.size()) {
+        out.note = "no steps on the TPU cores: " + (steps.note.empty() ? std::string("none found") : steps.note);
+        return out;
+    }
+
+    // Per host: its step time and where it went, from the steps' own split.
+    size_t podSteps = std::numeric_limits<size_t>::max();
+    for (size_t h = 0; h < hostCount; ++h) {
+        HostRow& row = out.hosts[h];
+        size_t hostSteps = std::numeric_limits<size_t>::max();
+        double windows = 0, slowest = 0;
+        for (size_t c : rowCores[h]) {
+            const auto& cs = steps.coreSteps[c];
+            hostSteps = std::min(hostSteps, cs.size());
+            double coreCompute = 0;
+            for (const CoreStep& s : cs) {
+                row.avgStepPs += static_cast<double>(s.end - s.begin);
+                row.computePs += s.time.computePs;
+                row.collectivePs += s.time.collectivePs;
+                row.idlePs += s.time.idlePs;
+                row.hostTransferPs += s.time.hostTransferPs + s.time.infeedPs;
+                coreCompute += s.time.computePs;
+            }
+            windows += static_cast<double>(cs.size());
+            if (!cs.empty() && coreCompute / static_cast<double>(cs.size()) > slowest) {
+                slowest = coreCompute / static_cast<double>(cs.size());
+                row.slowestCore = profile.str(profile.planes[corePlanes[c]].name);
+            }
+        }
+        row.steps = static_cast<int64_t>(hostSteps);
+        row.slowestCoreComputePs = slowest;
+        if (windows > 0)
+            for (double* v : {&row.avgStepPs, &row.computePs, &row.collectivePs, &row.idlePs, &row.hostTransferPs})
+                *v /= windows;
+        podSteps = std::min(podSteps, hostSteps);
+    }
+    out.steps = static_cast<int64_t>(podSteps);
+    const size_t S = podSteps;
+    bool stepCountsDiffer = false;
+    for (const HostRow& row : out.hosts)
+        stepCountsDiffer = stepCountsDiffer || static_cast<size_t>(row.steps) != S;
+
+    // Each core's collectives and last op end per step (the first S steps), from its XLA Ops lines.
+    std::vector<std::vector<CoreStepEvents>> events(corePlanes.size(), std::vector<CoreStepEvents>(S));
+    StopCheck check(stop);
+    for (size_t c = 0; c < corePlanes.size() && S > 0; ++c) {
+        const auto& windows = steps.coreSteps[c];
+        for (TrackId id : profile.planes[corePlanes[c]].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.kind != TrackKind::XlaOps)
+                continue;
+            size_t s = 0;
+            for (size_t i = 0; i < track.size(); ++i) {
+                if (check.stopped())
+                    return out;
+                if (track.depth[i] != 0)
+                    continue;
+                while (s < S && track.start[i] >= windows[s].end)
+                    ++s;
+                if (s >= S)
+                    break;
+                if (track.start[i] < windows[s].begin)
+                    continue;
+                CoreStepEvents& e = events[c][s];
+                e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
+                const OpTraits& t = model[track.op[i]];
+                if (t.opClass == OpClass::SyncCollective || t.opClass == OpClass::AsyncCollectiveDone)
+                    e.collectives.push_back({track.op[i], 0, track.start[i], track.duration[i]});
+            }
+        }
+        for (auto& step : events[c]) {
+            std::stable_sort(step.collectives.begin(), step.collectives.end(),
+                [](const Instance& a, const Instance& b) { return a.start < b.start; });
+            std::map<OpId, int> seen;
+            for (Instance& in : step.collectives)
+                in.occurrence = seen[in.op]++;
+        }
+    }
+
+    // Collective wait: per instance (op, occurrence) of a step, each core's duration beyond the
+    // shortest over the cores that ran it.
+    std::vector<double> waitOfCore(corePlanes.size(), 0);
+    bool anyShared = false;
+    for (size_t s = 0; s < S; ++s) {
+        std::map<std::pair<OpId, int>, TimePs> shortest;
+        std::map<std::pair<OpId, int>, int> participants;
+        for (size_t c = 0; c < corePlanes.size(); ++c)
+            for (const Instance& in : events[c][s].collectives) {
+                const auto key = std::make_pair(in.op, in.occurrence);
+                auto [it, fresh] = shortest.emplace(key, in.duration);
+                if (!fresh)
+                    it->second = std::min(it->second, in.duration);
+                ++participants[key];
+            }
+        for (size_t c = 0; c < corePlanes.size(); ++c)
+            for (const Instance& in : events[c][s].collectives) {
+                const auto key = std::make_pair(in.op, in.occurrence);
+                if (participants[key] < 2)
+                    continue;
+                anyShared = true;
+                waitOfCore[c] += static_cast<double>(in.duration - shortest[key]);
+            }
+    }
+    if (anyShared || corePlanes.size() == 1)
+        for (size_t h = 0; h < hostCount; ++h) {
+            double wait = 0, windows = 0;
+            for (size_t c : rowCores[h]) {
+                wait += waitOfCore[c];
+                windows += static_cast<double>(std::min(S, steps.coreSteps[c].size()));
+            }
+            out.hosts[h].collectiveWaitPs = windows > 0 ? wait / windows : 0.0;
+        }
+
+    // The step's synchronizing collective: the op most cores end the step's collectives with.
+    std::map<OpId, int64_t> lastCollective;
+    for (size_t c = 0; c < corePlanes.size(); ++c)
+        for (size_t s = 0; s < S; ++s)
+            if (!events[c][s].collectives.empty())
+                ++lastCollective[events[c][s].collectives.back().op];
+    OpId sync = kNone;
+    int64_t syncVotes = 0;
+    for (const auto& [op, votes] : lastCollective)
+        if (votes > syncVotes)
+            sync = op, syncVotes = votes;
+    if (sync != kNone)
+        out.syncCollective = profile.str(profile.ops[sync].name);
+
+    // Per host and step: its arrival (latest start over its cores) and departure (median end) at
+    // the synchronizing collective (its last occurrence in the step), and the median end of the
+    // step's last op.
+    auto grid = [&] { return std::vector<std::vector<double>>(hostCount, std::vector<double>(S, kUnknown)); };
+    std::vector<std::vector<double>> arrival = grid(), departure = grid(), lastEnd = grid();
+    for (size_t h = 0; h < hostCount; ++h)
+        for (size_t s = 0; s < S; ++s) {
+            std::vector<double> ends, opEnds;
+            double latest = kUnknown;
+            for (size_t c : rowCores[h]) {
+                const CoreStepEvents& e = events[c][s];
+                if (e.lastOpEnd >= 0)
+                    opEnds.push_back(static_cast<double>(e.lastOpEnd));
+                for (auto it = e.collectives.rbegin(); it != e.collectives.rend(); ++it)
+                    if (it->op == sync) {
+                        const double start = static_cast<double>(it->start);
+                        latest = std::isnan(latest) ? start : std::max(latest, start);
+                        ends.push_back(static_cast<double>(it->start + it->duration));
+                        break;
+                    }
+            }
+            arrival[h][s] = latest;
+            departure[h][s] = median(ends);
+            lastEnd[h][s] = median(opEnds);
+        }
+
+    // Clock offsets against the first host, the median over the steps both have.
+    auto offsetFrom = [&](const std::vector<std::vector<double>>& ends, size_t h) {
+        std::vector<double> d;
+        for (size_t s = 0; s < S; ++s)
+            if (!std::isnan(ends[h][s]) && !std::isnan(ends[0][s]))
+                d.push_back(ends[h][s] - ends[0][s]);
+        return median(d);
+    };
+    std::vector<double> offset(hostCount, kUnknown);
+    for (size_t h = 0; h < hostCount; ++h) {
+        HostRow& row = out.hosts[h];
+        if (h == 0) {
+            offset[h] = 0;
+            row.offsetSource = "reference host";
+        } else if (const double o = offsetFrom(departure, h); !std::isnan(o)) {
+            offset[h] = o;
+            row.offsetSource = "synchronizing collective ends";
+        } else if (const double l = offsetFrom(lastEnd, h); !std::isnan(l)) {
+            offset[h] = l;
+            row.offsetSource = "step's last op ends";
+        } else
+            row.offsetSource = "none";
+        if (!std::isnan(offset[h]))
+            row.clockOffsetPs = static_cast<TimePs>(std::llround(offset[h]));
+    }
+
+    // Lateness on aligned clocks. A host without a known offset is compared on the loader's
+    // merge (its file origin), which the note says.
+    bool unaligned = false;
+    out.stepPs = grid();
+    out.latenessPs = grid();
+    out.stepStartPs.assign(hostCount, std::vector<TimePs>(S, 0));
+    out.lateHostsByStep.assign(S, {});
+    const double margin = kLateMarginShareOfStep * steps.avgStepPs;
+    std::vector<int64_t> late(hostCount, 0);
+    std::vector<double> lateSum(hostCount, 0), lateCount(hostCount, 0);
+    bool anyArrivals = false;
+    for (size_t s = 0; s < S; ++s) {
+        std::vector<double> aligned(hostCount, kUnknown);
+        double earliest = kUnknown, latest = kUnknown;
+        for (size_t h = 0; h < hostCount; ++h) {
+            double stepSum = 0;
+            TimePs start = std::numeric_limits<TimePs>::max();
+            for (size_t c : rowCores[h]) {
+                const CoreStep& cs = steps.coreSteps[c][s];
+                stepSum += static_cast<double>(cs.end - cs.begin);
+                start = std::min(start, cs.begin);
+            }
+            out.stepPs[h][s] = stepSum / static_cast<double>(rowCores[h].size());
+            out.stepStartPs[h][s] = start;
+            if (std::isnan(arrival[h][s]))
+                continue;
+            unaligned = unaligned || std::isnan(offset[h]);
+            aligned[h] = arrival[h][s] - (std::isnan(offset[h]) ? 0 : offset[h]);
+            earliest = std::isnan(earliest) ? aligned[h] : std::min(earliest, aligned[h]);
+            latest = std::isnan(latest) ? aligned[h] : std::max(latest, aligned[h]);
+        }
+        for (size_t h = 0; h < hostCount; ++h) {
+            if (std::isnan(aligned[h]))
+                continue;
+            anyArrivals = true;
+            out.latenessPs[h][s] = aligned[h] - earliest;
+            std::vector<double> others;
+            for (size_t o = 0; o < hostCount; ++o)
+                if (o != h && !std::isnan(aligned[o]))
+                    others.push_back(aligned[o]);
+            if (others.empty())
+                continue;
+            const double behind = aligned[h] - median(others);
+            lateSum[h] += behind;
+            ++lateCount[h];
+            if (behind >= margin && aligned[h] >= latest - margin) {
+                ++late[h];
+                out.lateHostsByStep[s].push_back(static_cast<int>(h));
+            }
+        }
+    }
+    if (anyArrivals)
+        for (size_t h = 0; h < hostCount; ++h) {
+            out.hosts[h].lateSteps = late[h];
+            if (lateCount[h] > 0)
+                out.hosts[h].lateVsOthersPs = lateSum[h] / lateCount[h];
+        }
+
+    std::vector<std::string> notes;
+    if (hostCount > 1 && stepCountsDiffer)
+        notes.push_back("the hosts captured different numbers of steps: steps are matched by index, the first "
+            + std::to_string(S) + " of each");
+    if (sync == kNone)
+        notes.push_back("no step has a collective: lateness and collective wait are unknown");
+    if (unaligned)
+        notes.push_back("some hosts' clock offsets are unknown: their arrivals are compared on the files' origins");
+    if (sync != kNone && hostCount > 1) {
+        const int groups = devicesFromReplicaGroups(profile);
+        if (groups > 0 && groups < static_cast<int>(corePlanes.size()))
+            notes.push_back("some collectives run over subgroups of " + std::to_string(groups)
+                + " devices: a wait counted against every core that ran the instance can be over-stated");
+    }
+    for (size_t i = 0; i < notes.size(); ++i)
+        out.note += (i ? "; " : "") + notes[i];
+    return out;
+}
+
+} // namespace tpuscope::model
