@@ -170,6 +170,15 @@ void run(const Context& ctx, RuleOutput& out)
             pct(kStragglerMinLate.value).c_str(), pct(kStragglerLateShare.value).c_str(),
             pct(kStragglerCriticalGain.value).c_str());
     a.gainPs = gainPs;
+    // The others' wait is time inside the synchronizing collective: claimed on that op, the report
+    // counts it once with the collectives item (which claims the same op's whole time), and the
+    // two items name each other instead of adding up past the step.
+    for (const OpRow& row : ctx.breakdown.rows)
+        if (row.op != kNone && row.name == h.syncCollective) {
+            addEvidence(a, ctx, row.op);
+            a.gainByOp.emplace_back(row.op, std::min(gainPs, ctx.perStep(saveableTimePs(row, false))));
+            break; // rows come by time: the largest of the collective's programs
+        }
     a.gain = format("%s/step if %s kept up: each step would end when the next-latest host arrives. An upper bound "
                     "per step; the other hosts' jitter remains",
         formatDurationPs(gainPs).c_str(), names.c_str());

@@ -64,8 +64,9 @@ TEST(DepthIndex, EveryEventIsOnTheRowOfItsDepthInStartOrder)
                     const TimePs end = track.end(expected[d][k]);
                     monotone = monotone && end >= maxEnd;
                     maxEnd = std::max(maxEnd, end);
-                    if (!row.monotoneEnds)
+                    if (!row.monotoneEnds) {
                         EXPECT_EQ(row.prefixMaxEnd[k], maxEnd);
+                    }
                     pairs += k > 0;
                 }
                 EXPECT_EQ(row.monotoneEnds, monotone);
@@ -122,8 +123,9 @@ TEST(OpOccurrences, FirstTrackAndOccurrencesAgreeWithAWalkOverTheEvents)
             for (TrackId t = 0; t < found.size(); ++t) {
                 for (size_t k = 0; k < found[t].size(); ++k) {
                     EXPECT_EQ(profile->tracks[t].op[found[t][k]], op);
-                    if (k > 0)
+                    if (k > 0) {
                         EXPECT_LT(found[t][k - 1], found[t][k]);
+                    }
                 }
                 total += found[t].size();
             }
