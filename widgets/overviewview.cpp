@@ -410,6 +410,7 @@ void OverviewView::showPrograms()
 {
     const StepAnalysis* s = m_defaultSteps.get();
     m_programs->setRowCount(s ? static_cast<int>(s->programs.size()) : 0);
+    m_programs->setVisible(m_programs->rowCount() > 0);
     if (!s)
         return;
     const QString shownProgram = m_shown ? qs(m_shown->program) : QString();
@@ -443,8 +444,14 @@ void OverviewView::showSteps()
         bars->data()->clear();
     m_plot->clearItems();
     const StepAnalysis* s = m_shown.get();
-    if (!s || s->steps.empty()) {
+    // No steps (an op_profile has no timeline to find them in): the note says why, and no empty
+    // axes pretend there is something to read.
+    const bool hasSteps = s && !s->steps.empty();
+    m_plot->setVisible(hasSteps);
+    m_legend->setVisible(hasSteps);
+    if (!hasSteps) {
         m_stepStatus->setText(s ? qs(s->note) : QString());
+        m_stepStatus->setToolTip(m_stepStatus->text());
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
