@@ -24,7 +24,7 @@ QColor CostBarDelegate::barColor(double fraction, Scheme scheme, const QPalette&
         color.setAlpha(90);
         return color;
     }
-    return qt::colors::utilizationBarColor(fraction);
+    return qt::colors::utilizationTint(fraction, palette);
 }
 
 void CostBarDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const

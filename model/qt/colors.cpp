@@ -92,7 +92,7 @@ QColor categoryColor(std::string_view category, model::OpClass opClass)
     }
     static const std::map<std::string, QRgb, std::less<>> known = {
         {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
+        {"convolution", qRgb(44, 86, 140)}, // the fusion's blue family, darker: two categories, two colours
         {"loop fusion", kCategoryPalette[1]},
         {"output fusion", kCategoryPalette[8]},
         {"input fusion", kCategoryPalette[2]},
@@ -137,9 +137,27 @@ QColor over(const QColor& color, double opacity, const QPalette& palette)
         mix(base.redF(), color.redF()), mix(base.greenF(), color.greenF()), mix(base.blueF(), color.blueF()));
 }
 
-QColor utilizationBarColor(double fraction)
+QColor utilizationColor(double fraction)
 {
-    return QColor::fromHsv(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 120), 200, 230, 130);
+    // Unknown is a lavender grey, not the neutral grey of events that are not ops (the legend
+    // listed "no FLOPS data" and "not an XLA op" in one grey).
+    if (std::isnan(fraction))
+        return QColor(176, 168, 208);
+    return flameColor(fraction, 0.8, FlameCurve::Sqrt);
+}
+
+QColor utilizationTint(double fraction, const QPalette& palette)
+{
+    return over(utilizationColor(fraction), kUtilizationTintOpacity, palette);
+}
+
+std::vector<UtilizationLegendStop> utilizationLegendStops()
+{
+    std::vector<UtilizationLegendStop> stops;
+    for (double stop : {0.0, 0.1, 0.25, 0.5, 0.75, 1.0})
+        stops.push_back({stop, utilizationColor(stop)});
+    stops.push_back({std::nan(""), utilizationColor(std::nan(""))});
+    return stops;
 }
 
 QColor lowUtilizationMark()
