@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QFile>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
