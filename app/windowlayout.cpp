@@ -111,7 +111,11 @@ void WindowLayout::applyDefault()
         m_bottomDock->show();
         m_window->resizeDocks({m_bottomDock}, {std::clamp(area.height() * 24 / 100, 220, 320)}, Qt::Vertical);
     } else {
-        m_bottomDock->hide();
+        // Every dock of the bottom area (the Selection dock is tabbed with the charts): hiding only
+        // the charts would hand their height to the Selection table.
+        for (QDockWidget* dock : m_window->findChildren<QDockWidget*>())
+            if (m_window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+                dock->hide();
     }
     m_defaultApplied = true;
     m_splitPending = true;
