@@ -176,6 +176,8 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
             selectStep(static_cast<int>(std::lround(bars->data()->at(dataIndex)->key)));
     });
     chartLayout->addWidget(m_plot, 1);
+    // Without steps the plot hides: the header stays on top instead of floating mid-page.
+    chartLayout->addStretch(0);
     splitter->addWidget(chartArea);
 
     m_programs = new QTableWidget(splitter);
@@ -186,6 +188,9 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     m_programs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_programs->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_programs->setSelectionMode(QAbstractItemView::SingleSelection);
+    // The numbers fit their contents whenever the table is laid out: sizing them once when rows
+    // arrive measured nothing while the tab was hidden (a device change) and the columns collapsed.
+    m_programs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_programs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_programs->setToolTip(tr("Click a program to show its runs as the steps"));
     connect(m_programs, &QTableWidget::cellClicked, this, [this](int row, int) {
@@ -431,7 +436,6 @@ void OverviewView::showPrograms()
             m_programs->setItem(static_cast<int>(r), c, item);
         }
     }
-    m_programs->resizeColumnsToContents();
     // As tall as its rows (a few programs is the usual case), so the chart keeps the room.
     const int rows = std::min(m_programs->rowCount(), 8);
     m_programs->setMaximumHeight(m_programs->horizontalHeader()->height() + 2 * m_programs->frameWidth() + 4
