@@ -105,6 +105,9 @@ void TimelineTracks::computeOpNumbers()
     for (const model::OpRow& row : breakdown.rows)
         categoryTime[row.category] += row.totalTimePs;
     m_categoryClass = model::categoryClasses(breakdown);
+    m_categoryColors.clear();
+    for (const auto& [category, color] : qt::colors::categoryColors(breakdown))
+        m_categoryColors.emplace(category, color.rgb());
     // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
     // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
     // the roofline), as the op table uses.
@@ -174,6 +177,8 @@ void TimelineTracks::computeOpNumbers()
 
 QRgb TimelineTracks::categoryPaletteColor(const std::string& category) const
 {
+    if (const auto chosen = m_categoryColors.find(category); chosen != m_categoryColors.end())
+        return chosen->second;
     const auto it = m_categoryClass.find(category);
     return qt::colors::categoryColor(category, it != m_categoryClass.end() ? it->second : model::OpClass::Compute)
         .rgb();

@@ -8,8 +8,14 @@
 #include <QColor>
 #include <QPalette>
 
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
+
+namespace tpuscope::model {
+struct OpBreakdown;
+} // namespace tpuscope::model
 
 /// The one colour module: every view (timeline, roofline, utilization and memory charts, op
 /// table, overview, details) and the share card take their colours from here, so that the same op
@@ -27,6 +33,16 @@ namespace tpuscope::qt::colors {
 /// colours when well known (screenshots stay comparable across profiles), else one of the same
 /// qualitative palette chosen by a hash of the name.
 QColor categoryColor(std::string_view category, model::OpClass opClass = model::OpClass::Compute);
+
+/// The categories of one profile (its op breakdown's rows), each with the colour every view draws
+/// it in (timeline, op table, roofline): categoryColor's choice with the category's class
+/// (model::categoryClasses), moved to a lighter or darker shade of it, else to another palette
+/// colour, where it would look like a category that takes more time. Two categories of one
+/// profile never share a colour (issue 25.4: "convolution fusion" and "convolution", the
+/// collectives, the copy halves did).
+std::unordered_map<std::string, QColor> categoryColors(const model::OpBreakdown& breakdown);
+/// Close enough to be taken for each other at a swatch's size (a red-weighted RGB distance).
+bool looksAlike(const QColor& a, const QColor& b);
 
 /// Non-op events (steps, modules, host threads): softer colours by name, never equal to a
 /// category colour's hue-and-lightness band.

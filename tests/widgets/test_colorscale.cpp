@@ -7,8 +7,10 @@
 #include "timelineview.h"
 
 #include "analysis/opbreakdown.h"
+#include "analysis/profileanalysis.h"
 #include "loader/loader.h"
 #include "qt/colors.h"
+#include "qt/optreemodel.h"
 
 #include <QApplication>
 #include <QFile>
@@ -92,4 +94,58 @@ TEST(UtilizationScale, TheTimelineDrawsOpsAndItsLegendOnTheScale)
 TEST(CategoryColours, ConvolutionAndConvolutionFusionDiffer)
 {
     EXPECT_NE(colors::categoryColor("convolution"), colors::categoryColor("convolution fusion"));
+}
+
+namespace {
+
+model::ProfilePtr loadSample(const std::string& path)
+{
+    auto loaded = model::loadProfile(path);
+    EXPECT_TRUE(loaded.ok()) << path << ": " << loaded.error;
+    return loaded.profile;
+}
+
+} // namespace
+
+TEST(CategoryColours, EverySampleGetsDistinctColoursAndEveryViewUsesThem)
+{
+    const std::string samples = TPUSCOPE_SAMPLES_DIR;
+    const std::vector<std::string> paths
+        = {samples + "/tpu_v6e_inference.xplane.pb", samples + "/tpu_vllm_serving.trace.json.gz",
+            samples + "/tpu_v5_training.op_profile.json.gz", samples + "/demo_synthetic.op_profile.json",
+            std::string(TPUSCOPE_TEST_DATA_DIR) + "/../../resources/demo.xplane.pb"};
+    int checked = 0;
+    for (const std::string& path : paths) {
+        if (!QFile::exists(QString::fromStdString(path)))
+            continue;
+        const model::ProfilePtr profile = loadSample(path);
+        ASSERT_TRUE(profile);
+        const model::ProfileAnalysisPtr analysis = model::buildProfileAnalysis(profile);
+        const auto chosen = colors::categoryColors(analysis->breakdown);
+        std::set<std::string> categories;
+        for (const model::OpRow& row : analysis->breakdown.rows)
+            categories.insert(row.category);
+        EXPECT_EQ(chosen.size(), categories.size()) << path;
+        for (auto a = chosen.begin(); a != chosen.end(); ++a)
+            for (auto b = std::next(a); b != chosen.end(); ++b)
+                EXPECT_FALSE(colors::looksAlike(a->second, b->second))
+                    << path << ": '" << a->first << "' " << a->second.name().toStdString() << " and '" << b->first
+                    << "' " << b->second.name().toStdString();
+        // The timeline and the op table's swatches draw those colours.
+        widgets::TimelineView timeline;
+        timeline.setProfile(profile, std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown));
+        qt::OpTreeModel table;
+        table.setAnalysis(analysis);
+        for (const auto& [category, color] : chosen) {
+            EXPECT_EQ(timeline.categoryPaletteColor(category), color.rgb()) << category;
+            for (int r = 0; r < table.rowCount(); ++r) {
+                const QModelIndex group = table.index(r, qt::OpTreeModel::NameColumn);
+                if (table.data(group, Qt::DisplayRole).toString().toStdString() != category)
+                    continue;
+                EXPECT_EQ(table.data(group, Qt::DecorationRole).value<QColor>(), color) << category;
+            }
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 1);
 }
