@@ -13,6 +13,8 @@
 #include "timelineview.h"
 #include "utilizationchart.h"
 
+#include "core/timelinepresence.h"
+
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QStatusBar>
@@ -56,6 +58,14 @@ ProfileDocks::ProfileDocks(QMainWindow* window, qt::TraceSession* session, qt::S
     memory->setSession(session);
     memory->setSelectionState(selection);
     charts->addTab(memory, tr("Memory"));
+    // Utilization over time needs events: a profile without a timeline gets no empty 0–1 ns chart.
+    connect(session, &qt::TraceSession::loaded, charts, [this, session] {
+        const bool timeline = session->profile() && model::hasTimeline(*session->profile());
+        const int tab = charts->indexOf(utilization);
+        charts->setTabVisible(tab, timeline);
+        if (!timeline && charts->currentIndex() == tab)
+            charts->setCurrentWidget(roofline);
+    });
     // Explicit minimums override the panels' own hints (their header rows are wide), so the
     // window still fits a 1366-pixel laptop screen; narrower than that, the panels clip.
     details->setMinimumWidth(260);

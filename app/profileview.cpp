@@ -7,6 +7,11 @@
 #include "overviewview.h"
 #include "timelineview.h"
 
+#include "core/timelinepresence.h"
+#include "qt/qstrings.h"
+#include "qt/tracesession.h"
+
+#include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -47,11 +52,25 @@ ProfileView::ProfileView(
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
 
+    m_timelinePage = new QWidget(this);
+    auto* pageLayout = new QVBoxLayout(m_timelinePage);
+    pageLayout->setContentsMargins(0, 0, 0, 0);
+    pageLayout->setSpacing(0);
+    noTimelineNote = new QLabel(m_timelinePage);
+    noTimelineNote->setObjectName(QStringLiteral("noTimelineNote"));
+    noTimelineNote->setTextFormat(Qt::PlainText);
+    noTimelineNote->setWordWrap(true);
+    noTimelineNote->setContentsMargins(8, 6, 8, 6);
+    noTimelineNote->hide();
+    pageLayout->addWidget(noTimelineNote);
+    pageLayout->addWidget(splitter, 1);
+
     overview = new widgets::OverviewView(session, this);
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(overview, tr("Overview"));
-    m_tabs->addTab(splitter, tr("Timeline"));
+    m_tabs->addTab(m_timelinePage, secondTabTitle());
+    followProfile(session);
 
     layout->addWidget(messageBar);
     deviceChooser = new widgets::DeviceChooser(this);
@@ -66,7 +85,27 @@ void ProfileView::showOverviewTab()
 
 void ProfileView::showTimelineTab()
 {
-    m_tabs->setCurrentWidget(splitter);
+    m_tabs->setCurrentWidget(m_timelinePage);
+}
+
+QString ProfileView::secondTabTitle() const
+{
+    return m_showsTimeline ? tr("Timeline") : tr("Ops");
+}
+
+void ProfileView::followProfile(qt::TraceSession* session)
+{
+    if (!session)
+        return;
+    // A preview always has events; the whole profile decides once it is loaded.
+    connect(session, &qt::TraceSession::loaded, this, [this, session] {
+        const model::ProfilePtr profile = session->profile();
+        m_showsTimeline = !profile || model::hasTimeline(*profile);
+        timelineArea->setVisible(m_showsTimeline);
+        noTimelineNote->setText(profile ? qt::qs(model::noTimelineReason(*profile)) : QString());
+        noTimelineNote->setVisible(!m_showsTimeline);
+        m_tabs->setTabText(m_tabs->indexOf(m_timelinePage), secondTabTitle());
+    });
 }
 
 } // namespace tpuscope::app

@@ -3,6 +3,7 @@
 
 #include <QWidget>
 
+class QLabel;
 class QSplitter;
 class QTabWidget;
 
@@ -26,6 +27,8 @@ class MessageBar;
 /// The window's centre while a profile is shown: the message bar and the device chooser over two
 /// tabs, Overview (where a load lands) and Timeline (the timeline with its legend over the op
 /// table). The views subscribe to the session, the selection and the view range themselves.
+/// A profile without a timeline (op_profile, share file) gets no empty timeline: the second tab
+/// is "Ops", the op table under one sentence saying why there is no timeline.
 class ProfileView : public QWidget
 {
     Q_OBJECT
@@ -35,6 +38,10 @@ public:
 
     void showOverviewTab();
     void showTimelineTab();
+    /// Whether the shown profile has a timeline (the second tab then holds the timeline).
+    bool showsTimeline() const { return m_showsTimeline; }
+    /// The second tab's title: "Timeline", or "Ops" for a profile without one.
+    QString secondTabTitle() const;
 
     MessageBar* messageBar = nullptr;
     widgets::DeviceChooser* deviceChooser = nullptr;
@@ -42,10 +49,15 @@ public:
     QWidget* timelineArea = nullptr; // the timeline and its legend
     widgets::TimelineView* timeline = nullptr;
     widgets::OpTableView* opTable = nullptr;
-    QSplitter* splitter = nullptr; // timeline area over op table: the Timeline tab
+    QSplitter* splitter = nullptr; // timeline area over op table
+    QLabel* noTimelineNote = nullptr; // over the op table when the profile has no timeline
 
 private:
+    void followProfile(qt::TraceSession* session);
+
     QTabWidget* m_tabs = nullptr;
+    QWidget* m_timelinePage = nullptr; // the note and the splitter: the second tab
+    bool m_showsTimeline = true;
 };
 
 } // namespace tpuscope::app

@@ -146,10 +146,10 @@ bool parseScreenshotRange(const QString& text, std::optional<std::pair<double, d
 
 bool isKnownScreenshotView(const QString& view)
 {
-    static const QStringList views = {QStringLiteral("window"), QStringLiteral("ops"), QStringLiteral("timeline"),
-        QStringLiteral("details"), QStringLiteral("advice"), QStringLiteral("charts"), QStringLiteral("utilization"),
-        QStringLiteral("roofline"), QStringLiteral("compare"), QStringLiteral("overview"), QStringLiteral("memory"),
-        QStringLiteral("selection")};
+    static const QStringList views = {QStringLiteral("window"), QStringLiteral("window-timeline"),
+        QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
+        QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
+        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
 }
 
@@ -186,6 +186,12 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
             return QCoreApplication::translate("Screenshot", "The profile has no op named \"%1\".").arg(opName);
         window.selection()->setSelectedOp(op);
         viewName = QStringLiteral("details");
+    }
+    if (viewName == QLatin1String("window-timeline")) {
+        // The whole window as a user sees it after clicking the Timeline tab.
+        window.showTimelineTab();
+        settle(100);
+        viewName = QStringLiteral("window");
     }
     if (viewName == QLatin1String("window"))
         return grabToFile(&window, request.size, request.output, request.inputs);

@@ -2,6 +2,7 @@
 #include "windowlayout.h"
 
 #include <QDockWidget>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QMainWindow>
 #include <QScreen>
@@ -13,7 +14,10 @@
 namespace tpuscope::app {
 
 namespace {
-constexpr int kLayoutVersion = 2; // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 3; // bump when docks change, so old saved layouts are ignored
+/// Below this window height a bottom dock would leave the timeline a row or two (issue 25.2):
+/// the charts start closed instead.
+constexpr int kMinimumHeightForBottomDock = 900;
 } // namespace
 
 WindowLayout::WindowLayout(QMainWindow* window, QSplitter* splitter, QList<QDockWidget*> profileDocks,
@@ -27,6 +31,7 @@ WindowLayout::WindowLayout(QMainWindow* window, QSplitter* splitter, QList<QDock
     , m_persist(persist)
     , m_defaultState(window->saveState(kLayoutVersion))
 {
+    m_splitter->installEventFilter(this);
 }
 
 void WindowLayout::restore()
@@ -98,14 +103,42 @@ void WindowLayout::reset()
 
 void WindowLayout::applyDefault()
 {
-    // Proportions rather than pixels, so the first run looks right on any screen.
+    // Proportions rather than pixels, so the first run looks right on any screen; the side dock
+    // stays narrow so that the timeline and the op table's columns keep the width.
     const QSize area = m_window->size();
-    m_window->resizeDocks({m_sideDock}, {std::clamp(area.width() * 27 / 100, 300, 560)}, Qt::Horizontal);
-    // Tall enough for the roofline to be read (it opened ~130 px tall at a quarter of the height).
-    m_window->resizeDocks({m_bottomDock}, {std::clamp(area.height() * 2 / 5, 300, 440)}, Qt::Vertical);
-    const int height = std::max(200, m_splitter->height());
-    m_splitter->setSizes({height * 11 / 20, height * 9 / 20});
+    m_window->resizeDocks({m_sideDock}, {std::clamp(area.width() * 22 / 100, 260, 440)}, Qt::Horizontal);
+    if (area.height() >= kMinimumHeightForBottomDock) {
+        m_bottomDock->show();
+        m_window->resizeDocks({m_bottomDock}, {std::clamp(area.height() * 24 / 100, 220, 320)}, Qt::Vertical);
+    } else {
+        // Every dock of the bottom area (the Selection dock is tabbed with the charts): hiding only
+        // the charts would hand their height to the Selection table.
+        for (QDockWidget* dock : m_window->findChildren<QDockWidget*>())
+            if (m_window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+                dock->hide();
+    }
     m_defaultApplied = true;
+    m_splitPending = true;
+    splitWhenSized();
+}
+
+void WindowLayout::splitWhenSized()
+{
+    if (!m_splitPending || !m_splitter->isVisible() || m_splitter->count() < 2)
+        return;
+    const int height = m_splitter->height();
+    const int handle = m_splitter->handleWidth();
+    // The table keeps its preferred rows, the timeline everything else (and at least half).
+    const int table = std::min(m_splitter->widget(1)->sizeHint().height(), (height - handle) / 2);
+    m_splitter->setSizes({height - handle - table, table});
+    m_splitPending = false;
+}
+
+bool WindowLayout::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_splitter && (event->type() == QEvent::Resize || event->type() == QEvent::Show))
+        splitWhenSized();
+    return QObject::eventFilter(watched, event);
 }
 
 void WindowLayout::resizeToScreen()

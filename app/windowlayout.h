@@ -11,9 +11,14 @@ class QSplitter;
 
 namespace tpuscope::app {
 
-/// The main window's geometry and dock layout: the default layout (proportions of the window),
-/// the user's layout saved in QSettings (unless `persist` is off), and the docks hidden beside
-/// the start page and brought back as the user left them when a profile is shown.
+/// The main window's geometry and dock layout: the default layout, the user's layout saved in
+/// QSettings (unless `persist` is off), and the docks hidden beside the start page and brought
+/// back as the user left them when a profile is shown.
+///
+/// The default gives the timeline most of the window, as Perfetto and Nsight Systems do: a narrow
+/// side dock, the bottom dock (charts) only where the window is tall enough to keep the timeline
+/// and the op table readable (closed, not squeezed, below that: View → Charts brings it back and
+/// the saved layout remembers it), and the op table as tall as its preferred rows.
 class WindowLayout : public QObject
 {
     Q_OBJECT
@@ -37,6 +42,10 @@ public:
 
 private:
     void applyDefault();
+    /// Splits the Timeline tab between the timeline and the table below it once the splitter
+    /// has its real height (it has none while another tab is on top).
+    void splitWhenSized();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeToScreen();
 
     QMainWindow* m_window;
@@ -48,6 +57,7 @@ private:
     QByteArray m_defaultState;
     bool m_restored = false;
     bool m_defaultApplied = false;
+    bool m_splitPending = false;
     QByteArray m_profileLayout; // dock layout while the start page hides the docks
 };
 

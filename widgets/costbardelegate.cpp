@@ -24,7 +24,16 @@ QColor CostBarDelegate::barColor(double fraction, Scheme scheme, const QPalette&
         color.setAlpha(90);
         return color;
     }
-    return qt::colors::utilizationBarColor(fraction);
+    return qt::colors::utilizationTint(fraction, palette);
+}
+
+QRect CostBarDelegate::barRect(const QRect& cell, double fraction, int textWidth)
+{
+    QRect area = cell.adjusted(1, 2, -(textWidth + 2 * kTextGap), -2);
+    if (area.width() <= 0)
+        return {};
+    area.setWidth(std::max(fraction > 0 ? 1 : 0, static_cast<int>(area.width() * std::clamp(fraction, 0.0, 1.0))));
+    return area;
 }
 
 void CostBarDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const
@@ -44,8 +53,8 @@ void CostBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
     const double fraction = std::clamp(value.toDouble(), 0.0, 1.0);
     const bool selected = option.state & QStyle::State_Selected;
 
-    QRect bar = option.rect.adjusted(1, 2, -1, -2);
-    bar.setWidth(std::max(fraction > 0 ? 1 : 0, static_cast<int>(bar.width() * fraction)));
+    const int textWidth = option.fontMetrics.horizontalAdvance(index.data(Qt::DisplayRole).toString());
+    QRect bar = barRect(option.rect, fraction, textWidth);
 
     QStyleOptionViewItem opt = option;
     if (!selected) {

@@ -50,13 +50,15 @@ QColor paddingColor(double efficiency, const QPalette& pal)
 {
     return over(flameColor(efficiency, 1.0, FlameCurve::Harsh), 0.35, pal);
 }
+// FLOPS and HBM utilization on the one scale, as the op table's bars show them (the HBM chip
+// was once inverted: 0 % read green).
 QColor flopsUtilColor(double u, const QPalette& pal)
 {
-    return over(flameColor(std::min(u, 1.0), 0.85), 0.35, pal);
+    return qt::colors::utilizationTint(u, pal);
 }
 QColor hbmUtilColor(double u, const QPalette& pal)
 {
-    return over(flameColor(std::max(1 - u, 0.0), 0.85), 0.35, pal);
+    return qt::colors::utilizationTint(u, pal);
 }
 
 QString efficiencyText(double e)

@@ -299,7 +299,9 @@ void MemoryView::fillChart(const ModuleMemory& memory)
         capacity->point2->setCoords(1, c);
         capacity->setPen(QPen(pal.color(QPalette::WindowText), 1, Qt::DotLine));
         auto* capacityLabel = new QCPItemText(m_plot);
-        capacityLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        capacityLabel->setObjectName(QStringLiteral("hbmCapacityLabel"));
+        // Under its line: above it, the axis rect's top cut the text off in a short chart.
+        capacityLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         capacityLabel->position->setType(QCPItemPosition::ptAxisRectRatio);
         capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
         capacityLabel->position->setCoords(0.01, c);

@@ -4,8 +4,8 @@
 
 #include "costbardelegate.h"
 #include "qt/selectionstate.h"
-#include "tableimage.h"
 #include "qt/tracesession.h"
+#include "tableimage.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -20,6 +20,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollBar>
+#include <QStyle>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -496,6 +498,24 @@ void OpTableView::copyAs(model::TableFormat format) const
 void OpTableView::setSession(qt::TraceSession* session)
 {
     session->follow(this, [this](const model::ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+}
+
+int OpTableView::heightForRows(int rows) const
+{
+    // Before a profile is loaded there is no row to measure: the style's row is text plus margins.
+    const int rowHeight = m_proxy->rowCount() > 0 ? m_view->sizeHintForRow(0) : m_view->fontMetrics().height() + 6;
+    const int frame = 2 * m_view->frameWidth();
+    const int scrollBar = m_view->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_view);
+    const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
+    const int spacing = layout() ? std::max(0, layout()->spacing()) : 0;
+    const int barHeight = m_filter->sizeHint().height() + 6; // the filter bar's own margins (4 + 2)
+    return margins.top() + margins.bottom() + barHeight + spacing + frame + m_view->header()->sizeHint().height()
+        + rows * rowHeight + scrollBar;
+}
+
+QSize OpTableView::sizeHint() const
+{
+    return {QWidget::sizeHint().width(), heightForRows(kPreferredVisibleRows)};
 }
 
 } // namespace tpuscope::widgets

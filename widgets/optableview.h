@@ -87,6 +87,14 @@ public:
     /// Copies exportText(format) to the clipboard.
     void copyAs(model::TableFormat format) const;
 
+    /// Rows the default layout keeps visible without scrolling (issue 25.2: at 1280×720 too).
+    static constexpr int kPreferredVisibleRows = 8;
+    /// The height that shows `rows` table rows whole: filter bar, header, rows and a horizontal
+    /// scroll bar (the columns may be wider than the pane).
+    int heightForRows(int rows) const;
+    /// kPreferredVisibleRows rows high: what the window's default layout gives the table.
+    QSize sizeHint() const override;
+
     /// Header layout, sort column, grouping and toggles; restoreState ignores unusable data.
     QByteArray saveState() const;
     bool restoreState(const QByteArray& state);

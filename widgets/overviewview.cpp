@@ -176,6 +176,8 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
             selectStep(static_cast<int>(std::lround(bars->data()->at(dataIndex)->key)));
     });
     chartLayout->addWidget(m_plot, 1);
+    // Without steps the plot hides: the header stays on top instead of floating mid-page.
+    chartLayout->addStretch(0);
     splitter->addWidget(chartArea);
 
     m_programs = new QTableWidget(splitter);
@@ -186,6 +188,9 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     m_programs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_programs->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_programs->setSelectionMode(QAbstractItemView::SingleSelection);
+    // The numbers fit their contents whenever the table is laid out: sizing them once when rows
+    // arrive measured nothing while the tab was hidden (a device change) and the columns collapsed.
+    m_programs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_programs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_programs->setToolTip(tr("Click a program to show its runs as the steps"));
     connect(m_programs, &QTableWidget::cellClicked, this, [this](int row, int) {
@@ -410,6 +415,7 @@ void OverviewView::showPrograms()
 {
     const StepAnalysis* s = m_defaultSteps.get();
     m_programs->setRowCount(s ? static_cast<int>(s->programs.size()) : 0);
+    m_programs->setVisible(m_programs->rowCount() > 0);
     if (!s)
         return;
     const QString shownProgram = m_shown ? qs(m_shown->program) : QString();
@@ -430,7 +436,6 @@ void OverviewView::showPrograms()
             m_programs->setItem(static_cast<int>(r), c, item);
         }
     }
-    m_programs->resizeColumnsToContents();
     // As tall as its rows (a few programs is the usual case), so the chart keeps the room.
     const int rows = std::min(m_programs->rowCount(), 8);
     m_programs->setMaximumHeight(m_programs->horizontalHeader()->height() + 2 * m_programs->frameWidth() + 4
@@ -443,8 +448,14 @@ void OverviewView::showSteps()
         bars->data()->clear();
     m_plot->clearItems();
     const StepAnalysis* s = m_shown.get();
-    if (!s || s->steps.empty()) {
+    // No steps (an op_profile has no timeline to find them in): the note says why, and no empty
+    // axes pretend there is something to read.
+    const bool hasSteps = s && !s->steps.empty();
+    m_plot->setVisible(hasSteps);
+    m_legend->setVisible(hasSteps);
+    if (!hasSteps) {
         m_stepStatus->setText(s ? qs(s->note) : QString());
+        m_stepStatus->setToolTip(m_stepStatus->text());
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }

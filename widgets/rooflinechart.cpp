@@ -227,13 +227,18 @@ void RooflineChart::rebuild()
         order.emplace_back(category, &entry.second);
     std::stable_sort(order.begin(), order.end(),
         [&](const auto& a, const auto& b) { return byCategory[a.first].first > byCategory[b.first].first; });
+    const auto categoryColors
+        = m_analysis ? qt::colors::categoryColors(m_analysis->breakdown) : std::unordered_map<std::string, QColor> {};
     for (size_t i = 0; i < order.size(); ++i) {
         QCPGraph* g = m_plot->addGraph();
         g->setName(order[i].first.empty() ? tr("(no category)") : qs(order[i].first));
         g->setLineStyle(QCPGraph::lsNone);
         // The category colour of every other view (timeline, op table, share card).
-        const QColor c = qt::colors::categoryColor(order[i].first,
-            order[i].second->empty() ? model::OpClass::Compute : order[i].second->front()->categoryClass);
+        const auto chosen = categoryColors.find(order[i].first);
+        const QColor c = chosen != categoryColors.end()
+            ? chosen->second
+            : qt::colors::categoryColor(order[i].first,
+                order[i].second->empty() ? model::OpClass::Compute : order[i].second->front()->categoryClass);
         QColor fill = c;
         fill.setAlpha(200);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c.darker(130), fill, 8));

@@ -84,9 +84,17 @@ std::string gainText(const Advice& a, int64_t steps)
 
 } // namespace
 
+int fittedPagePixelSize(const QString& text, int width, int largest, int smallest, bool bold)
+{
+    int size = largest;
+    while (size > smallest && QFontMetrics(pageFont(size, bold)).horizontalAdvance(text) > width)
+        --size;
+    return size;
+}
+
 QColor shareCardFlopsColor(double utilization)
 {
-    return qt::colors::flameColor(utilization);
+    return qt::colors::utilizationColor(utilization);
 }
 
 QStringList shareCardMemoryLines(const MemoryReport& report, size_t topBuffers)
@@ -188,9 +196,11 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.setFont(pageFont(14));
         p.drawText(QRect(x, 88, statWidth, 18), Qt::AlignLeft | Qt::AlignVCenter, stats[i].label.toUpper());
         p.setPen(Qt::white);
-        p.setFont(pageFont(24, true));
+        // A long value ("784 ms  (100 steps)") gets a smaller font rather than an ellipsis.
+        const QFont valueFont = pageFont(fittedPagePixelSize(stats[i].value, statWidth - 8, 24, 14, true), true);
+        p.setFont(valueFont);
         p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(pageFont(24, true)).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
+            QFontMetrics(valueFont).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
     }
     y = headerHeight + 24;
 

@@ -47,8 +47,12 @@ QString beforeAfterText(double before, double after, bool fraction);
 /// The same for utilizations that may be unknown ("–").
 QString beforeAfterText(const std::optional<double>& before, const std::optional<double>& after);
 
-/// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
-/// of the op table and timeline; NaN gives grey.
+/// The largest page-font pixel size in [smallest, largest] at which `text` fits in `width`
+/// (smallest when none does): the card's headline values shrink instead of being elided.
+int fittedPagePixelSize(const QString& text, int width, int largest, int smallest, bool bold);
+
+/// The one utilization scale (qt::colors::utilizationColor): the FLOPS colour of the op table,
+/// Details and the timeline; NaN gives grey.
 QColor shareCardFlopsColor(double utilization);
 
 } // namespace tpuscope::widgets

@@ -8,9 +8,11 @@
 #include <QBuffer>
 #include <QFont>
 #include <QFontMetrics>
+#include <QFontMetricsF>
 #include <QPainter>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tpuscope::widgets {
 
@@ -35,8 +37,6 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
     const QFont headerFont = pageFont(13);
     const QFont cellFont = pageFont(13);
     const QFont boldFont = pageFont(13, true);
-    const QFontMetrics cellMetrics(cellFont);
-    const QFontMetrics boldMetrics(boldFont);
 
     const size_t columns = table.header.size();
     const size_t shownRows = std::min(table.rows.size(), options.maxRows);
@@ -48,13 +48,20 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
         return column < cells.size() ? QString::fromStdString(cells[column]) : QString();
     };
 
-    // Column widths from the widest cell (bold for group rows), the first column capped.
+    // Column widths from the widest cell (bold for group rows), the first column capped. Measured
+    // in fractional pixels and rounded up: an integer advance can be a fraction short of what
+    // elidedText needs, and the name was elided although it fit ("conv…ion.33").
+    const auto advance = [](const QFontMetricsF& metrics, const QString& text) {
+        return static_cast<int>(std::ceil(metrics.horizontalAdvance(text))) + 1;
+    };
+    const QFontMetricsF cellMetricsF(cellFont);
+    const QFontMetricsF boldMetricsF(boldFont);
     std::vector<int> widths(columns, 0);
     for (size_t c = 0; c < columns; ++c)
-        widths[c] = boldMetrics.horizontalAdvance(QString::fromStdString(table.header[c]));
+        widths[c] = advance(boldMetricsF, QString::fromStdString(table.header[c]));
     for (size_t r = 0; r < shownRows; ++r)
         for (size_t c = 0; c < columns; ++c)
-            widths[c] = std::max(widths[c], (isBold(r) ? boldMetrics : cellMetrics).horizontalAdvance(cellText(r, c)));
+            widths[c] = std::max(widths[c], advance(isBold(r) ? boldMetricsF : cellMetricsF, cellText(r, c)));
     if (columns > 0)
         widths[0] = std::min(widths[0], options.maxNameWidth);
     int tableWidth = 0;

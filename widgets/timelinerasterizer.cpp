@@ -357,7 +357,11 @@ void TimelineRasterizer::paintRuler(
         p.drawLine(QPointF(x, kRulerHeight - (tick.major ? 8 : 4)), QPointF(x, kRulerHeight - 1));
         if (tick.major) {
             p.setPen(pal.color(QPalette::WindowText));
-            p.drawText(QPointF(x + 3, fm.ascent() + 2), TimeScale::tickLabel(ticks, tick.time));
+            const QString label = TimeScale::tickLabel(ticks, tick.time);
+            // A label that would run past the right edge goes left of its tick, whole.
+            const int labelWidth = fm.horizontalAdvance(label);
+            const double left = x + 3 + labelWidth <= width ? x + 3 : x - 3 - labelWidth;
+            p.drawText(QPointF(left, fm.ascent() + 2), label);
         }
     }
     p.restore();

@@ -105,6 +105,9 @@ void TimelineTracks::computeOpNumbers()
     for (const model::OpRow& row : breakdown.rows)
         categoryTime[row.category] += row.totalTimePs;
     m_categoryClass = model::categoryClasses(breakdown);
+    m_categoryColors.clear();
+    for (const auto& [category, color] : qt::colors::categoryColors(breakdown))
+        m_categoryColors.emplace(category, color.rgb());
     // Every op gets its row's numbers (ops deduplicated apart share one row). Unknown stays NaN:
     // no cost data or no peak is not 0 %. Low utilization is the core's one definition (far from
     // the roofline), as the op table uses.
@@ -174,6 +177,8 @@ void TimelineTracks::computeOpNumbers()
 
 QRgb TimelineTracks::categoryPaletteColor(const std::string& category) const
 {
+    if (const auto chosen = m_categoryColors.find(category); chosen != m_categoryColors.end())
+        return chosen->second;
     const auto it = m_categoryClass.find(category);
     return qt::colors::categoryColor(category, it != m_categoryClass.end() ? it->second : model::OpClass::Compute)
         .rgb();
@@ -182,10 +187,10 @@ QRgb TimelineTracks::categoryPaletteColor(const std::string& category) const
 std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral) const
 {
     std::vector<TimelineLegendEntry> entries;
-    for (double stop : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0})
-        entries.push_back(
-            {QStringLiteral("%1%").arg(int(std::lround(stop * 100))), {qt::colors::flameColor(stop).rgb()}});
-    entries.push_back({tr("no FLOPS data"), {qt::colors::flameColor(std::nan("")).rgb()}});
+    for (const qt::colors::UtilizationLegendStop& stop : qt::colors::utilizationLegendStops())
+        entries.push_back({std::isnan(stop.fraction) ? tr("no FLOPS data")
+                                                     : QStringLiteral("%1%").arg(int(std::lround(stop.fraction * 100))),
+            {stop.color.rgb()}});
     bool nonOps = false;
     for (const OpKind kind : m_opKind)
         nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);
@@ -213,7 +218,7 @@ QRgb TimelineTracks::utilizationColor(OpId op, QRgb neutral) const
 {
     if (!m_profile->ops[op].isXlaOp)
         return neutral;
-    return qt::colors::flameColor(m_opFlopsUtil[op]).rgb();
+    return qt::colors::utilizationColor(m_opFlopsUtil[op]).rgb();
 }
 
 void TimelineTracks::rebuildGroups()

@@ -115,6 +115,7 @@ private:
     std::vector<bool> m_lowUtilOps;
     std::vector<OpKind> m_opKind;
     std::unordered_map<std::string, model::OpClass> m_categoryClass; // from the breakdown's rows
+    std::unordered_map<std::string, QRgb> m_categoryColors; // qt::colors::categoryColors of the breakdown
     std::vector<TimelineLegendEntry> m_categoryLegend;
     mutable std::vector<QString> m_opNames;
     mutable std::vector<bool> m_opNameReady;

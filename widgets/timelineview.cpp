@@ -545,6 +545,24 @@ int TimelineView::trackTop(TrackId track) const
         - verticalScrollBar()->value();
 }
 
+QRect TimelineView::trackRowRect(TrackId track) const
+{
+    const int row = m_tracks.rowOfTrack(track);
+    if (row < 0)
+        return {};
+    const TimelineTracks::Row& r = m_tracks.rows()[size_t(row)];
+    return {0, r.top + kRulerHeight - verticalScrollBar()->value(), viewport()->width(), r.height};
+}
+
+std::vector<TrackId> TimelineView::coreTracks() const
+{
+    std::vector<TrackId> tracks;
+    for (const TimelineTracks::Group& group : m_tracks.groups())
+        if (group.tpuCore)
+            tracks.insert(tracks.end(), group.tracks.begin(), group.tracks.end());
+    return tracks;
+}
+
 QRectF TimelineView::eventRect(TrackId track, uint32_t index) const
 {
     if (!m_profile || m_tracks.rowOfTrack(track) < 0 || index >= m_profile->tracks[track].size())

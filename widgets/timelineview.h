@@ -124,7 +124,15 @@ public:
     std::pair<tpuscope::model::TrackId, uint32_t> eventAt(QPoint viewportPos) const;
     /// Top of a track's first depth row in viewport coordinates (-1 when not laid out / collapsed).
     int trackTop(tpuscope::model::TrackId track) const;
+    /// A track's row (its depth rows and padding) in viewport coordinates; empty when the track is
+    /// hidden (collapsed group, no profile). What the user sees of it is its intersection with
+    /// the viewport's rect.
+    QRect trackRowRect(tpuscope::model::TrackId track) const;
+    /// The tracks of the TPU core groups, in drawing order (the rows that tell a core's story).
+    std::vector<tpuscope::model::TrackId> coreTracks() const;
     int eventAreaLeft() const { return kLabelWidth; }
+    /// Below the time ruler: where the rows are drawn (viewport coordinates).
+    int rowAreaTop() const { return kRulerHeight; }
     int eventAreaWidth() const;
 
     QStringList groupNames() const;

@@ -147,6 +147,21 @@ public:
             result.base = origin + floorDiv(m_begin - origin, coarse) * coarse;
         }
 
+        // Read in the step's unit, a label far from the base has many digits ("102500 µs"): a
+        // larger unit reads better ("102.5 ms") while it needs at most three decimals.
+        const double extent = std::max(
+            std::abs(static_cast<double>(m_begin - result.base)), std::abs(static_cast<double>(m_end - result.base)));
+        while (result.unit != Unit::S && extent / static_cast<double>(unitScale(result.unit)) >= kMaxIntegerLabel) {
+            const Unit larger = static_cast<Unit>(static_cast<int>(result.unit) + 1);
+            int decimals = 0;
+            for (TimePs s = step; s < unitScale(larger) && decimals <= kMaxLabelDecimals; s *= 10)
+                ++decimals;
+            if (decimals > kMaxLabelDecimals)
+                break;
+            result.unit = larger;
+            result.decimals = decimals;
+        }
+
         const TimePs first = origin + floorDiv(m_begin - origin, result.minorStep) * result.minorStep;
         for (TimePs t = first; t <= m_end; t += result.minorStep) {
             if (t < m_begin)
@@ -171,6 +186,9 @@ public:
     static QString formatDuration(double ps) { return QString::fromStdString(model::formatDurationPs(ps)); }
 
 private:
+    static constexpr double kMaxIntegerLabel = 10000; // labels up to "9999 µs" stay in the step's unit
+    static constexpr int kMaxLabelDecimals = 3;
+
     static TimePs floorDiv(TimePs a, TimePs b)
     {
         TimePs q = a / b;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "colors.h"
 
+#include "analysis/opbreakdown.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -92,7 +94,7 @@ QColor categoryColor(std::string_view category, model::OpClass opClass)
     }
     static const std::map<std::string, QRgb, std::less<>> known = {
         {"convolution fusion", kCategoryPalette[0]},
-        {"convolution", kCategoryPalette[0]},
+        {"convolution", qRgb(44, 86, 140)}, // the fusion's blue family, darker: two categories, two colours
         {"loop fusion", kCategoryPalette[1]},
         {"output fusion", kCategoryPalette[8]},
         {"input fusion", kCategoryPalette[2]},
@@ -106,6 +108,57 @@ QColor categoryColor(std::string_view category, model::OpClass opClass)
     // The hash skips the class colours' slots so a compute category never looks like a collective.
     static constexpr std::array<size_t, 12> kComputeSlots = {0, 1, 2, 3, 4, 5, 8, 9, 10, 12, 13, 14};
     return QColor::fromRgb(kCategoryPalette[kComputeSlots[fnv1a(category) % kComputeSlots.size()]]);
+}
+
+bool looksAlike(const QColor& a, const QColor& b)
+{
+    // "Redmean" distance (a cheap approximation of perceived difference), 0 … ~765.
+    const double meanRed = (a.red() + b.red()) / 2.0;
+    const double dr = a.red() - b.red(), dg = a.green() - b.green(), db = a.blue() - b.blue();
+    const double distance
+        = std::sqrt((2 + meanRed / 256) * dr * dr + 4 * dg * dg + (2 + (255 - meanRed) / 256) * db * db);
+    return distance < 70;
+}
+
+std::unordered_map<std::string, QColor> categoryColors(const model::OpBreakdown& breakdown)
+{
+    // The busiest categories keep their usual colours; a later one that would look like an earlier
+    // one takes a shade of its own colour (a collective stays in the collectives' reds), else a
+    // palette colour nobody took.
+    std::map<std::string, double> time;
+    for (const model::OpRow& row : breakdown.rows)
+        time[row.category] += row.totalTimePs;
+    std::vector<std::pair<std::string, double>> order(time.begin(), time.end());
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const auto classes = model::categoryClasses(breakdown);
+    std::unordered_map<std::string, QColor> result;
+    std::vector<QColor> taken;
+    const auto isFree = [&](const QColor& c) {
+        return std::none_of(taken.begin(), taken.end(), [&](const QColor& t) { return looksAlike(c, t); });
+    };
+    for (const auto& [category, ignored] : order) {
+        const auto it = classes.find(category);
+        const QColor preferred = categoryColor(category, it != classes.end() ? it->second : model::OpClass::Compute);
+        std::vector<QColor> candidates = {preferred};
+        for (int step = 1; step <= 3; ++step) {
+            candidates.push_back(preferred.darker(100 + 30 * step));
+            candidates.push_back(preferred.lighter(100 + 20 * step));
+        }
+        for (QRgb rgb : kCategoryPalette)
+            candidates.push_back(QColor::fromRgb(rgb));
+        for (int hue = 0; hue < 360; hue += 15)
+            candidates.push_back(QColor::fromHsl(hue, 150, 110));
+        QColor chosen = preferred;
+        for (const QColor& candidate : candidates) {
+            if (isFree(candidate)) {
+                chosen = candidate;
+                break;
+            }
+        }
+        taken.push_back(chosen);
+        result.emplace(category, chosen);
+    }
+    return result;
 }
 
 QColor nameColor(std::string_view name)
@@ -137,9 +190,27 @@ QColor over(const QColor& color, double opacity, const QPalette& palette)
         mix(base.redF(), color.redF()), mix(base.greenF(), color.greenF()), mix(base.blueF(), color.blueF()));
 }
 
-QColor utilizationBarColor(double fraction)
+QColor utilizationColor(double fraction)
 {
-    return QColor::fromHsv(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 120), 200, 230, 130);
+    // Unknown is a lavender grey, not the neutral grey of events that are not ops (the legend
+    // listed "no FLOPS data" and "not an XLA op" in one grey).
+    if (std::isnan(fraction))
+        return QColor(176, 168, 208);
+    return flameColor(fraction, 0.8, FlameCurve::Sqrt);
+}
+
+QColor utilizationTint(double fraction, const QPalette& palette)
+{
+    return over(utilizationColor(fraction), kUtilizationTintOpacity, palette);
+}
+
+std::vector<UtilizationLegendStop> utilizationLegendStops()
+{
+    std::vector<UtilizationLegendStop> stops;
+    for (double stop : {0.0, 0.1, 0.25, 0.5, 0.75, 1.0})
+        stops.push_back({stop, utilizationColor(stop)});
+    stops.push_back({std::nan(""), utilizationColor(std::nan(""))});
+    return stops;
 }
 
 QColor lowUtilizationMark()

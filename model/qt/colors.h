@@ -8,7 +8,14 @@
 #include <QColor>
 #include <QPalette>
 
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tpuscope::model {
+struct OpBreakdown;
+} // namespace tpuscope::model
 
 /// The one colour module: every view (timeline, roofline, utilization and memory charts, op
 /// table, overview, details) and the share card take their colours from here, so that the same op
@@ -27,6 +34,16 @@ namespace tpuscope::qt::colors {
 /// qualitative palette chosen by a hash of the name.
 QColor categoryColor(std::string_view category, model::OpClass opClass = model::OpClass::Compute);
 
+/// The categories of one profile (its op breakdown's rows), each with the colour every view draws
+/// it in (timeline, op table, roofline): categoryColor's choice with the category's class
+/// (model::categoryClasses), moved to a lighter or darker shade of it, else to another palette
+/// colour, where it would look like a category that takes more time. Two categories of one
+/// profile never share a colour (issue 25.4: "convolution fusion" and "convolution", the
+/// collectives, the copy halves did).
+std::unordered_map<std::string, QColor> categoryColors(const model::OpBreakdown& breakdown);
+/// Close enough to be taken for each other at a swatch's size (a red-weighted RGB distance).
+bool looksAlike(const QColor& a, const QColor& b);
+
 /// Non-op events (steps, modules, host threads): softer colours by name, never equal to a
 /// category colour's hue-and-lightness band.
 QColor nameColor(std::string_view name);
@@ -44,9 +61,23 @@ enum class FlameCurve {
 QColor flameColor(double fraction, double brightness = 0.7, FlameCurve curve = FlameCurve::Sqrt);
 /// `color` drawn at `opacity` over the palette's base (the xprof cards' chips): text stays readable.
 QColor over(const QColor& color, double opacity, const QPalette& palette);
-/// The op table's utilization bars: hue 0 (red) at 0 % to 120 (green) at 100 %, linear in the
-/// value (a bar's length is the value too), translucent so the cell text stays readable.
-QColor utilizationBarColor(double fraction);
+
+/// The one utilization colour scale (FLOPS, HBM, ICI: higher is better): flameColor's sqrt curve
+/// at brightness 0.8, NaN (unknown) grey. The timeline's boxes, the charts and the share card draw
+/// it as is; views that put text on it use utilizationTint. A 12 % utilization is one colour
+/// everywhere (issue 25.4: it was salmon, tan and olive).
+QColor utilizationColor(double fraction);
+/// utilizationColor at kUtilizationTintOpacity over the palette's base: the op table's bars and
+/// the Details chips, where text sits on the colour.
+QColor utilizationTint(double fraction, const QPalette& palette);
+constexpr double kUtilizationTintOpacity = 0.45;
+/// The scale's legend: a few stops as ("0%", colour) … ("100%", colour), then the unknown entry.
+struct UtilizationLegendStop
+{
+    double fraction; // NaN for "no FLOPS data"
+    QColor color;
+};
+std::vector<UtilizationLegendStop> utilizationLegendStops();
 /// The red that marks a low-utilization op (timeline marker, table row, share card).
 QColor lowUtilizationMark();
 /// Background and text of a low-utilization row in the op table.

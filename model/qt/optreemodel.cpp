@@ -73,6 +73,7 @@ void OpTreeModel::setAnalysis(model::ProfileAnalysisPtr analysis)
     m_profile = analysis ? analysis->profile : nullptr;
     m_breakdown = analysis ? std::shared_ptr<const model::OpBreakdown>(analysis, &analysis->breakdown) : nullptr;
     m_categoryClass = m_breakdown ? model::categoryClasses(*m_breakdown) : decltype(m_categoryClass) {};
+    m_categoryColors = m_breakdown ? colors::categoryColors(*m_breakdown) : decltype(m_categoryColors) {};
     m_ops.clear();
     m_opRow.clear();
     if (m_profile) {
@@ -409,8 +410,11 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
         return toolTip(*item, isGroup);
     case Qt::DecorationRole:
         // The category swatch: the same colour as the op's boxes on the timeline and its roofline points.
-        if (column == NameColumn && !item->category.isEmpty() && (!isGroup || m_grouping == Grouping::Category))
+        if (column == NameColumn && !item->category.isEmpty() && (!isGroup || m_grouping == Grouping::Category)) {
+            if (const auto it = m_categoryColors.find(item->category.toStdString()); it != m_categoryColors.end())
+                return it->second;
             return colors::categoryColor(item->category.toStdString(), categoryClass(item->category));
+        }
         return {};
     case Qt::TextAlignmentRole:
         if (column != NameColumn)

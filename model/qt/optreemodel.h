@@ -6,6 +6,7 @@
 #include "core/profile.h"
 
 #include <QAbstractItemModel>
+#include <QColor>
 #include <QString>
 
 #include <array>
@@ -134,6 +135,7 @@ private:
     model::ProfilePtr m_profile;
     std::shared_ptr<const model::OpBreakdown> m_breakdown;
     std::unordered_map<std::string, model::OpClass> m_categoryClass; // model::categoryClasses(*m_breakdown)
+    std::unordered_map<std::string, QColor> m_categoryColors; // colors::categoryColors(*m_breakdown)
     model::OpClass categoryClass(const QString& category) const;
     Grouping m_grouping = Grouping::Category;
     double m_threshold = kDefaultLowUtilizationThreshold;

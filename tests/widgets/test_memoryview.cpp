@@ -121,3 +121,31 @@ TEST(MemoryView, SampleModulesAreChosenInTheCombo)
     EXPECT_TRUE(view.detailsBrowser()->toPlainText().contains(QStringLiteral("No heap-simulator trace")));
     EXPECT_FALSE(view.showModule(QStringLiteral("nope")));
 }
+
+TEST(MemoryView, TheHbmCapacityLabelIsWholeInsideAShortChart)
+{
+    // Issue 25.11: "HBM capacity 29.8 GiB" was cut off by the top of the plot.
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
+    if (!QFile::exists(QString::fromStdString(path)))
+        GTEST_SKIP() << "sample missing";
+    auto loaded = model::loadProfile(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    for (const int height : {220, 300, 600}) {
+        MemoryView view;
+        view.setAnalysis(model::buildProfileAnalysis(loaded.profile));
+        view.resize(900, height);
+        view.show();
+        QCoreApplication::sendPostedEvents();
+        QCustomPlot* plot = view.plot();
+        plot->replot();
+        QCPItemText* label = nullptr;
+        for (int i = 0; i < plot->itemCount(); ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)); text && text->text().startsWith("HBM capacity"))
+                label = text;
+        ASSERT_TRUE(label) << "the jit_f peak (20 GiB of 29.8) comes near the capacity";
+        const QRectF text(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+        const QRect axes = plot->axisRect()->rect();
+        EXPECT_TRUE(QRectF(axes).contains(text)) << "plot " << height << " px: label " << text.top() << ".."
+                                                 << text.bottom() << ", axes " << axes.top() << ".." << axes.bottom();
+    }
+}

@@ -8,7 +8,9 @@
 #include "qt/optreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCoreApplication>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QTest>
@@ -136,4 +138,23 @@ TEST(CostBarDelegate, UtilizationRunsRedToGreen)
     EXPECT_EQ(CostBarDelegate::barColor(0.5, CostBarDelegate::Scheme::Utilization, palette).hue(), 60);
     EXPECT_EQ(CostBarDelegate::barColor(1, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
     EXPECT_EQ(CostBarDelegate::barColor(7, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
+}
+
+TEST(CostBarDelegate, AUtilizationBarStaysLeftOfItsNumber)
+{
+    // Issue 25.11: a full bar ran under "84.2%" and the number was hard to read.
+    const QFontMetrics metrics(QApplication::font());
+    for (const int width : {70, 90, 140}) {
+        const QRect cell(10, 0, width, 22);
+        for (const QString text : {QStringLiteral("100.0%"), QStringLiteral("84.2%"), QStringLiteral("0.0%")}) {
+            const int textWidth = metrics.horizontalAdvance(text);
+            const QRect textRect(cell.right() - tpuscope::widgets::CostBarDelegate::kTextGap - textWidth, cell.top(),
+                textWidth, cell.height());
+            const QRect bar = tpuscope::widgets::CostBarDelegate::barRect(cell, 1.0, textWidth);
+            EXPECT_FALSE(bar.intersects(textRect)) << width << " " << text.toStdString();
+            EXPECT_TRUE(cell.contains(bar) || bar.isEmpty());
+            if (width >= 90)
+                EXPECT_GT(bar.width(), 10) << "a full bar still shows in a " << width << "-px cell";
+        }
+    }
 }

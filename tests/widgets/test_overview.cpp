@@ -9,6 +9,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -138,4 +139,35 @@ TEST(OverviewView, EmptyAndCostCoverageHook)
     EXPECT_TRUE(coverage->isHidden());
     view.setCostCoverageText(QStringLiteral("costs recorded for 99 % of op time"));
     EXPECT_FALSE(coverage->isHidden());
+}
+
+TEST(OverviewView, ProgramColumnsFitTheirCellsAfterADeviceChange)
+{
+    // Issue 25.11: after a device change the Programs table's columns collapsed.
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_vllm_serving.trace.json.gz";
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "sample missing";
+    qt::TraceSession session;
+    widgets::OverviewView view(&session);
+    view.resize(1100, 700);
+    view.show();
+    ASSERT_TRUE(loadInSession(session, path));
+    QTableWidget* table = view.programTable();
+    ASSERT_GT(table->rowCount(), 0);
+    const auto expectColumnsFit = [table](const char* when) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        const QFontMetrics metrics(table->font());
+        for (int column = 1; column < table->columnCount(); ++column)
+            for (int row = 0; row < table->rowCount(); ++row)
+                EXPECT_GE(table->columnWidth(column), metrics.horizontalAdvance(table->item(row, column)->text()))
+                    << when << ": column " << column << " row " << row << " "
+                    << table->item(row, column)->text().toStdString();
+    };
+    expectColumnsFit("after the load");
+    QSignalSpy reloaded(&session, &qt::TraceSession::loaded);
+    session.chooseDevice(QStringLiteral("v5e")); // the trace records no generation: the device bar's choice
+    ASSERT_TRUE(reloaded.wait(60000));
+    ASSERT_GT(table->rowCount(), 0);
+    expectColumnsFit("after the device change");
 }

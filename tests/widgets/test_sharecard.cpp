@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "pagefont.h"
 #include "sharecard.h"
 
 #include "analysis/opbreakdown.h"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <QColor>
+#include <QFontMetrics>
 
 using namespace tpuscope;
 
@@ -132,4 +134,16 @@ TEST(ShareCard, ReadsTheAnalysisWithoutComputingABreakdown)
     const QImage card = widgets::renderShareCard(*analysis);
     EXPECT_EQ(model::opBreakdownComputations(), before);
     EXPECT_GT(card.height(), 400);
+}
+
+TEST(ShareCard, AStepTimeWithItsCountFitsItsColumnWhole)
+{
+    // Issue 25.11: the card read "784 ms (100 …". Five headline columns share the 1200-px card.
+    const int statWidth = (1200 - 2 * 36) / 5 - 8;
+    const QString value = QStringLiteral("784 ms  (100 steps)");
+    const int size = tpuscope::widgets::fittedPagePixelSize(value, statWidth, 24, 14, true);
+    EXPECT_GE(size, 14);
+    EXPECT_LE(QFontMetrics(tpuscope::widgets::pageFont(size, true)).horizontalAdvance(value), statWidth);
+    // A short value keeps the large font.
+    EXPECT_EQ(tpuscope::widgets::fittedPagePixelSize(QStringLiteral("12.0%"), statWidth, 24, 14, true), 24);
 }

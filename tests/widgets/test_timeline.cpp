@@ -142,6 +142,21 @@ TEST(TimeScale, LongOffsetsAreShownRelativeToABase)
     }
 }
 
+TEST(TimeScale, LabelsFarFromTheStartMoveToALargerUnit)
+{
+    // Issue 25.11: a 5 ms window 100 ms into the profile read "102500 µs".
+    const TimePs ms = 1'000'000'000;
+    const TimeScale s(100 * ms, 105 * ms, 1000);
+    const auto ticks = s.ticks(0, 90);
+    EXPECT_EQ(ticks.step, 500'000'000);
+    EXPECT_EQ(ticks.unit, TimeScale::Unit::Ms);
+    EXPECT_EQ(TimeScale::tickLabel(ticks, 102 * ms + ms / 2), QStringLiteral("102.5 ms"));
+    for (const auto& t : ticks.ticks)
+        if (t.major)
+            EXPECT_LE(TimeScale::tickLabel(ticks, t.time).indexOf(QLatin1Char('.')), 3)
+                << TimeScale::tickLabel(ticks, t.time).toStdString();
+}
+
 // The timeline prints durations with the one formatter set (the CLI and the tables read the same).
 TEST(TimeScale, FormatsDurations)
 {
