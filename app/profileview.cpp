@@ -2,6 +2,7 @@
 #include "profileview.h"
 
 #include "devicechooser.h"
+#include "hostsview.h"
 #include "messagebar.h"
 #include "optableview.h"
 #include "overviewview.h"
@@ -52,6 +53,8 @@ ProfileView::ProfileView(
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(overview, tr("Overview"));
     m_tabs->addTab(splitter, tr("Timeline"));
+    hosts = new widgets::HostsView(session, this);
+    m_tabs->addTab(hosts, tr("Hosts"));
 
     layout->addWidget(messageBar);
     deviceChooser = new widgets::DeviceChooser(this);
@@ -67,6 +70,11 @@ void ProfileView::showOverviewTab()
 void ProfileView::showTimelineTab()
 {
     m_tabs->setCurrentWidget(splitter);
+}
+
+void ProfileView::showHostsTab()
+{
+    m_tabs->setCurrentWidget(hosts);
 }
 
 } // namespace tpuscope::app

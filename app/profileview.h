@@ -14,6 +14,7 @@ class ViewRange;
 
 namespace tpuscope::widgets {
 class DeviceChooser;
+class HostsView;
 class OpTableView;
 class OverviewView;
 class TimelineView;
@@ -23,9 +24,10 @@ namespace tpuscope::app {
 
 class MessageBar;
 
-/// The window's centre while a profile is shown: the message bar and the device chooser over two
-/// tabs, Overview (where a load lands) and Timeline (the timeline with its legend over the op
-/// table). The views subscribe to the session, the selection and the view range themselves.
+/// The window's centre while a profile is shown: the message bar and the device chooser over three
+/// tabs, Overview (where a load lands), Timeline (the timeline with its legend over the op table)
+/// and Hosts (a pod's hosts × steps and the per-host table). The views subscribe to the session, the selection and the
+/// view range themselves.
 class ProfileView : public QWidget
 {
     Q_OBJECT
@@ -35,6 +37,7 @@ public:
 
     void showOverviewTab();
     void showTimelineTab();
+    void showHostsTab();
 
     MessageBar* messageBar = nullptr;
     widgets::DeviceChooser* deviceChooser = nullptr;
@@ -42,6 +45,7 @@ public:
     QWidget* timelineArea = nullptr; // the timeline and its legend
     widgets::TimelineView* timeline = nullptr;
     widgets::OpTableView* opTable = nullptr;
+    widgets::HostsView* hosts = nullptr;
     QSplitter* splitter = nullptr; // timeline area over op table: the Timeline tab
 
 private:
