@@ -47,6 +47,10 @@ QString beforeAfterText(double before, double after, bool fraction);
 /// The same for utilizations that may be unknown ("–").
 QString beforeAfterText(const std::optional<double>& before, const std::optional<double>& after);
 
+/// The card's straggler line ("Straggler: host … is 1.2 ms late per step … · cause: … · gain …"),
+/// from the straggler item's typed numbers; empty when the rule did not fire.
+QString shareCardStragglerLine(const model::AdviceReport& advice);
+
 /// xprof flameColor (FORMATS.md §4.3) with brightness 0.7 and the sqrt curve: the FLOPS colour
 /// of the op table and timeline; NaN gives grey.
 QColor shareCardFlopsColor(double utilization);
