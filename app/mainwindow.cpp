@@ -211,9 +211,10 @@ void MainWindow::connectSelection()
     });
     // A host's step from the Hosts view: the same range as a step from the overview.
     connect(m_profileView->hosts, &widgets::HostsView::hostStepSelected, this,
-        [this](uint32_t, model::TimePs begin, model::TimePs end) {
+        [this](uint32_t host, model::TimePs begin, model::TimePs end) {
             m_profileView->showTimelineTab();
             m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
+            m_timeline->revealHost(host);
         });
     connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
         m_docks->adviceDock->show();

@@ -58,4 +58,17 @@ TEST(HostsViewWindow, ClickOnHostThreeStepFiveOpensItInTheTimeline)
     EXPECT_LE(shown.first, begin);
     EXPECT_GE(shown.second, end);
     EXPECT_LT(shown.second - shown.first, 2 * (end - begin));
+    // ... on that host: its header unfolded at the top of the timeline, its first core just under it.
+    tpuscope::widgets::TimelineView* timeline = window.timeline();
+    int header = -1;
+    for (int g = 0; g < timeline->groupNames().size(); ++g)
+        if (timeline->isHostGroup(g)
+            && timeline->groupNames()[g].startsWith(QString::fromStdString(hosts.hosts[3].name)))
+            header = g;
+    ASSERT_GE(header, 0);
+    EXPECT_FALSE(timeline->isGroupCollapsed(header));
+    ASSERT_EQ(timeline->parentGroup(header + 1), header);
+    const model::TrackId first = timeline->groupTracks(header + 1).front();
+    EXPECT_GE(timeline->trackTop(first), 0);
+    EXPECT_LT(timeline->trackTop(first), 100);
 }
