@@ -356,7 +356,9 @@ HostsView::HostsView(qt::TraceSession* session, QWidget* parent)
     header->addWidget(title);
     m_stepTime = new QRadioButton(tr("Step time"), m_mapArea);
     m_lateness = new QRadioButton(tr("Lateness at the synchronizing collective"), m_mapArea);
-    m_stepTime->setChecked(true);
+    // Lateness first: every host of a synchronous pod has about the same step time (they all wait
+    // for the last one), so the step-time map is one colour; lateness shows who is waited for.
+    m_lateness->setChecked(true);
     auto* measures = new QButtonGroup(this);
     measures->addButton(m_stepTime);
     measures->addButton(m_lateness);
@@ -434,6 +436,8 @@ void HostsView::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analys
     // The map shares the analysis' lifetime (an aliasing pointer).
     const bool pod = hosts && hosts->hosts.size() >= 2 && hosts->steps > 0;
     m_map->setHosts(pod ? std::shared_ptr<const HostAnalysis>(m_analysis, hosts) : nullptr);
+    // As tall as its rows (up to the splitter's share): a few hosts leave the room to the table.
+    m_scroll->setMaximumHeight(m_map->sizeHint().height() + 2 * m_scroll->frameWidth());
     if (!hosts) {
         m_summary->setText(tr("No profile loaded."));
     } else {

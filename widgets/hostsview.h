@@ -74,7 +74,7 @@ private:
     void updateScale();
 
     std::shared_ptr<const model::HostAnalysis> m_hosts;
-    Measure m_measure = Measure::StepTime;
+    Measure m_measure = Measure::Lateness;
     double m_low = 0, m_high = 0;
 };
 

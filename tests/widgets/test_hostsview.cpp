@@ -64,16 +64,17 @@ TEST_F(PodHostsView, CellsAreTheAnalysisNumbersForBothMeasures)
     ASSERT_EQ(map->hostCount(), 8);
     ASSERT_EQ(map->stepCount(), int(hosts.steps));
     ASSERT_GE(hosts.steps, 6);
-    for (int h = 0; h < 8; ++h)
-        for (int s = 0; s < map->stepCount(); ++s)
-            EXPECT_TRUE(sameValue(map->value(h, s), hosts.stepPs[size_t(h)][size_t(s)])) << h << "," << s;
-    view.setMeasure(HostHeatMap::Measure::Lateness);
+    // Lateness first: it is what tells the hosts of a synchronous pod apart.
+    EXPECT_EQ(map->measure(), HostHeatMap::Measure::Lateness);
     for (int h = 0; h < 8; ++h)
         for (int s = 0; s < map->stepCount(); ++s)
             EXPECT_TRUE(sameValue(map->value(h, s), hosts.latenessPs[size_t(h)][size_t(s)])) << h << "," << s;
-    // The late host is the hottest row: its lateness is the scale's top in most steps.
     EXPECT_EQ(map->scaleRange().first, 0);
     EXPECT_GT(map->scaleRange().second, 0);
+    view.setMeasure(HostHeatMap::Measure::StepTime);
+    for (int h = 0; h < 8; ++h)
+        for (int s = 0; s < map->stepCount(); ++s)
+            EXPECT_TRUE(sameValue(map->value(h, s), hosts.stepPs[size_t(h)][size_t(s)])) << h << "," << s;
     // Every cell has its own place, inside the widget.
     EXPECT_TRUE(map->rect().contains(map->cellRect(7, map->stepCount() - 1)));
     EXPECT_EQ(map->cellAt(map->cellRect(3, 5).center()), std::make_pair(3, 5));
