@@ -20,6 +20,7 @@
 #include "compareview.h"
 #include "detailspanel.h"
 #include "devicechooser.h"
+#include "hostsview.h"
 #include "memoryview.h"
 #include "optableview.h"
 #include "overviewview.h"
@@ -208,6 +209,13 @@ void MainWindow::connectSelection()
         m_profileView->showTimelineTab();
         m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
     });
+    // A host's step from the Hosts view: the same range as a step from the overview.
+    connect(m_profileView->hosts, &widgets::HostsView::hostStepSelected, this,
+        [this](uint32_t host, model::TimePs begin, model::TimePs end) {
+            m_profileView->showTimelineTab();
+            m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
+            m_timeline->revealHost(host);
+        });
     connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
         m_docks->adviceDock->show();
         m_docks->adviceDock->raise();
@@ -447,6 +455,8 @@ QWidget* MainWindow::viewWidget(const QString& name) const
         return m_docks->advice;
     if (name == QLatin1String("overview"))
         return m_overview;
+    if (name == QLatin1String("hosts"))
+        return m_profileView->hosts;
     if (name == QLatin1String("charts"))
         return m_docks->charts;
     if (name == QLatin1String("utilization"))

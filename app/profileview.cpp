@@ -2,6 +2,7 @@
 #include "profileview.h"
 
 #include "devicechooser.h"
+#include "hostsview.h"
 #include "messagebar.h"
 #include "optableview.h"
 #include "overviewview.h"
@@ -71,6 +72,8 @@ ProfileView::ProfileView(
     m_tabs->addTab(overview, tr("Overview"));
     m_tabs->addTab(m_timelinePage, secondTabTitle());
     followProfile(session);
+    hosts = new widgets::HostsView(session, this);
+    m_tabs->addTab(hosts, tr("Hosts"));
 
     layout->addWidget(messageBar);
     deviceChooser = new widgets::DeviceChooser(this);
@@ -106,6 +109,11 @@ void ProfileView::followProfile(qt::TraceSession* session)
         noTimelineNote->setVisible(!m_showsTimeline);
         m_tabs->setTabText(m_tabs->indexOf(m_timelinePage), secondTabTitle());
     });
+}
+
+void ProfileView::showHostsTab()
+{
+    m_tabs->setCurrentWidget(hosts);
 }
 
 } // namespace tpuscope::app

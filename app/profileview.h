@@ -15,6 +15,7 @@ class ViewRange;
 
 namespace tpuscope::widgets {
 class DeviceChooser;
+class HostsView;
 class OpTableView;
 class OverviewView;
 class TimelineView;
@@ -24,11 +25,12 @@ namespace tpuscope::app {
 
 class MessageBar;
 
-/// The window's centre while a profile is shown: the message bar and the device chooser over two
-/// tabs, Overview (where a load lands) and Timeline (the timeline with its legend over the op
-/// table). The views subscribe to the session, the selection and the view range themselves.
-/// A profile without a timeline (op_profile, share file) gets no empty timeline: the second tab
-/// is "Ops", the op table under one sentence saying why there is no timeline.
+/// The window's centre while a profile is shown: the message bar and the device chooser over three
+/// tabs, Overview (where a load lands), Timeline (the timeline with its legend over the op table)
+/// and Hosts (a pod's hosts × steps and the per-host table). The views subscribe to the session,
+/// the selection and the view range themselves. A profile without a timeline (op_profile, share
+/// file) gets no empty timeline: the second tab is "Ops", the op table under one sentence saying
+/// why there is no timeline.
 class ProfileView : public QWidget
 {
     Q_OBJECT
@@ -42,6 +44,7 @@ public:
     bool showsTimeline() const { return m_showsTimeline; }
     /// The second tab's title: "Timeline", or "Ops" for a profile without one.
     QString secondTabTitle() const;
+    void showHostsTab();
 
     MessageBar* messageBar = nullptr;
     widgets::DeviceChooser* deviceChooser = nullptr;
@@ -51,6 +54,7 @@ public:
     widgets::OpTableView* opTable = nullptr;
     QSplitter* splitter = nullptr; // timeline area over op table
     QLabel* noTimelineNote = nullptr; // over the op table when the profile has no timeline
+    widgets::HostsView* hosts = nullptr;
 
 private:
     void followProfile(qt::TraceSession* session);

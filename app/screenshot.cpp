@@ -149,7 +149,7 @@ bool isKnownScreenshotView(const QString& view)
     static const QStringList views = {QStringLiteral("window"), QStringLiteral("window-timeline"),
         QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
         QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
-        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection")};
+        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
 }
 

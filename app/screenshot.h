@@ -18,7 +18,8 @@ class MainWindow;
 struct ScreenshotRequest
 {
     QString output;
-    /// window | ops | timeline | details | advice | charts | utilization | roofline | fusion:NAME
+    /// window | ops | timeline | details | advice | charts | utilization | roofline | overview | memory |
+    /// compare | selection | hosts | fusion:NAME
     QString view = QStringLiteral("window");
     QSize size {1600, 1000};
     /// `--range T0,T1`: a timeline range selected before the shot, in µs from the profile start.

@@ -8,6 +8,7 @@
 #include "chartheader.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
+#include "report/stragglertext.h"
 
 #include <qcustomplot.h>
 
@@ -363,13 +364,24 @@ void OverviewView::showAdvice()
         delete item;
     }
     m_adviceShown = 0;
+    m_adviceIndices.clear();
     if (!m_advice || m_advice->advice.empty()) {
         m_adviceTitle->setText(m_profile && m_advice ? tr("No advice rule fired.") : QString());
         return;
     }
     m_adviceTitle->setText(tr("What to change first (click for the evidence)"));
+    // The top three by the report's order; a pod's straggler is always among them (it says which
+    // host holds every step back, which no other item can), in the third place if it ranked lower.
     const size_t n = std::min<size_t>(3, m_advice->advice.size());
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i)
+        m_adviceIndices.push_back(int(i));
+    for (size_t i = n; i < m_advice->advice.size(); ++i)
+        if (m_advice->advice[i].id == model::AdviceRuleId::Straggler) {
+            m_adviceIndices.back() = int(i);
+            break;
+        }
+    for (size_t shown = 0; shown < m_adviceIndices.size(); ++shown) {
+        const size_t i = size_t(m_adviceIndices[shown]);
         const model::Advice& a = m_advice->advice[i];
         const QString severity = qs(model::severityName(a.severity));
         // Text, not an icon: the severity hue at WCAG AA contrast on this palette (light or dark).
@@ -377,7 +389,7 @@ void OverviewView::showAdvice()
                                                                  : qt::colors::severityTextColor(a.severity, palette());
         QString html
             = tr("<a href='%1' style='text-decoration:none; color:%5'><b style='color:%2'>%3</b>&nbsp; %4</a>")
-                  .arg(i)
+                  .arg(shown)
                   .arg(color.name(), severity, qs(a.title).toHtmlEscaped(), qt::colors::linkColor(palette()).name());
         // One line under the title: the item's fix when it names an action of its own (the title
         // often names the fix already), else what fixing it could gain.
@@ -387,6 +399,9 @@ void OverviewView::showAdvice()
             if (const qsizetype at = gain.indexOf(stop); at > 0)
                 gain.truncate(at);
         constexpr qsizetype kLine = 150; // characters: the fix stays on one line
+        // The straggler: which host, how late, why and what keeping up gains, from its numbers.
+        if (const std::string straggler = model::stragglerLine(a); !straggler.empty())
+            html += tr("<br><b>Straggler:</b> %1").arg(qs(straggler).toHtmlEscaped());
         if (!fix.isEmpty())
             html += tr("<br><span style='color:%2'>Fix: %1</span>")
                         .arg((fix.size() > kLine ? fix.left(kLine - 1) + QStringLiteral("…") : fix).toHtmlEscaped(),
@@ -395,7 +410,7 @@ void OverviewView::showAdvice()
             html += tr("<br><span style='color:%2'>Gain: %1</span>")
                         .arg(gain.toHtmlEscaped(), qt::colors::mutedTextColor(palette()).name());
         auto* label = new QLabel(html, this);
-        label->setObjectName(QStringLiteral("overviewAdvice%1").arg(i));
+        label->setObjectName(QStringLiteral("overviewAdvice%1").arg(shown));
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);
         label->setToolTip(qt::plainToolTip(qs(a.detail)));
@@ -405,10 +420,16 @@ void OverviewView::showAdvice()
     }
 }
 
+QString OverviewView::adviceItemText(int index) const
+{
+    const auto* label = findChild<QLabel*>(QStringLiteral("overviewAdvice%1").arg(index));
+    return label ? label->text() : QString();
+}
+
 void OverviewView::activateAdvice(int index)
 {
     if (index >= 0 && index < m_adviceShown)
-        emit adviceActivated(index);
+        emit adviceActivated(m_adviceIndices[size_t(index)]);
 }
 
 void OverviewView::showPrograms()

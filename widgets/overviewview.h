@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QCustomPlot;
@@ -54,11 +55,14 @@ public:
     const tpuscope::model::StepAnalysis* steps() const { return m_shown.get(); }
     QString headlineText() const;
     int adviceItemCount() const { return m_adviceShown; }
+    /// The text of shown advice item `index` (its title and the lines under it, as rich text).
+    QString adviceItemText(int index) const;
     QCustomPlot* plot() const { return m_plot; }
     QTableWidget* programTable() const { return m_programs; }
     /// Selects step `index` as a click on its bar does (emits stepSelected).
     void selectStep(int index);
-    /// Activates advice item `index` of the top three as a click does (emits adviceActivated).
+    /// Activates advice item `index` of the ones shown as a click does (emits adviceActivated with
+    /// its index in AdviceReport::advice).
     void activateAdvice(int index);
 
 signals:
@@ -89,6 +93,7 @@ private:
     int m_core = -1;
     QString m_program;
     int m_adviceShown = 0;
+    std::vector<int> m_adviceIndices; // of each item shown, its index in AdviceReport::advice
 
     QLabel* m_headline = nullptr;
     QLabel* m_costCoverage = nullptr;

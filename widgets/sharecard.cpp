@@ -11,6 +11,7 @@
 #include "analysis/padding.h"
 #include "analysis/summary.h"
 #include "report/report.h"
+#include "report/stragglertext.h"
 
 #include <QFont>
 #include <QFontMetrics>
@@ -90,6 +91,13 @@ int fittedPagePixelSize(const QString& text, int width, int largest, int smalles
     while (size > smallest && QFontMetrics(pageFont(size, bold)).horizontalAdvance(text) > width)
         --size;
     return size;
+}
+
+QString shareCardStragglerLine(const AdviceReport& advice)
+{
+    const Advice* straggler = advice.find(AdviceRuleId::Straggler);
+    const std::string line = straggler ? model::stragglerLine(*straggler) : std::string();
+    return line.empty() ? QString() : QStringLiteral("Straggler: ") + q(line);
 }
 
 QColor shareCardFlopsColor(double utilization)
@@ -203,6 +211,16 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
             QFontMetrics(valueFont).elidedText(stats[i].value, Qt::ElideRight, statWidth - 8));
     }
     y = headerHeight + 24;
+
+    // A pod's straggler in one line, first: which host holds every step back is the answer a pod
+    // user came for.
+    if (const QString straggler = shareCardStragglerLine(advice); !straggler.isEmpty()) {
+        p.setPen(severityColor(advice.find(AdviceRuleId::Straggler)->severity));
+        p.setFont(pageFont(18, true));
+        p.drawText(QRect(margin, y, inner, 26), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(pageFont(18, true)).elidedText(straggler, Qt::ElideRight, inner));
+        y += 36;
+    }
 
     // Where a step goes: one stacked bar (the same parts and colours as the overview's chart).
     if (const StepAnalysis& steps = summary.stepBreakdown; steps.stepsPerCore > 0) {

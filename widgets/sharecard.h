@@ -51,6 +51,10 @@ QString beforeAfterText(const std::optional<double>& before, const std::optional
 /// (smallest when none does): the card's headline values shrink instead of being elided.
 int fittedPagePixelSize(const QString& text, int width, int largest, int smallest, bool bold);
 
+/// The card's straggler line ("Straggler: host … is 1.2 ms late per step … · cause: … · gain …"),
+/// from the straggler item's typed numbers; empty when the rule did not fire.
+QString shareCardStragglerLine(const model::AdviceReport& advice);
+
 /// The one utilization scale (qt::colors::utilizationColor): the FLOPS colour of the op table,
 /// Details and the timeline; NaN gives grey.
 QColor shareCardFlopsColor(double utilization);

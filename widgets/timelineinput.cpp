@@ -185,7 +185,7 @@ void TimelineInput::mouseRelease(QMouseEvent* event)
             // Only the ▸/▾ toggle collapses: a click that merely gives the timeline the focus
             // must not fold a group away.
             const int top = row->top + TimelineView::kRulerHeight - v.verticalScrollBar()->value();
-            if (TimelineView::headerToggleRect(top).contains(pos))
+            if (TimelineView::headerToggleRect(top, row->level).contains(pos))
                 v.setGroupCollapsed(row->group, !v.isGroupCollapsed(row->group));
         } else if (pos.x() >= TimelineView::kLabelWidth) {
             const auto [track, index] = v.eventAt(pos);

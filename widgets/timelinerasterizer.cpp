@@ -323,16 +323,20 @@ void TimelineRasterizer::paintLabelColumn(
                 row.text.setText((collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + row.label);
                 row.text.setTextFormat(Qt::PlainText);
             }
-            p.drawStaticText(QPointF(6, y + (row.height - boldHeight) / 2), row.text);
+            p.drawStaticText(
+                QPointF(6 + row.level * TimelineTracks::kLevelIndent, y + (row.height - boldHeight) / 2), row.text);
             p.setFont(font);
             continue;
         }
         p.setPen(pal.color(QPalette::WindowText));
         if (row.text.text().isEmpty()) {
-            row.text.setText(fm.elidedText(row.label, Qt::ElideMiddle, kLabelWidth - 22));
+            row.text.setText(
+                fm.elidedText(row.label, Qt::ElideMiddle, kLabelWidth - 22 - row.level * TimelineTracks::kLevelIndent));
             row.text.setTextFormat(Qt::PlainText);
         }
-        p.drawStaticText(QPointF(16, y + kTrackPadding + (kDepthHeight - textHeight) / 2), row.text);
+        p.drawStaticText(
+            QPointF(16 + row.level * TimelineTracks::kLevelIndent, y + kTrackPadding + (kDepthHeight - textHeight) / 2),
+            row.text);
         p.setPen(pal.color(QPalette::Midlight));
         p.drawLine(0, y + row.height - 1, viewport.width(), y + row.height - 1);
     }

@@ -63,7 +63,18 @@ void TimelineTracks::setProfile(
         m_opNameReady.assign(m_profile->ops.size(), false);
     }
     computeOpNumbers();
+    // Folded groups stay folded while the same file is shown (a device chosen later, the load
+    // after its preview); another file starts from the defaults.
+    std::map<QString, bool> folded;
+    const std::string path = m_profile ? m_profile->load.path : std::string();
+    if (path == m_groupsPath)
+        for (const Group& g : m_groups)
+            folded.emplace(g.name, g.collapsed);
+    m_groupsPath = path;
     rebuildGroups();
+    for (Group& g : m_groups)
+        if (const auto it = folded.find(g.name); it != folded.end())
+            g.collapsed = it->second;
     m_rows.clear();
     m_trackRow.assign(m_profile ? m_profile->tracks.size() : 0, -1);
     m_contentHeight = 0;
@@ -81,6 +92,24 @@ bool TimelineTracks::setGroupCollapsed(int group, bool collapsed)
         return false;
     m_groups[group].collapsed = collapsed;
     return true;
+}
+
+int TimelineTracks::groupOfHost(uint32_t host) const
+{
+    for (int gi = 0; gi < int(m_groups.size()); ++gi)
+        if (m_groups[size_t(gi)].host == host && (m_groups[size_t(gi)].hostHeader || m_groups[size_t(gi)].parent < 0))
+            return gi;
+    return -1;
+}
+
+int TimelineTracks::groupOfTrack(TrackId track) const
+{
+    for (int gi = 0; gi < int(m_groups.size()); ++gi) {
+        const auto& tracks = m_groups[size_t(gi)].tracks;
+        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end())
+            return gi;
+    }
+    return -1;
 }
 
 void TimelineTracks::computeOpNumbers()
@@ -241,18 +270,56 @@ void TimelineTracks::rebuildGroups()
             return tracks;
         };
         const auto cores = p.tpuCorePlanes();
-        for (model::PlaneId id : cores) {
-            const model::Plane& plane = p.planes[id];
+        auto coreGroup = [&](const model::Plane& plane) {
             Group g;
             g.tpuCore = true;
+            g.host = plane.host;
             g.name = QStringLiteral("TPU:%1").arg(plane.coreIndex);
-            if (p.hosts.size() > 1 && plane.host < p.hosts.size() && !p.hosts[plane.host].empty())
-                g.name = qs(p.hosts[plane.host]) + QStringLiteral(" · ") + g.name;
             if (!plane.deviceType.empty())
                 g.name += QStringLiteral("  (") + qs(plane.deviceType) + QChar(u')');
             g.tracks = sortedTracks(plane);
-            if (!g.tracks.empty())
-                m_groups.push_back(std::move(g));
+            return g;
+        };
+        // The hosts with cores, in the order their first core comes.
+        std::vector<uint32_t> coreHosts;
+        for (model::PlaneId id : cores)
+            if (std::find(coreHosts.begin(), coreHosts.end(), p.planes[id].host) == coreHosts.end())
+                coreHosts.push_back(p.planes[id].host);
+        if (coreHosts.size() <= 1) {
+            for (model::PlaneId id : cores)
+                if (Group g = coreGroup(p.planes[id]); !g.tracks.empty())
+                    m_groups.push_back(std::move(g));
+        } else {
+            // A pod: one header per host with its cores under it, so 64 hosts × 4 cores fold to 64
+            // lines. Past kHostsShownOpen hosts all but the first start folded: expanded they would be
+            // tens of thousands of pixels, and the Hosts view unfolds the host it opens.
+            constexpr size_t kHostsShownOpen = 8;
+            for (uint32_t host : coreHosts) {
+                Group header;
+                header.hostHeader = true;
+                header.host = host;
+                header.collapsed = coreHosts.size() > kHostsShownOpen && host != coreHosts.front();
+                header.name
+                    = host < p.hosts.size() && !p.hosts[host].empty() ? qs(p.hosts[host]) : tr("host %1").arg(host);
+                const int headerIndex = int(m_groups.size());
+                m_groups.push_back(header);
+                int shown = 0;
+                for (model::PlaneId id : cores) {
+                    if (p.planes[id].host != host)
+                        continue;
+                    Group g = coreGroup(p.planes[id]);
+                    g.parent = headerIndex;
+                    if (!g.tracks.empty()) {
+                        m_groups.push_back(std::move(g));
+                        ++shown;
+                    }
+                }
+                if (shown == 0)
+                    m_groups.pop_back();
+                else
+                    m_groups[size_t(headerIndex)].name
+                        += (shown == 1 ? tr("  (1 core)") : tr("  (%1 cores)").arg(shown));
+            }
         }
         Group others;
         // The core planes are the TpuCore ones (tpuCorePlanes): told by kind, not by searching the
@@ -281,21 +348,28 @@ void TimelineTracks::layout(const TimelineGeometryBuilder& builder)
     int y = 0;
     for (int gi = 0; gi < int(m_groups.size()); ++gi) {
         const Group& g = m_groups[gi];
+        // A folded host hides its core groups, headers and all.
+        if (g.parent >= 0 && m_groups[size_t(g.parent)].collapsed)
+            continue;
+        const int level = g.parent >= 0 ? 1 : 0;
         Row header;
         header.header = true;
         header.group = gi;
         header.top = y;
         header.height = kHeaderHeight;
+        header.level = level;
         header.label = g.name;
+        header.tooltip = g.hostHeader ? g.name : QString();
         m_rows.push_back(header);
         y += kHeaderHeight;
-        if (g.collapsed)
+        if (g.collapsed || g.hostHeader)
             continue;
         const bool showPlane = !g.tpuCore;
         for (TrackId t : g.tracks) {
             const Track& track = m_profile->tracks[t];
             Row row;
             row.group = gi;
+            row.level = level;
             row.track = t;
             row.top = y;
             row.height = builder.depthCount(t) * kDepthHeight + 2 * kTrackPadding;

@@ -36,6 +36,7 @@ public:
     static constexpr int kHeaderHeight = 20;
     static constexpr int kDepthHeight = 18;
     static constexpr int kTrackPadding = 3; // above and below a track's depth rows
+    static constexpr int kLevelIndent = 12; // a host's core groups sit this far right of its header
 
     struct Group
     {
@@ -43,6 +44,11 @@ public:
         bool collapsed = false;
         bool tpuCore = false;
         std::vector<model::TrackId> tracks;
+        /// With several hosts: the host's own header (no tracks; its core groups follow it) ...
+        bool hostHeader = false;
+        uint32_t host = UINT32_MAX; // Profile::hosts index of a host header or a core group
+        /// ... and, for a core group under one, that header's index (-1: a top-level group).
+        int parent = -1;
     };
     struct Row
     {
@@ -51,13 +57,16 @@ public:
         model::TrackId track = model::kNone;
         int top = 0; // content coordinates (0 = just below the ruler when scrolled to the top)
         int height = 0;
+        int level = 0; // 1 inside a host's group (indented), else 0
         QString label;
         QString tooltip;
         QStaticText text; // the label as drawn (elided, laid out once by the view; empty until painted)
     };
 
-    /// Groups one per TPU core (Steps, XLA Modules, XLA Ops, other lines), the other planes in
-    /// one group (collapsed when there are cores), and every op's numbers from the op breakdown.
+    /// Groups one per TPU core (Steps, XLA Modules, XLA Ops, other lines), under one header per
+    /// host when the profile has several hosts, the other planes in one group (collapsed when there
+    /// are cores), and every op's numbers from the op breakdown. What the user folded stays folded
+    /// when the same file is shown again (a device chosen later, the load after its preview).
     /// `breakdown` is the profile's op breakdown (computeOpBreakdown, no filter): the session's.
     void setProfile(
         model::ProfilePtr profile, std::shared_ptr<const model::OpBreakdown> breakdown, double lowUtilizationThreshold);
@@ -65,12 +74,16 @@ public:
     void setLowUtilizationThreshold(double fraction);
     double lowUtilizationThreshold() const { return m_lowUtilThreshold; }
 
-    /// Rows from the groups (collapsed groups show their header only); depth rows per track come
-    /// from the builder.
+    /// Rows from the groups (collapsed groups show their header only, a collapsed host hides its
+    /// core groups); depth rows per track come from the builder.
     void layout(const TimelineGeometryBuilder& builder);
     const std::vector<Group>& groups() const { return m_groups; }
     /// False when nothing changed; the caller lays out again.
     bool setGroupCollapsed(int group, bool collapsed);
+    /// The header of profile host `host` (several hosts), else its first core group; -1 if none.
+    int groupOfHost(uint32_t host) const;
+    /// The group holding `track`, -1 if none.
+    int groupOfTrack(model::TrackId track) const;
     std::vector<Row>& rows() { return m_rows; }
     const std::vector<Row>& rows() const { return m_rows; }
     /// Index in rows() of a track's row, -1 when hidden.
@@ -108,6 +121,7 @@ private:
     std::vector<Row> m_rows;
     std::vector<int> m_trackRow; // TrackId → index in m_rows, -1 when hidden
     int m_contentHeight = 0;
+    std::string m_groupsPath; // the file the groups (and what is folded in them) are of
     std::vector<double> m_opFlopsUtil; // per op, NaN when the op has no breakdown row
     std::vector<double> m_opHbmUtil;
     std::vector<double> m_opRooflineEfficiency; // NaN when unknown

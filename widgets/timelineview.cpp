@@ -313,6 +313,29 @@ bool TimelineView::isGroupCollapsed(int group) const
     return group >= 0 && group < int(m_tracks.groups().size()) && m_tracks.groups()[size_t(group)].collapsed;
 }
 
+bool TimelineView::isHostGroup(int group) const
+{
+    return group >= 0 && group < int(m_tracks.groups().size()) && m_tracks.groups()[size_t(group)].hostHeader;
+}
+
+int TimelineView::parentGroup(int group) const
+{
+    return group >= 0 && group < int(m_tracks.groups().size()) ? m_tracks.groups()[size_t(group)].parent : -1;
+}
+
+void TimelineView::revealHost(uint32_t host)
+{
+    const int group = m_tracks.groupOfHost(host);
+    if (group < 0)
+        return;
+    setGroupCollapsed(group, false);
+    for (const Row& row : m_tracks.rows())
+        if (row.header && row.group == group) {
+            verticalScrollBar()->setValue(row.top);
+            break;
+        }
+}
+
 int TimelineView::eventAreaWidth() const
 {
     return std::max(1, viewport()->width() - kLabelWidth);
@@ -466,11 +489,10 @@ void TimelineView::revealEvent(TrackId track, uint32_t index)
         const TimePs begin = start + duration / 2 - range / 2;
         setVisibleRange(begin, begin + range);
     }
-    // Vertically: expand the group and scroll the row into view.
-    for (int gi = 0; gi < int(m_tracks.groups().size()); ++gi) {
-        const auto& tracks = m_tracks.groups()[size_t(gi)].tracks;
-        if (std::find(tracks.begin(), tracks.end(), track) != tracks.end() && m_tracks.groups()[size_t(gi)].collapsed)
-            setGroupCollapsed(gi, false);
+    // Vertically: expand the group (and its host's) and scroll the row into view.
+    if (const int gi = m_tracks.groupOfTrack(track); gi >= 0) {
+        setGroupCollapsed(gi, false);
+        setGroupCollapsed(m_tracks.groups()[size_t(gi)].parent, false);
     }
     if (m_tracks.rowOfTrack(track) >= 0) {
         const Row& row = m_tracks.rows()[size_t(m_tracks.rowOfTrack(track))];
@@ -693,10 +715,10 @@ void TimelineView::setHoveredEvent(std::pair<TrackId, uint32_t> event)
     }
 }
 
-QRect TimelineView::headerToggleRect(int rowTop)
+QRect TimelineView::headerToggleRect(int rowTop, int level)
 {
-    // The arrow is drawn at x = 6; a few pixels of slack either side keep it easy to hit.
-    return QRect(0, rowTop, 24, kHeaderHeight);
+    // The arrow is drawn at x = 6 (indented by its level); a few pixels of slack either side keep it easy to hit.
+    return QRect(level * TimelineTracks::kLevelIndent, rowTop, 24, kHeaderHeight);
 }
 
 bool TimelineView::event(QEvent* event)

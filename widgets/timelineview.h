@@ -117,8 +117,9 @@ public:
     void runCommand(tpuscope::widgets::TimelineCommand command);
     /// True while the pointer is over the timeline's viewport (pointerOverChanged announces it).
     bool isPointerOver() const;
-    /// The group header's ▸/▾ toggle in viewport coordinates for a header row at y `rowTop`.
-    static QRect headerToggleRect(int rowTop);
+    /// The group header's ▸/▾ toggle in viewport coordinates for a header row at y `rowTop`
+    /// (`level` 1: a core group indented under its host's header).
+    static QRect headerToggleRect(int rowTop, int level = 0);
 
     // Hit test in viewport coordinates: (track, event index) or (kNone, 0).
     std::pair<tpuscope::model::TrackId, uint32_t> eventAt(QPoint viewportPos) const;
@@ -140,6 +141,13 @@ public:
     std::vector<tpuscope::model::TrackId> groupTracks(int group) const;
     void setGroupCollapsed(int group, bool collapsed);
     bool isGroupCollapsed(int group) const;
+    /// With several hosts: whether `group` is a host's header, and the header a core group is under
+    /// (-1 for a top-level group).
+    bool isHostGroup(int group) const;
+    int parentGroup(int group) const;
+    /// Shows profile host `host`: unfolds its group and scrolls its header to the top (a pod's
+    /// Hosts view opens a host's step here).
+    void revealHost(uint32_t host);
 
     /// Figures of the last geometry build (for tests and the benchmark).
     size_t lastRectCount() const { return m_rasterizer.rectCount(); }

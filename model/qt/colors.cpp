@@ -270,6 +270,26 @@ QColor stepPartColor(StepPart part)
     return QColor(186, 176, 172);
 }
 
+QColor heatColor(double fraction)
+{
+    if (std::isnan(fraction))
+        return QColor(186, 176, 172);
+    // ColorBrewer YlOrRd, 5 stops: ordered in lightness, readable for the common colour blindnesses.
+    static const std::array<QColor, 5> stops
+        = {QColor(255, 255, 204), QColor(254, 217, 118), QColor(253, 141, 60), QColor(227, 26, 28), QColor(128, 0, 38)};
+    const double f = std::clamp(fraction, 0.0, 1.0) * double(stops.size() - 1);
+    const size_t i = std::min(stops.size() - 2, size_t(f));
+    const double t = f - double(i);
+    auto mix = [t](double a, double b) { return a * (1 - t) + b * t; };
+    return QColor::fromRgbF(mix(stops[i].redF(), stops[i + 1].redF()), mix(stops[i].greenF(), stops[i + 1].greenF()),
+        mix(stops[i].blueF(), stops[i + 1].blueF()));
+}
+
+QColor heatUnknownColor(const QPalette& palette)
+{
+    return palette.color(QPalette::Mid);
+}
+
 QColor fasterColor()
 {
     return QColor(0x1b, 0x7f, 0x3b);

@@ -98,6 +98,12 @@ QColor memoryPeakColor();
 enum class StepPart { Compute, Collectives, HostTransfer, Infeed, Idle };
 QColor stepPartColor(StepPart part);
 
+/// The Hosts view's heat map: a sequential scale from pale yellow (0, the lowest value shown) to dark
+/// red (1, the highest), so "late" or "slow" reads as hot in both palettes; NaN gives heatUnknownColor.
+QColor heatColor(double fraction);
+/// A cell whose value is unknown (drawn hatched over it, so it never reads as a low value).
+QColor heatUnknownColor(const QPalette& palette);
+
 /// Faster / slower in a comparison.
 QColor fasterColor();
 QColor slowerColor();

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Hosts view on a generated 8-host pod: its cells and table are the hosts analysis' numbers, a
+// click opens that host and step, and a one-host profile (the demo) gets a sentence, not a map.
+#include "hostsview.h"
+
+#include "../testevents.h"
+#include "../testpod.h"
+#include "analysis/advice.h"
+#include "analysis/hosts.h"
+#include "core/format.h"
+#include "loader/loader.h"
+
+#include <QHeaderView>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace tpuscope;
+using widgets::HostHeatMap;
+using widgets::HostsView;
+
+namespace {
+
+QString duration(double ps)
+{
+    return QString::fromStdString(model::formatDurationPs(ps));
+}
+
+bool sameValue(double a, double b)
+{
+    return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+struct PodHostsView : ::testing::Test
+{
+    void SetUp() override
+    {
+        pod = test::writeSynthPod("pod:hosts=8,chips=4,late=3:input,steps=12");
+        analysis = test::loadPodAnalysis(pod);
+        ASSERT_TRUE(analysis);
+        ASSERT_EQ(analysis->hosts.hosts.size(), 8u);
+        view.resize(1400, 900);
+        view.setAnalysis(analysis);
+        view.show();
+        test::deliverQueuedEvents();
+    }
+    test::SynthPodDir pod;
+    model::ProfileAnalysisPtr analysis;
+    HostsView view {nullptr};
+};
+
+} // namespace
+
+TEST_F(PodHostsView, CellsAreTheAnalysisNumbersForBothMeasures)
+{
+    const model::HostAnalysis& hosts = analysis->hosts;
+    HostHeatMap* map = view.heatMap();
+    ASSERT_TRUE(view.isMapShown());
+    EXPECT_TRUE(view.noMapText().isEmpty());
+    ASSERT_EQ(map->hostCount(), 8);
+    ASSERT_EQ(map->stepCount(), int(hosts.steps));
+    ASSERT_GE(hosts.steps, 6);
+    // Lateness first: it is what tells the hosts of a synchronous pod apart.
+    EXPECT_EQ(map->measure(), HostHeatMap::Measure::Lateness);
+    for (int h = 0; h < 8; ++h)
+        for (int s = 0; s < map->stepCount(); ++s)
+            EXPECT_TRUE(sameValue(map->value(h, s), hosts.latenessPs[size_t(h)][size_t(s)])) << h << "," << s;
+    EXPECT_EQ(map->scaleRange().first, 0);
+    EXPECT_GT(map->scaleRange().second, 0);
+    view.setMeasure(HostHeatMap::Measure::StepTime);
+    for (int h = 0; h < 8; ++h)
+        for (int s = 0; s < map->stepCount(); ++s)
+            EXPECT_TRUE(sameValue(map->value(h, s), hosts.stepPs[size_t(h)][size_t(s)])) << h << "," << s;
+    // Every cell has its own place, inside the widget.
+    EXPECT_TRUE(map->rect().contains(map->cellRect(7, map->stepCount() - 1)));
+    EXPECT_EQ(map->cellAt(map->cellRect(3, 5).center()), std::make_pair(3, 5));
+}
+
+TEST_F(PodHostsView, TableRowsAreTheHostRowsAndSortByNumbers)
+{
+    const model::HostAnalysis& hosts = analysis->hosts;
+    QTableWidget* table = view.hostTable();
+    ASSERT_EQ(table->rowCount(), 8);
+    ASSERT_EQ(table->columnCount(), 14);
+    for (int r = 0; r < 8; ++r) {
+        const int h = table->item(r, 0)->data(Qt::UserRole).toInt();
+        const model::HostRow& row = hosts.hosts[size_t(h)];
+        EXPECT_EQ(table->item(r, 0)->text(), QString::fromStdString(row.name));
+        EXPECT_EQ(table->item(r, 2)->text(), QString::number(row.cores));
+        EXPECT_EQ(table->item(r, 3)->text(), QString::number(row.steps));
+        EXPECT_EQ(table->item(r, 4)->text(), duration(row.avgStepPs));
+        EXPECT_EQ(table->item(r, 5)->text(), duration(row.computePs));
+        EXPECT_EQ(table->item(r, 6)->text(), duration(row.collectivePs));
+        EXPECT_EQ(table->item(r, 7)->text(),
+            row.collectiveWaitPs ? duration(*row.collectiveWaitPs) : QString::fromUtf8(model::kUnknownText));
+        EXPECT_EQ(table->item(r, 8)->text(), duration(row.idlePs));
+        EXPECT_EQ(table->item(r, 9)->text(), duration(row.hostTransferPs));
+        EXPECT_EQ(table->item(r, 10)->text(),
+            row.lateSteps ? QString::number(*row.lateSteps) : QString::fromUtf8(model::kUnknownText));
+        EXPECT_EQ(table->item(r, 12)->text(),
+            row.clockOffsetPs ? duration(double(*row.clockOffsetPs)) : QString::fromUtf8(model::kUnknownText));
+        EXPECT_EQ(table->item(r, 13)->text(), QString::fromStdString(row.offsetSource));
+    }
+    // Sorted by "Late vs others", largest first: the late host (index 3) leads, by number not text.
+    table->sortByColumn(11, Qt::DescendingOrder);
+    EXPECT_EQ(table->item(0, 0)->data(Qt::UserRole).toInt(), 3);
+    EXPECT_TRUE(table->item(0, 0)->font().bold()); // the straggler the advice names
+    table->sortByColumn(11, Qt::AscendingOrder);
+    EXPECT_EQ(table->item(7, 0)->data(Qt::UserRole).toInt(), 3);
+}
+
+TEST_F(PodHostsView, ClickOnACellOpensThatHostAndStep)
+{
+    const model::HostAnalysis& hosts = analysis->hosts;
+    QSignalSpy opened(&view, &HostsView::hostStepSelected);
+    HostHeatMap* map = view.heatMap();
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->cellRect(3, 5).center());
+    ASSERT_EQ(opened.count(), 1);
+    const auto args = opened.takeFirst();
+    EXPECT_EQ(args.at(0).toUInt(), hosts.hosts[3].host);
+    const auto begin = args.at(1).value<model::TimePs>();
+    const auto end = args.at(2).value<model::TimePs>();
+    EXPECT_EQ(begin, hosts.stepStartPs[3][5]);
+    EXPECT_EQ(end, begin + model::TimePs(std::llround(hosts.stepPs[3][5])));
+    // Outside the cells (the names, the axis) nothing opens.
+    QTest::mouseClick(map, Qt::LeftButton, {}, QPoint(10, map->cellRect(3, 5).center().y()));
+    QTest::mouseClick(map, Qt::LeftButton, {}, QPoint(map->cellRect(3, 5).center().x(), 5));
+    EXPECT_EQ(opened.count(), 0);
+}
+
+TEST(HostsView, SixtyFourHostsScrollAndElideTheirNames)
+{
+    const test::SynthPodDir pod = test::writeSynthPod("pod:hosts=64,chips=4,late=40:input,steps=8");
+    const model::ProfileAnalysisPtr analysis = test::loadPodAnalysis(pod);
+    ASSERT_TRUE(analysis);
+    HostsView view(nullptr);
+    view.resize(1280, 720);
+    view.setAnalysis(analysis);
+    view.show();
+    test::deliverQueuedEvents();
+    HostHeatMap* map = view.heatMap();
+    ASSERT_EQ(map->hostCount(), 64);
+    // Rows keep a readable height (at least a line of text): the map scrolls instead of shrinking.
+    EXPECT_GE(map->cellRect(1, 0).top() - map->cellRect(0, 0).top(), map->fontMetrics().height());
+    EXPECT_GT(map->height(), map->parentWidget()->height());
+    EXPECT_EQ(view.hostTable()->rowCount(), 64);
+}
+
+TEST(HostsView, OneHostShowsItsRowAndASentenceNotAMap)
+{
+    model::LoadResult loaded = model::loadProfile(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    HostsView view(nullptr);
+    view.setAnalysis(model::buildProfileAnalysis(loaded.profile));
+    view.show();
+    test::deliverQueuedEvents();
+    EXPECT_FALSE(view.isMapShown());
+    EXPECT_TRUE(view.noMapText().contains(QStringLiteral("one host"))) << view.noMapText().toStdString();
+    EXPECT_TRUE(view.noMapText().contains(QStringLiteral("several hosts")));
+    EXPECT_EQ(view.hostTable()->rowCount(), 1);
+    view.setAnalysis(nullptr);
+    EXPECT_EQ(view.hostTable()->rowCount(), 0);
+}
