@@ -125,6 +125,7 @@ std::span<const Command* const> commands()
         &kFusionCommand,
         &kMemoryCommand,
         &kShareCommand,
+        &kMergeCommand,
         &kOpenTextCommand,
         &kDiffCommand,
         &kCardCommand,

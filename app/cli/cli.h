@@ -159,6 +159,7 @@ extern const Command kAdviseCommand;
 extern const Command kFusionCommand;
 extern const Command kMemoryCommand;
 extern const Command kShareCommand;
+extern const Command kMergeCommand;
 extern const Command kOpenTextCommand;
 extern const Command kDiffCommand;
 extern const Command kCardCommand;

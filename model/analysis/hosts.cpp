@@ -73,6 +73,104 @@ std::optional<int> chipsOf(const Profile& profile, int cores)
     return std::nullopt;
 }
 
+/// Measures each core's timing at the step's synchronizing collective on its XLA Ops lines (the
+/// first S steps) into out.coreSync, and names the collective. False when stopped.
+bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAnalysis& steps,
+    const std::vector<PlaneId>& corePlanes, size_t S, HostAnalysis& out, std::stop_token stop)
+{
+    std::vector<std::vector<CoreStepEvents>> events(corePlanes.size(), std::vector<CoreStepEvents>(S));
+    StopCheck check(stop);
+    for (size_t c = 0; c < corePlanes.size() && S > 0; ++c) {
+        const auto& windows = steps.coreSteps[c];
+        for (TrackId id : profile.planes[corePlanes[c]].tracks) {
+            const Track& track = profile.tracks[id];
+            if (track.kind != TrackKind::XlaOps)
+                continue;
+            size_t s = 0;
+            for (size_t i = 0; i < track.size(); ++i) {
+                if (check.stopped())
+                    return false;
+                if (track.depth[i] != 0)
+                    continue;
+                while (s < S && track.start[i] >= windows[s].end)
+                    ++s;
+                if (s >= S)
+                    break;
+                if (track.start[i] < windows[s].begin)
+                    continue;
+                CoreStepEvents& e = events[c][s];
+                e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
+                const OpTraits& t = model[track.op[i]];
+                if (t.opClass == OpClass::SyncCollective || t.opClass == OpClass::AsyncCollectiveDone)
+                    e.collectives.push_back({track.op[i], 0, track.start[i], track.duration[i]});
+            }
+        }
+        for (auto& step : events[c]) {
+            std::stable_sort(step.collectives.begin(), step.collectives.end(),
+                [](const Instance& a, const Instance& b) { return a.start < b.start; });
+            std::map<OpId, int> seen;
+            for (Instance& in : step.collectives)
+                in.occurrence = seen[in.op]++;
+        }
+    }
+
+    // The step's synchronizing collective: the op most cores end the step's collectives with.
+    std::map<OpId, int64_t> lastCollective;
+    for (size_t c = 0; c < corePlanes.size(); ++c)
+        for (size_t s = 0; s < S; ++s)
+            if (!events[c][s].collectives.empty())
+                ++lastCollective[events[c][s].collectives.back().op];
+    OpId sync = kNone;
+    int64_t syncVotes = 0;
+    for (const auto& [op, votes] : lastCollective)
+        if (votes > syncVotes)
+            sync = op, syncVotes = votes;
+    if (sync != kNone)
+        out.syncCollective = profile.str(profile.ops[sync].name);
+
+    // Per core and step: the last occurrence of the synchronizing collective, the last op's end,
+    // and the wait in every other collective instance (op, occurrence): its duration beyond the
+    // shortest over the cores that ran it.
+    out.coreSync.assign(corePlanes.size(), std::vector<CoreSyncStep>(S));
+    std::vector<std::vector<const Instance*>> syncInstance(corePlanes.size(), std::vector<const Instance*>(S, nullptr));
+    for (size_t c = 0; c < corePlanes.size(); ++c)
+        for (size_t s = 0; s < S; ++s) {
+            const CoreStepEvents& e = events[c][s];
+            CoreSyncStep& cs = out.coreSync[c][s];
+            cs.lastOpEndPs = e.lastOpEnd;
+            for (auto it = e.collectives.rbegin(); it != e.collectives.rend(); ++it)
+                if (it->op == sync) {
+                    syncInstance[c][s] = &*it;
+                    cs.syncStartPs = it->start;
+                    cs.syncEndPs = it->start + it->duration;
+                    break;
+                }
+        }
+    for (size_t s = 0; s < S; ++s) {
+        std::map<std::pair<OpId, int>, TimePs> shortest;
+        std::map<std::pair<OpId, int>, int> participants;
+        for (size_t c = 0; c < corePlanes.size(); ++c)
+            for (const Instance& in : events[c][s].collectives) {
+                if (&in == syncInstance[c][s])
+                    continue;
+                const auto key = std::make_pair(in.op, in.occurrence);
+                auto [it, fresh] = shortest.emplace(key, in.duration);
+                if (!fresh)
+                    it->second = std::min(it->second, in.duration);
+                ++participants[key];
+            }
+        for (size_t c = 0; c < corePlanes.size(); ++c)
+            for (const Instance& in : events[c][s].collectives) {
+                const auto key = std::make_pair(in.op, in.occurrence);
+                if (&in == syncInstance[c][s] || participants[key] < 2)
+                    continue;
+                out.otherWaitMeasured = true;
+                out.coreSync[c][s].otherWaitPs += static_cast<double>(in.duration - shortest[key]);
+            }
+    }
+    return true;
+}
+
 } // namespace
 
 const HostRow* HostAnalysis::row(uint32_t host) const
@@ -150,66 +248,41 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
     for (const HostRow& row : out.hosts)
         stepCountsDiffer = stepCountsDiffer || static_cast<size_t>(row.steps) != S;
 
-    // Each core's collectives and last op end per step (the first S steps), from its XLA Ops lines.
-    std::vector<std::vector<CoreStepEvents>> events(corePlanes.size(), std::vector<CoreStepEvents>(S));
-    StopCheck check(stop);
-    for (size_t c = 0; c < corePlanes.size() && S > 0; ++c) {
-        const auto& windows = steps.coreSteps[c];
-        for (TrackId id : profile.planes[corePlanes[c]].tracks) {
-            const Track& track = profile.tracks[id];
-            if (track.kind != TrackKind::XlaOps)
-                continue;
-            size_t s = 0;
-            for (size_t i = 0; i < track.size(); ++i) {
-                if (check.stopped())
-                    return out;
-                if (track.depth[i] != 0)
-                    continue;
-                while (s < S && track.start[i] >= windows[s].end)
-                    ++s;
-                if (s >= S)
-                    break;
-                if (track.start[i] < windows[s].begin)
-                    continue;
-                CoreStepEvents& e = events[c][s];
-                e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
-                const OpTraits& t = model[track.op[i]];
-                if (t.opClass == OpClass::SyncCollective || t.opClass == OpClass::AsyncCollectiveDone)
-                    e.collectives.push_back({track.op[i], 0, track.start[i], track.duration[i]});
-            }
-        }
-        for (auto& step : events[c]) {
-            std::stable_sort(step.collectives.begin(), step.collectives.end(),
-                [](const Instance& a, const Instance& b) { return a.start < b.start; });
-            std::map<OpId, int> seen;
-            for (Instance& in : step.collectives)
-                in.occurrence = seen[in.op]++;
-        }
-    }
+    // Each core's timing at the synchronizing collective per step: recorded by a file without a
+    // timeline, else measured on the XLA Ops lines.
+    const RecordedTimeline* recorded = profile.recorded.get();
+    if (recorded && recorded->hasCoreSync()) {
+        out.syncCollective = recorded->syncCollective;
+        out.otherWaitMeasured = recorded->otherWaitMeasured;
+        out.coreSync.assign(corePlanes.size(), std::vector<CoreSyncStep>(S));
+        for (size_t c = 0; c < corePlanes.size() && c < recorded->coreSync.size(); ++c)
+            std::copy_n(
+                recorded->coreSync[c].begin(), std::min(S, recorded->coreSync[c].size()), out.coreSync[c].begin());
+    } else if (!measureCoreSync(profile, model, steps, corePlanes, S, out, stop))
+        return out;
+    const bool haveSync = !out.syncCollective.empty();
 
-    // Collective wait: per instance (op, occurrence) of a step, each core's duration beyond the
-    // shortest over the cores that ran it.
+    // Collective wait: the synchronizing collective's, per step each core's duration beyond the
+    // shortest over the cores that ran it, plus the other collectives' wait measured alike.
     std::vector<double> waitOfCore(corePlanes.size(), 0);
-    bool anyShared = false;
+    bool anyShared = out.otherWaitMeasured;
     for (size_t s = 0; s < S; ++s) {
-        std::map<std::pair<OpId, int>, TimePs> shortest;
-        std::map<std::pair<OpId, int>, int> participants;
-        for (size_t c = 0; c < corePlanes.size(); ++c)
-            for (const Instance& in : events[c][s].collectives) {
-                const auto key = std::make_pair(in.op, in.occurrence);
-                auto [it, fresh] = shortest.emplace(key, in.duration);
-                if (!fresh)
-                    it->second = std::min(it->second, in.duration);
-                ++participants[key];
+        TimePs shortest = std::numeric_limits<TimePs>::max();
+        int participants = 0;
+        for (size_t c = 0; c < corePlanes.size(); ++c) {
+            const CoreSyncStep& e = out.coreSync[c][s];
+            waitOfCore[c] += e.otherWaitPs;
+            if (e.syncStartPs >= 0) {
+                shortest = std::min(shortest, e.syncEndPs - e.syncStartPs);
+                ++participants;
             }
+        }
+        if (participants < 2)
+            continue;
+        anyShared = true;
         for (size_t c = 0; c < corePlanes.size(); ++c)
-            for (const Instance& in : events[c][s].collectives) {
-                const auto key = std::make_pair(in.op, in.occurrence);
-                if (participants[key] < 2)
-                    continue;
-                anyShared = true;
-                waitOfCore[c] += static_cast<double>(in.duration - shortest[key]);
-            }
+            if (const CoreSyncStep& e = out.coreSync[c][s]; e.syncStartPs >= 0)
+                waitOfCore[c] += static_cast<double>(e.syncEndPs - e.syncStartPs - shortest);
     }
     if (anyShared || corePlanes.size() == 1)
         for (size_t h = 0; h < hostCount; ++h) {
@@ -221,20 +294,6 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
             out.hosts[h].collectiveWaitPs = windows > 0 ? wait / windows : 0.0;
         }
 
-    // The step's synchronizing collective: the op most cores end the step's collectives with.
-    std::map<OpId, int64_t> lastCollective;
-    for (size_t c = 0; c < corePlanes.size(); ++c)
-        for (size_t s = 0; s < S; ++s)
-            if (!events[c][s].collectives.empty())
-                ++lastCollective[events[c][s].collectives.back().op];
-    OpId sync = kNone;
-    int64_t syncVotes = 0;
-    for (const auto& [op, votes] : lastCollective)
-        if (votes > syncVotes)
-            sync = op, syncVotes = votes;
-    if (sync != kNone)
-        out.syncCollective = profile.str(profile.ops[sync].name);
-
     // Per host and step: its arrival (latest start over its cores) and departure (median end) at
     // the synchronizing collective (its last occurrence in the step), and the median end of the
     // step's last op.
@@ -245,16 +304,14 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
             std::vector<double> ends, opEnds;
             double latest = kUnknown;
             for (size_t c : rowCores[h]) {
-                const CoreStepEvents& e = events[c][s];
-                if (e.lastOpEnd >= 0)
-                    opEnds.push_back(static_cast<double>(e.lastOpEnd));
-                for (auto it = e.collectives.rbegin(); it != e.collectives.rend(); ++it)
-                    if (it->op == sync) {
-                        const double start = static_cast<double>(it->start);
-                        latest = std::isnan(latest) ? start : std::max(latest, start);
-                        ends.push_back(static_cast<double>(it->start + it->duration));
-                        break;
-                    }
+                const CoreSyncStep& e = out.coreSync[c][s];
+                if (e.lastOpEndPs >= 0)
+                    opEnds.push_back(static_cast<double>(e.lastOpEndPs));
+                if (e.syncStartPs >= 0) {
+                    const double start = static_cast<double>(e.syncStartPs);
+                    latest = std::isnan(latest) ? start : std::max(latest, start);
+                    ends.push_back(static_cast<double>(e.syncEndPs));
+                }
             }
             arrival[h][s] = latest;
             departure[h][s] = median(ends);
@@ -349,11 +406,15 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
     if (hostCount > 1 && stepCountsDiffer)
         notes.push_back("the hosts captured different numbers of steps: steps are matched by index, the first "
             + std::to_string(S) + " of each");
-    if (sync == kNone)
+    if (!haveSync)
         notes.push_back("no step has a collective: lateness and collective wait are unknown");
     if (unaligned)
         notes.push_back("some hosts' clock offsets are unknown: their arrivals are compared on the files' origins");
-    if (sync != kNone && hostCount > 1) {
+    if (haveSync && recorded && recorded->hasCoreSync() && recorded->otherWaitScope == "host" && out.otherWaitMeasured
+        && hostCount > 1)
+        notes.push_back("merged from per-host share files: the wait in collectives other than the synchronizing one "
+                        "is measured within each host (a lower bound)");
+    if (haveSync && hostCount > 1) {
         const int groups = devicesFromReplicaGroups(profile);
         if (groups > 0 && groups < static_cast<int>(corePlanes.size()))
             notes.push_back("some collectives run over subgroups of " + std::to_string(groups)

@@ -23,6 +23,12 @@
 // leaves with the others, so an offset never absorbs (hides) a straggler nor creates one. The
 // offsets are applied to the numbers here only (arrivals, lateness); the profile's timeline and
 // `stepStartPs` stay in the profile's merged time, as the timeline draws them.
+//
+// A file without a timeline (a share file) carries each core's timing at the synchronizing
+// collective per step (Profile::recorded->coreSync); the analysis reads that instead of events.
+// The synchronizing collective's wait is then computed over every core of the file as here; the
+// other collectives' wait is as the writer measured it (over the cores of the file it was written
+// from: for a merge of per-host share files, each host's own cores, and `note` says so).
 
 #include "../core/profile.h"
 
@@ -89,6 +95,11 @@ struct HostAnalysis
     std::vector<std::vector<TimePs>> stepStartPs;
     /// Per step, the host rows that were late in it.
     std::vector<std::vector<int>> lateHostsByStep;
+    /// Per TPU core (ordinal), per matched step: the synchronizing collective's timing the numbers
+    /// above come from, in the profile's merged time. A share file keeps it (share/sharehosts.h),
+    /// so the hosts of a share file give the same answer as its timeline.
+    std::vector<std::vector<CoreSyncStep>> coreSync;
+    bool otherWaitMeasured = false; // some other collective ran on two or more cores
 
     /// The row of profile host `host`, or nullptr.
     const HostRow* row(uint32_t host) const;

@@ -85,6 +85,19 @@ struct CoreStep
     StepTimeSplit time;
 };
 
+/// One step of one core at the step's synchronizing collective (hosts.h), what the hosts analysis
+/// needs of a core's timeline and a share file keeps per step. Times are in the profile's time
+/// (relative to nothing in particular); -1 where unknown.
+struct CoreSyncStep
+{
+    TimePs syncStartPs = -1; // the start of the step's last synchronizing collective on this core
+    TimePs syncEndPs = -1; // its end
+    TimePs lastOpEndPs = -1; // the end of the step's last op (clock alignment without a collective)
+    /// Time waiting in the step's other collectives: each instance's duration beyond the shortest
+    /// over the cores that ran it (participants: the cores of the file it was measured in).
+    double otherWaitPs = 0;
+};
+
 /// What a file without a timeline recorded about the one it was made from (share files).
 /// What the original's advice said to do, per item (the share file's advice[].fix): a reopened
 /// share file recomputes its advice from the data, and this says what the original's was.
@@ -109,6 +122,16 @@ struct RecordedTimeline
     bool hasHostLink = false;
     HostLinkStats hostLink;
     std::vector<RecordedAdviceFix> adviceFixes; // in the file's advice order
+    /// Per core (ordinal), per step (the first ones of coreSteps): the synchronizing collective's
+    /// timing; empty when the file did not record it (files written before pod views).
+    std::vector<std::vector<CoreSyncStep>> coreSync;
+    std::string syncCollective; // its op name; empty when no step had a collective
+    /// Whether some other collective ran on two or more cores, so otherWaitPs is measured.
+    bool otherWaitMeasured = false;
+    /// Where otherWaitPs was measured: "profile" (all its cores) or "host" (each host's own cores,
+    /// a merge of per-host share files: a lower bound).
+    std::string otherWaitScope;
+    bool hasCoreSync() const { return !coreSync.empty(); }
 };
 
 } // namespace tpuscope::model

@@ -4,11 +4,12 @@
 #include "sharereader.h"
 
 #include "../core/base64.h"
+#include "../core/diagnostics.h"
 #include "../core/hlo.h"
 #include "../core/jsondom.h"
 #include "gzip.h"
+#include "sharehosttiming.h"
 #include "shareschema.h"
-#include "../core/diagnostics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -301,7 +302,7 @@ bool looksLikeShareFile(std::string_view bytes)
 
 namespace {
 
-constexpr TimePs kMaxSharePs = TimePs(1) << 60; // keeps damaged times from overflowing
+constexpr TimePs kMaxSharePs = kMaxShareTimePs; // keeps damaged times from overflowing
 
 /// Rebuilds each core's step windows (a Steps line, or the step program's runs starting at the
 /// windows' starts) with one program run per step holding its busy time, and the other programs'
@@ -693,6 +694,7 @@ std::string decodeShareFile(
     if (windows.isObject()) {
         readStepWindows(builder, doc, planes, stepOp);
         readStepSplits(windows, planes.size(), *recorded);
+        readHostTiming(doc, planes.size(), *recorded);
     } else {
         // Files written before step windows: the first core's step line and each core's idle line.
         const json::Value& steps = doc["steps"];

@@ -2,6 +2,7 @@
 #include "shareschema.h"
 
 #include "../core/format.h"
+#include "sharehosttiming.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,8 +22,9 @@ struct ArrayLimit
     uint64_t maxEntries;
 };
 constexpr ArrayLimit kArrayLimits[] = {
-    {"device.hosts", 16384},
-    {"device.core_planes", 16384},
+    {"device.hosts", kMaxShareHosts},
+    {"device.core_planes", kMaxShareCorePlanes},
+    {"host_timing.cores", kMaxShareCorePlanes},
     {"ops", 100'000},
     {"brief_ops", 100'000},
     {"other", 100'000},
@@ -68,6 +70,61 @@ uint64_t treeValues(const json::Value& v)
 std::string field(std::string_view array, size_t index, std::string_view name = {})
 {
     return std::string(array) + "[" + std::to_string(index) + "]" + (name.empty() ? "" : "." + std::string(name));
+}
+
+/// "host_timing" (sharehosts.h): each listed core is a core plane with step windows, lists as many
+/// steps in each series as it has windows or fewer, and every value is a time (-1 unknown). Returns
+/// the steps listed in all, or an error naming the field.
+std::string checkHostTiming(const json::Value& doc, uint64_t planes, uint64_t& stepsListed)
+{
+    const std::string damaged = "tpuscope share file is damaged: ";
+    const json::Value& timing = doc["host_timing"];
+    if (timing.isNull())
+        return {};
+    if (!timing.isObject())
+        return damaged + "host_timing is not an object";
+    const std::string scope = timing["other_wait_scope"].string();
+    if (scope != "profile" && scope != "host")
+        return damaged + "host_timing.other_wait_scope is '" + scope + "', neither 'profile' nor 'host'";
+    std::vector<uint64_t> windowsOf(planes, 0);
+    for (const json::Value& core : doc["step_windows"]["cores"].array())
+        if (const double p = core["plane"].number(-1); p >= 0 && p < static_cast<double>(planes))
+            windowsOf[static_cast<size_t>(p)] = core["start_ps"].size();
+    std::set<int64_t> seen;
+    const json::Value& cores = timing["cores"];
+    for (size_t i = 0; i < cores.size(); ++i) {
+        const json::Value& core = cores.at(i);
+        const std::string name = field("host_timing.cores", i);
+        const double plane = core["plane"].number(-1);
+        if (!(plane >= 0) || plane != std::floor(plane) || plane >= static_cast<double>(planes))
+            return damaged + name + ".plane names core " + formatDecimal(plane, 0) + ", but device.core_planes lists "
+                + std::to_string(planes) + " core" + (planes == 1 ? "" : "s");
+        if (!seen.insert(static_cast<int64_t>(plane)).second)
+            return damaged + name + ".plane names core " + formatDecimal(plane, 0) + " a second time";
+        const uint64_t windows = windowsOf[static_cast<size_t>(plane)];
+        const uint64_t n = core["sync_start_ps"].size();
+        if (n > windows)
+            return damaged + name + ".sync_start_ps lists " + std::to_string(n) + " steps, but step_windows lists "
+                + std::to_string(windows) + " for core " + formatDecimal(plane, 0);
+        for (const char* key : {"sync_start_ps", "sync_ps", "last_op_end_ps", "other_wait_ps"}) {
+            const json::Value& series = core[key];
+            if (series.size() != n)
+                return damaged + name + " has " + std::to_string(n) + " sync_start_ps but "
+                    + std::to_string(series.size()) + " " + key;
+            for (size_t s = 0; s < n; ++s) {
+                const json::Value& v = series.at(s);
+                const double x = v.number(std::nan(""));
+                if (!v.isNumber() || !(x >= -1) || x > static_cast<double>(kMaxShareTimePs) || x != std::floor(x))
+                    return damaged + name + "." + key + "[" + std::to_string(s)
+                        + "] is not a time in ps (-1 for unknown)";
+            }
+        }
+        stepsListed += n;
+    }
+    if (stepsListed > kMaxShareStepWindows)
+        return damaged + "host_timing.cores list more than " + std::to_string(kMaxShareStepWindows)
+            + " steps in all, the most a share file keeps";
+    return {};
 }
 
 uint64_t saturatingAdd(uint64_t a, uint64_t b)
@@ -178,6 +235,9 @@ std::string checkShareClaims(
         }
     }
     claim(doc["steps"]["duration_ps"].size(), "steps.duration_ps");
+    uint64_t hostTimingSteps = 0;
+    if (std::string e = checkHostTiming(doc, planes, hostTimingSteps); !e.empty())
+        return e;
 
     if (claims.events > kMaxShareEventsPerFileByte * std::max<uint64_t>(fileBytes, 1))
         return damaged + "it claims " + std::to_string(claims.events) + " events to rebuild (" + largestField
@@ -203,7 +263,7 @@ std::string checkShareClaims(
     const uint64_t structure = claims.documentBytes + planes * LoadLimits::kPeakBytesPerPlane
         + 4 * planes * LoadLimits::kPeakBytesPerLine + claims.ops * LoadLimits::kPeakBytesPerOp
         + programs.size() * LoadLimits::kPeakBytesPerProgram
-        + claims.hloInstructions * LoadLimits::kPeakBytesPerHloInstruction;
+        + claims.hloInstructions * LoadLimits::kPeakBytesPerHloInstruction + hostTimingSteps * sizeof(CoreSyncStep);
     if (std::string over = builder.checkBudget(builder.profile().eventCount() + claims.events, structure);
         !over.empty())
         return "the share file claims " + std::to_string(claims.events) + " events, " + std::to_string(claims.ops)

@@ -13,8 +13,12 @@
 
 namespace tpuscope::model {
 
-/// Step windows the writer keeps in all, over every core (the reader refuses more).
+/// Step windows the writer keeps in all, over every core, and the reader accepts: one constant
+/// for both (share/sharehosts.h spreads them evenly over the cores; host_timing lists as many).
 constexpr uint64_t kMaxShareStepWindows = 20000;
+/// Hosts and TPU core planes a share file may list (a merge of per-host share files refuses more).
+constexpr uint64_t kMaxShareHosts = 16384;
+constexpr uint64_t kMaxShareCorePlanes = 16384;
 /// The shortest program run or step a share file may claim: real ones take microseconds, so a
 /// million runs inside a 1 ms span (1 ns each) is a damaged or hostile file.
 constexpr int64_t kMinShareRunPs = 100'000;

@@ -82,6 +82,13 @@ public:
     {
         return v ? value(*v) : null();
     }
+    /// A value that is already JSON text (a subtree copied from a parsed document), as it is.
+    JsonWriter& rawValue(std::string_view json)
+    {
+        separator();
+        m_out += json;
+        return *this;
+    }
     JsonWriter& null()
     {
         separator();

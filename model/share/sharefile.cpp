@@ -18,7 +18,10 @@
 //   "step_windows": {"kind": TrackKind (Steps, or XlaModules for program runs), "line", "program",
 //            "dominant": the program with the most device time,
 //            "cores": [{"plane", "start_ps": [...], "duration_ps": [...], "busy_ps": [...]}]}
-//            each core's steps as computeSteps defines them (at most kMaxSteps in all);
+//            each core's steps as computeSteps defines them (the first shareStepWindowsPerCore of
+//            each core: every core the same steps, kMaxShareStepWindows in all);
+//   "host_timing": each core's timing at the step's synchronizing collective per step and the time
+//            base of the step windows (sharehosts.h), for the hosts analysis and the straggler rule;
 //   "program_runs": [{"plane", "program", "runs", "time_ps"}] per core and program (XLA Modules);
 //   "step_time": {"source", "steps_per_core", "avg_ps", "compute_ps", "collective_ps",
 //            "host_transfer_ps", "infeed_ps", "idle_ps", "warmup_idle_ps", "steady_idle_ps",
@@ -66,6 +69,7 @@
 #include "sharefile.h"
 
 #include "hloreducer.h"
+#include "sharehosts.h"
 #include "shareredaction.h"
 
 #include "../core/atomicfile.h"
@@ -96,7 +100,6 @@ using share_detail::ModuleReducer;
 using share_detail::NameMap;
 using share_detail::TextRedactor;
 
-constexpr size_t kMaxSteps = 20000; // step windows written at most, over all cores
 // Ops at or above this share of op time are always kept: advice rules look at ops from 1 %.
 constexpr double kAlwaysKeepShare = 0.01;
 // Grouped leftovers stay below the 1 % evidence threshold of the advice rules.
@@ -248,6 +251,8 @@ NameMap collectNames(const ProfileAnalysis& analysis, const OpSelection& ops, co
         for (const AdviceEvidence& e : a.evidence)
             names.add(e.name, "op_");
     }
+    if (!analysis.hosts.syncCollective.empty()) // last: names added before keep their salts
+        names.add(analysis.hosts.syncCollective, "op_");
     return names;
 }
 
@@ -264,6 +269,8 @@ struct ShareContext
     const NameMap& names;
     const TextRedactor& texts;
     JsonWriter& w;
+    /// Step windows (and host timing) written per core: the same first steps on every core.
+    std::vector<size_t> windowsPerCore;
 
     std::string hloText(const std::string& text) const
     {
@@ -339,8 +346,15 @@ void writeDevice(const ShareContext& s)
     if (profile.bytesNotRecorded)
         w.field("bytes_not_recorded", true);
     w.key("hosts").beginArray();
-    for (size_t h = 0; h < std::max<size_t>(1, profile.hosts.size()); ++h)
-        w.value(s.redact.any() || h >= profile.hosts.size() ? "host" + std::to_string(h) : profile.hosts[h]);
+    for (size_t h = 0; h < std::max<size_t>(1, profile.hosts.size()); ++h) {
+        // A host without an XSpace hostname keeps the name the hosts table gives it (its file's),
+        // so that per-host share files of one run merge with distinct names.
+        const HostRow* row = s.analysis.hosts.row(static_cast<uint32_t>(h));
+        const std::string name = h < profile.hosts.size() && !profile.hosts[h].empty() ? profile.hosts[h]
+            : row                                                                      ? row->name
+                                                                                       : std::string();
+        w.value(s.redact.any() || name.empty() ? "host" + std::to_string(h) : name);
+    }
     w.endArray();
     writeCorePlanes(s);
     w.endObject();
@@ -406,14 +420,11 @@ void writeStepWindows(const ShareContext& s)
     w.field("line", s.texts.scrub(steps.sourceLine)).field("program", s.names.name(steps.program));
     w.field("dominant", steps.dominant() ? s.names.name(steps.dominant()->name) : std::string());
     w.key("cores").beginArray();
-    size_t written = 0;
     for (size_t c = 0; c < steps.coreSteps.size(); ++c) {
         w.beginObject();
         w.field("plane", static_cast<uint64_t>(c));
-        const size_t n = std::min(steps.coreSteps[c].size(), kMaxSteps - std::min(kMaxSteps, written));
-        writeCoreSteps(w, steps.coreSteps[c], n, s.profile.spanBegin);
+        writeCoreSteps(w, steps.coreSteps[c], s.windowsPerCore[c], s.profile.spanBegin);
         w.endObject();
-        written += n;
     }
     w.endArray();
     writeStepSplit(w, "warmup", steps.warmup);
@@ -469,6 +480,8 @@ void writeSteps(const ShareContext& s)
     writeStepWindows(s);
     writeProgramRuns(s);
     writeStepTime(s);
+    const std::string& sync = s.analysis.hosts.syncCollective;
+    share_detail::writeHostTiming(s.w, s.analysis, s.windowsPerCore, sync.empty() ? sync : s.names.name(sync));
 }
 
 // The host link as the analysis measured it from the timeline (hostlink.h).
@@ -758,7 +771,11 @@ ShareResult buildShareFile(const ProfileAnalysis& analysis, const ShareOptions& 
     const TextRedactor texts(profile, options.redaction, names);
 
     JsonWriter w(false);
-    const ShareContext s {analysis, profile, options.redaction, names, texts, w};
+    const StepAnalysis& steps = analysis.steps;
+    std::vector<size_t> windowsPerCore(steps.coreSteps.size());
+    for (size_t c = 0; c < steps.coreSteps.size(); ++c)
+        windowsPerCore[c] = std::min(steps.coreSteps[c].size(), shareStepWindowsPerCore(steps.coreSteps.size()));
+    const ShareContext s {analysis, profile, options.redaction, names, texts, w, std::move(windowsPerCore)};
     w.beginObject();
     w.field("format", "tpuscope-share").field("version", kShareVersion).field("generator", "tpuscope");
     writeSource(s);
