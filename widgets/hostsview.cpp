@@ -390,6 +390,9 @@ HostsView::HostsView(qt::TraceSession* session, QWidget* parent)
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scroll->setWidget(m_map);
     mapLayout->addWidget(m_scroll, 1);
+    // The scroll area is capped at its rows' height (setAnalysis): spare room goes below the map,
+    // so the toggle and the scale stay right above it.
+    mapLayout->addStretch(0);
     m_splitter->addWidget(m_mapArea);
 
     m_table = new QTableWidget(m_splitter);
