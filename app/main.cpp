@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "appearance.h"
 #include "benchmode.h"
 #include "mainwindow.h"
 #include "qt/colors.h"
@@ -11,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QEventLoop>
+#include <QSettings>
 #include <QTextStream>
 
 #include <cstring>
@@ -109,12 +111,13 @@ int main(int argc, char** argv)
     parser.addOptions(
         {demoOption, deviceOption, screenshotOption, viewOption, sizeOption, compareOption, rangeOption, darkOption});
     parser.process(app);
-    if (parser.isSet(darkOption)) {
-        QApplication::setStyle(QStringLiteral("Fusion"));
-        QApplication::setPalette(tpuscope::qt::colors::darkPalette());
-    }
     // Dark system palettes often keep the light palette's dark-blue links: make them readable (WCAG AA).
     QApplication::setPalette(tpuscope::qt::colors::withReadableLinks(QApplication::palette()));
+    tpuscope::app::captureSystemAppearance();
+    // --dark, or View → Dark Mode as the user left it (screenshots never read the user's settings).
+    if (parser.isSet(darkOption)
+        || (!parser.isSet(screenshotOption) && QSettings().value(tpuscope::app::kDarkModeSettingsKey).toBool()))
+        tpuscope::app::setDarkMode(true);
 
     const QStringList files = parser.positionalArguments();
     const bool demo = parser.isSet(demoOption);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainmenus.h"
 
+#include "appearance.h"
 #include "glossarydialog.h"
 #include "report/report.h"
 #include "shareactions.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QMainWindow>
@@ -40,9 +42,11 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     m_shareMenu->addAction(
         tr("Copy Op Table as CS&V"), share, [share] { share->copyOpTable(model::TableFormat::Csv); });
     m_shareMenu->addAction(tr("Export Op Table &PNG…"), share, qOverload<>(&ShareActions::exportOpTablePng));
+    m_shareMenu->addSeparator();
+    addRedactionMenu(share);
     m_shareMenu->setEnabled(false);
     m_compare = file->addAction(tr("Co&mpare with…"), this, [this, window] {
-        const QString path = QFileDialog::getOpenFileName(window, tr("Compare With (after)"), {},
+        const QString path = QFileDialog::getOpenFileName(window, compareDialogTitle(m_shownFile), {},
             tr("Profiles (*.pb *.pb.gz *.json *.json.gz *.trace *.gz *.tpuscope);;All files (*)"));
         if (!path.isEmpty())
             emit compareRequested(path);
@@ -66,6 +70,11 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
     resetZoom->setStatusTip(tr("Reset the timeline zoom"));
     zoomToBusyRegion = view->addAction(tr("Zoom to &Busy Region"));
     resetLayout = view->addAction(tr("Reset &Layout"));
+    view->addSeparator();
+    darkMode = view->addAction(tr("&Dark Mode"));
+    darkMode->setCheckable(true);
+    darkMode->setChecked(isDarkMode());
+    darkMode->setStatusTip(tr("A dark palette instead of the system's (remembered)"));
 
     QMenu* help = window->menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Glossary"), window, [window] { widgets::GlossaryDialog(window).exec(); });
@@ -77,22 +86,53 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
         tr("&About tpuscope"), window, [window] { QMessageBox::about(window, tr("About tpuscope"), aboutHtml()); });
 }
 
+void MainMenus::addRedactionMenu(ShareActions* share)
+{
+    // The one setting of every export, also offered in each export's dialog.
+    redactionMenu = m_shareMenu->addMenu(tr("&Redaction"));
+    auto* group = new QActionGroup(redactionMenu);
+    const QStringList choices = ShareActions::redactionChoices();
+    for (int level = 0; level < choices.size(); ++level) {
+        QAction* action = redactionMenu->addAction(choices[level]);
+        action->setCheckable(true);
+        action->setActionGroup(group);
+        connect(action, &QAction::triggered, share,
+            [share, level] { share->setRedaction(ShareActions::redactionForChoice(level)); });
+    }
+    auto showSetting = [this, share] {
+        redactionMenu->actions().at(ShareActions::choiceForRedaction(share->redaction()))->setChecked(true);
+    };
+    showSetting();
+    connect(share, &ShareActions::redactionChanged, this, showSetting);
+}
+
 QString MainMenus::aboutHtml()
 {
     constexpr int protobuf = GOOGLE_PROTOBUF_VERSION; // e.g. 3021012 for 3.21.12
     return tr("<b>tpuscope %1</b><p>A viewer for TPU (XLA) profiles: timeline, op breakdown, "
               "fusion details and utilization.</p>"
-              "<p>Licence: GPL-3.0-or-later (the LICENSE file of the sources).</p>"
-              "<p>Built with Qt %2 (running on Qt %3) and protobuf %4.%5.%6.</p>"
-              "<p>Project: see README.md in the sources.</p>")
+              "<p>Licence: GPL-3.0-or-later, the GNU General Public License, version 3 or later "
+              "(<a href=\"https://www.gnu.org/licenses/gpl-3.0.html\">gnu.org/licenses/gpl-3.0.html</a>; "
+              "the LICENSE file of the sources).</p>"
+              "<p>Its numbers follow xprof's definitions: "
+              "<a href=\"https://github.com/openxla/xprof\">github.com/openxla/xprof</a> "
+              "(op_profile.proto, roofline_model.proto).</p>"
+              "<p>Built with Qt %2 (running on Qt %3) and protobuf %4.%5.%6.</p>")
         .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()))
         .arg(protobuf / 1000000)
         .arg(protobuf / 1000 % 1000)
         .arg(protobuf % 1000);
 }
 
-void MainMenus::setProfileShown(bool shown, bool hasTpuOps)
+QString MainMenus::compareDialogTitle(const QString& shownFile)
 {
+    return tr("Compare %1 (before) with… — choose the after profile")
+        .arg(shownFile.isEmpty() ? tr("the open profile") : shownFile);
+}
+
+void MainMenus::setProfileShown(bool shown, bool hasTpuOps, const QString& fileName)
+{
+    m_shownFile = fileName;
     close->setEnabled(shown);
     m_shareMenu->setEnabled(shown && hasTpuOps);
     m_compare->setEnabled(shown && hasTpuOps);

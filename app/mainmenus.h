@@ -23,8 +23,11 @@ public:
 
     /// Help → About: version, licence, the Qt and protobuf versions and where the project is described.
     static QString aboutHtml();
-    /// Close, Share and Compare need a profile; Share and Compare one with TPU ops.
-    void setProfileShown(bool shown, bool hasTpuOps);
+    /// Close, Share and Compare need a profile; Share and Compare one with TPU ops. `fileName`
+    /// names the open profile in the Compare dialog.
+    void setProfileShown(bool shown, bool hasTpuOps, const QString& fileName = {});
+    /// The Compare dialog's title: the open profile is "before", the chosen file "after".
+    static QString compareDialogTitle(const QString& shownFile);
 
     QAction* openFile = nullptr;
     QAction* openDirectory = nullptr;
@@ -35,15 +38,20 @@ public:
     QAction* resetZoom = nullptr;
     QAction* zoomToBusyRegion = nullptr;
     QAction* resetLayout = nullptr;
+    QAction* darkMode = nullptr; // View → Dark Mode: checkable, the window applies and remembers it
     QAction* keyboardShortcuts = nullptr; // Help → Keyboard Shortcuts (F1, ?)
+    QMenu* redactionMenu = nullptr; // File → Share → Redaction: the setting every export uses
 
 signals:
     /// File → Compare with…: the user chose the file to compare the shown profile with (after).
     void compareRequested(const QString& path);
 
 private:
+    void addRedactionMenu(ShareActions* share);
+
     QMenu* m_shareMenu = nullptr;
     QAction* m_compare = nullptr;
+    QString m_shownFile;
 };
 
 } // namespace tpuscope::app

@@ -19,19 +19,19 @@ MainToolBar::MainToolBar(QAction* open, QAction* resetZoom, widgets::TimelineVie
     setObjectName(QStringLiteral("mainToolBar"));
     setMovable(false);
     addAction(open);
-    addSeparator();
+    m_profileControls << addSeparator();
 
-    addWidget(new QLabel(tr("Colour: "), this));
+    m_profileControls << addWidget(new QLabel(tr("Colour: "), this));
     m_colorMode = new QComboBox(this);
     m_colorMode->addItem(tr("HLO category"), static_cast<int>(widgets::TimelineView::ColorMode::Category));
     m_colorMode->addItem(tr("FLOPS utilization"), static_cast<int>(widgets::TimelineView::ColorMode::FlopsUtilization));
     m_colorMode->setToolTip(tr("How timeline events are coloured"));
-    addWidget(m_colorMode);
+    m_profileControls << addWidget(m_colorMode);
     connect(m_colorMode, &QComboBox::currentIndexChanged, timeline, [this, timeline](int) {
         timeline->setColorMode(static_cast<widgets::TimelineView::ColorMode>(m_colorMode->currentData().toInt()));
     });
 
-    addWidget(new QLabel(tr("  Low utilization below "), this));
+    m_profileControls << addWidget(new QLabel(tr("  Low utilization below "), this));
     m_threshold = new QSpinBox(this);
     m_threshold->setRange(1, 100);
     m_threshold->setSuffix(QStringLiteral(" %"));
@@ -40,14 +40,21 @@ MainToolBar::MainToolBar(QAction* open, QAction* resetZoom, widgets::TimelineVie
                                "efficiency (attained FLOP/s over the roofline bound at their arithmetic intensity) "
                                "below this are "
                                "marked in the table and on the timeline"));
-    addWidget(m_threshold);
+    m_profileControls << addWidget(m_threshold);
     connect(m_threshold, &QSpinBox::valueChanged, this,
         [this](int percent) { emit lowUtilizationThresholdChanged(percent / 100.0); });
-    addSeparator();
+    m_profileControls << addSeparator();
 
     m_search = new widgets::TimelineSearch(timeline, this);
-    addWidget(m_search);
-    addAction(resetZoom);
+    m_profileControls << addWidget(m_search);
+    addAction(resetZoom); // disabled, not hidden, by the window: it is in the View menu too
+    setProfileShown(false);
+}
+
+void MainToolBar::setProfileShown(bool shown)
+{
+    for (QAction* action : std::as_const(m_profileControls))
+        action->setVisible(shown);
 }
 
 double MainToolBar::lowUtilizationThreshold() const

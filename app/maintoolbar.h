@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QList>
 #include <QToolBar>
 
 class QAction;
@@ -30,6 +31,9 @@ public:
     int colorModeIndex() const;
     void setColorModeIndex(int index);
     widgets::TimelineSearch* search() const { return m_search; }
+    /// With no profile shown the colour, threshold and search have nothing to act on: hidden, so
+    /// the start page's toolbar offers Open (and a disabled Reset Zoom).
+    void setProfileShown(bool shown);
 
 signals:
     void lowUtilizationThresholdChanged(double fraction);
@@ -38,6 +42,7 @@ private:
     QComboBox* m_colorMode = nullptr;
     QSpinBox* m_threshold = nullptr;
     widgets::TimelineSearch* m_search = nullptr;
+    QList<QAction*> m_profileControls;
 };
 
 } // namespace tpuscope::app

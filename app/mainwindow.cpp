@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "appearance.h"
 #include "qt/qstrings.h"
 
 #include "devicememory.h"
@@ -93,8 +94,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     createActions();
     connectSession();
     connectSelection();
-    m_layout = new WindowLayout(this, m_splitter, {m_docks->detailsDock, m_docks->adviceDock, m_docks->chartsDock},
-        m_docks->detailsDock, m_docks->chartsDock, m_options.persistSettings);
+    m_layout = new WindowLayout(this, m_splitter,
+        {m_docks->detailsDock, m_docks->adviceDock, m_docks->chartsDock, m_docks->selectionDock}, m_docks->detailsDock,
+        m_docks->chartsDock, m_options.persistSettings);
     m_presenter
         = new LoadPresenter(m_session, m_stack, m_startPage, m_profileView, m_layout, m_viewRange, statusBar(), this);
     connect(m_presenter, &LoadPresenter::shownChanged, this, &MainWindow::updateStatusBar);
@@ -136,7 +138,7 @@ void MainWindow::createActions()
 {
     m_share = new ShareActions(
         m_session, m_opTable, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); },
-        [this](const QString& text) { showMessage(text); }, this);
+        [this](const QString& text) { showMessage(text); }, m_options.persistSettings, this);
     m_menus = new MainMenus(this, m_share,
         {m_docks->detailsDock->toggleViewAction(), m_docks->adviceDock->toggleViewAction(),
             m_docks->chartsDock->toggleViewAction()},
@@ -151,6 +153,11 @@ void MainWindow::createActions()
     connect(m_menus->resetZoom, &QAction::triggered, m_timeline, &widgets::TimelineView::resetZoom);
     connect(m_menus->zoomToBusyRegion, &QAction::triggered, this, [this] { m_presenter->zoomToBusyRegion(true); });
     connect(m_menus->resetLayout, &QAction::triggered, this, [this] { m_layout->reset(); });
+    connect(m_menus->darkMode, &QAction::toggled, this, [this](bool dark) {
+        setDarkMode(dark);
+        if (m_options.persistSettings)
+            QSettings().setValue(kDarkModeSettingsKey, dark);
+    });
     m_recentFiles = new RecentFiles(m_menus->recentMenu, m_options.persistSettings, this);
     connect(m_recentFiles, &RecentFiles::openRequested, this, &MainWindow::openFile);
     connect(m_recentFiles, &RecentFiles::changed, m_startPage, &StartPage::setRecentFiles);
@@ -341,7 +348,11 @@ void MainWindow::updateStatusBar()
 {
     const model::ProfilePtr profile = m_session->profile();
     m_statusMetrics->update(isShowingProfile());
-    m_menus->setProfileShown(profile != nullptr, profile && profile->hasTpuOps());
+    m_toolBar->setProfileShown(isShowingProfile());
+    m_menus->resetZoom->setEnabled(isShowingProfile());
+    m_menus->zoomToBusyRegion->setEnabled(isShowingProfile());
+    m_menus->setProfileShown(
+        profile != nullptr, profile && profile->hasTpuOps(), QFileInfo(m_session->path()).fileName());
 }
 
 double MainWindow::lowUtilizationThreshold() const
@@ -431,6 +442,11 @@ void MainWindow::dropEvent(QDropEvent* event)
         return;
     event->acceptProposedAction();
     openFile(urls.first().toLocalFile());
+}
+
+QAction* MainWindow::darkModeAction() const
+{
+    return m_menus->darkMode;
 }
 
 widgets::CompareView* MainWindow::compareView() const

@@ -85,6 +85,8 @@ public:
     static QString aboutHtml();
     void setDeviceOverride(const QString& generation);
     widgets::DeviceChooser* deviceChooser() const { return m_deviceChooser; }
+    /// View → Dark Mode (checkable; toggling it applies and remembers the scheme).
+    QAction* darkModeAction() const;
 
     qt::TraceSession* session() const { return m_session; }
     qt::SelectionState* selection() const { return m_selection; }

@@ -90,11 +90,11 @@ ProfileDocks::ProfileDocks(QMainWindow* window, qt::TraceSession* session, qt::S
 
     // The timeline's Shift+drag range: a sortable table of its ops (follows the timeline itself).
     auto* rangeView = new widgets::RangeSelectionView(timeline, window);
-    auto* rangeDock = new QDockWidget(tr("Selection"), window);
-    rangeDock->setObjectName(QStringLiteral("selectionDock"));
-    rangeDock->setWidget(rangeView);
-    window->addDockWidget(Qt::BottomDockWidgetArea, rangeDock);
-    window->tabifyDockWidget(chartsDock, rangeDock);
+    selectionDock = new QDockWidget(tr("Selection"), window);
+    selectionDock->setObjectName(QStringLiteral("selectionDock"));
+    selectionDock->setWidget(rangeView);
+    window->addDockWidget(Qt::BottomDockWidgetArea, selectionDock);
+    window->tabifyDockWidget(chartsDock, selectionDock);
     chartsDock->raise();
     connect(rangeView, &widgets::RangeSelectionView::opActivated, selection, &qt::SelectionState::setSelectedOp);
 }

@@ -46,6 +46,7 @@ public:
     QDockWidget* adviceDock = nullptr;
     QDockWidget* chartsDock = nullptr;
     QDockWidget* compareDock = nullptr;
+    QDockWidget* selectionDock = nullptr; // the timeline's selected range
 };
 
 } // namespace tpuscope::app

@@ -23,9 +23,9 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QImage>
-#include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
+#include <QSettings>
 #include <QVBoxLayout>
 
 namespace tpuscope::app {
@@ -56,21 +56,23 @@ QString groupingText(qt::OpTreeModel::Grouping grouping)
     return {};
 }
 
-QString redactionSummary(const model::ShareRedaction& r)
-{
-    if (!r.any())
-        return QObject::tr("not redacted");
-    QStringList parts;
-    if (r.paths)
-        parts << QObject::tr("paths");
-    if (r.names)
-        parts << QObject::tr("framework op names");
-    if (r.hashNames)
-        parts << QObject::tr("HLO names hashed");
-    return parts.join(QStringLiteral(", ")) + QObject::tr(" redacted");
-}
+const QString kRedactionKey = QStringLiteral("share/redaction");
 
 } // namespace
+
+QString ShareActions::redactionSummary(const model::ShareRedaction& r)
+{
+    if (!r.any())
+        return tr("not redacted");
+    QStringList parts;
+    if (r.paths)
+        parts << tr("paths");
+    if (r.names)
+        parts << tr("framework op names");
+    if (r.hashNames)
+        parts << tr("HLO names hashed");
+    return parts.join(QStringLiteral(", ")) + tr(" redacted");
+}
 
 QString sizeText(qsizetype bytes)
 {
@@ -78,23 +80,97 @@ QString sizeText(qsizetype bytes)
 }
 
 ShareActions::ShareActions(qt::TraceSession* session, widgets::OpTableView* opTable, QWidget* dialogParent,
-    Notify status, Notify failure, QObject* parent)
+    Notify status, Notify failure, bool persist, QObject* parent)
     : QObject(parent)
     , m_session(session)
     , m_opTable(opTable)
     , m_dialogParent(dialogParent)
     , m_status(std::move(status))
     , m_failure(std::move(failure))
+    , m_persist(persist)
 {
+    // A setting the parser refuses (a foreign or corrupt settings file) keeps the default.
+    if (m_persist)
+        if (const QString saved = QSettings().value(kRedactionKey).toString(); !saved.isEmpty()) {
+            model::ShareRedaction redaction;
+            std::string error;
+            if (model::parseShareRedaction(saved.toStdString(), redaction, error))
+                m_redaction = redaction;
+        }
     connect(m_opTable, &widgets::OpTableView::copyRequested, this, &ShareActions::copyOpTable);
     connect(m_opTable, &widgets::OpTableView::exportPngRequested, this,
         static_cast<void (ShareActions::*)()>(&ShareActions::exportOpTablePng));
 }
 
+void ShareActions::setRedaction(const model::ShareRedaction& redaction)
+{
+    const bool changed = model::shareRedactionList(redaction) != model::shareRedactionList(m_redaction);
+    m_redaction = redaction;
+    if (m_persist)
+        QSettings().setValue(kRedactionKey, qs(model::shareRedactionList(redaction)));
+    if (changed)
+        emit redactionChanged();
+}
+
+QString ShareActions::suggestedFileName(const QString& suffix) const
+{
+    const model::ProfilePtr profile = m_session->profile();
+    QString stem = profile ? QFileInfo(qs(profile->load.path)).fileName() : QString();
+    // "run.xplane.pb.gz" → "run": every extension goes, as the profile's name is the part before them.
+    if (const qsizetype dot = stem.indexOf(QLatin1Char('.')); dot > 0)
+        stem.truncate(dot);
+    if (stem.isEmpty())
+        stem = QStringLiteral("profile");
+    return stem + suffix;
+}
+
 QStringList ShareActions::redactionChoices()
 {
-    return {tr("No redaction"), tr("Drop source paths"), tr("Drop source paths and framework op names"),
-        tr("Drop paths and names, hash HLO op names")};
+    return {tr("No redaction"), tr("Remove paths, user and host names"),
+        tr("Remove paths, user and host names and framework op names"),
+        tr("Remove paths and names, hash HLO op names")};
+}
+
+int ShareActions::choiceForRedaction(const model::ShareRedaction& redaction)
+{
+    if (redaction.hashNames)
+        return 3;
+    if (redaction.names)
+        return 2;
+    return redaction.any() ? 1 : 0;
+}
+
+bool ShareActions::confirmRedaction(const QString& title, const QString& intro)
+{
+    QDialog dialog(m_dialogParent);
+    dialog.setObjectName(QStringLiteral("exportDialog"));
+    dialog.setWindowTitle(title);
+    auto* layout = new QVBoxLayout(&dialog);
+    auto* text = new QLabel(intro, &dialog);
+    text->setTextFormat(Qt::PlainText);
+    text->setWordWrap(true);
+    layout->addWidget(text);
+    auto* form = new QFormLayout;
+    auto* choice = new QComboBox(&dialog);
+    choice->setObjectName(QStringLiteral("redaction"));
+    choice->addItems(redactionChoices());
+    choice->setCurrentIndex(choiceForRedaction(m_redaction));
+    form->addRow(tr("Redaction:"), choice);
+    layout->addLayout(form);
+    auto* note
+        = new QLabel(tr("One setting for every export (share file, forum post, card, op table); remembered."), &dialog);
+    note->setWordWrap(true);
+    note->setEnabled(false); // the palette's muted text
+    layout->addWidget(note);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Save…"));
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    setRedaction(redactionForChoice(choice->currentIndex()));
+    return true;
 }
 
 model::ShareRedaction ShareActions::redactionForChoice(int level)
@@ -125,18 +201,13 @@ void ShareActions::saveShareFile()
 {
     if (!m_session->analysis())
         return;
-    bool ok = false;
-    const QStringList choices = redactionChoices();
-    const QString choice = QInputDialog::getItem(m_dialogParent, tr("Save Share File"),
-        tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.\nRedaction:"), choices,
-        0, false, &ok);
-    if (!ok)
+    if (!confirmRedaction(tr("Save Share File"),
+            tr("A share file holds the top ops, their HLO, layouts and the advice — not the trace.")))
         return;
-    const model::ShareRedaction redaction = redactionForChoice(static_cast<int>(choices.indexOf(choice)));
     const QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Save Share File"),
-        QStringLiteral("profile.tpuscope"), tr("tpuscope share files (*.tpuscope)"));
+        suggestedFileName(QStringLiteral(".tpuscope")), tr("tpuscope share files (*.tpuscope)"));
     if (!path.isEmpty())
-        saveShareFile(path, redaction);
+        saveShareFile(path, m_redaction);
 }
 
 bool ShareActions::saveShareFile(const QString& path, const model::ShareRedaction& redaction)
@@ -179,8 +250,9 @@ void ShareActions::copyForForum()
     layout->addWidget(intro);
     auto* form = new QFormLayout;
     auto* redaction = new QComboBox(&dialog);
+    redaction->setObjectName(QStringLiteral("redaction"));
     redaction->addItems(redactionChoices());
-    redaction->setCurrentIndex(1); // source paths: the capture machine's layout is nobody's business
+    redaction->setCurrentIndex(choiceForRedaction(m_redaction));
     form->addRow(tr("Redaction:"), redaction);
     layout->addLayout(form);
     auto* block = new QCheckBox(tr("Add the machine-readable share block (folded, below the post) so that others "
@@ -194,8 +266,9 @@ void ShareActions::copyForForum()
     layout->addWidget(buttons);
     if (dialog.exec() != QDialog::Accepted)
         return;
+    setRedaction(redactionForChoice(redaction->currentIndex()));
     model::ForumPostOptions options;
-    options.redaction = redactionForChoice(redaction->currentIndex());
+    options.redaction = m_redaction;
     options.includeShareBlock = block->isChecked();
     copyForForum(options);
 }
@@ -229,10 +302,12 @@ bool ShareActions::copyForForum(const model::ForumPostOptions& options)
 
 void ShareActions::saveShareCard()
 {
-    if (!m_session->analysis())
+    if (!m_session->analysis()
+        || !confirmRedaction(tr("Save Share Card"),
+            tr("A PNG summary of the profile for a forum post: device, step time, top ops and advice.")))
         return;
-    const QString path = QFileDialog::getSaveFileName(
-        m_dialogParent, tr("Save Share Card"), QStringLiteral("tpuscope-card.png"), tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Save Share Card"),
+        suggestedFileName(QStringLiteral("-card.png")), tr("PNG images (*.png)"));
     if (!path.isEmpty())
         saveShareCard(path);
 }
@@ -243,7 +318,9 @@ bool ShareActions::saveShareCard(const QString& path)
     const model::ProfileAnalysisPtr analysis = m_session->analysis();
     if (!analysis)
         return false;
-    const QImage card = widgets::renderShareCard(*analysis);
+    widgets::ShareCardOptions options;
+    options.redaction = m_redaction;
+    const QImage card = widgets::renderShareCard(*analysis, options);
     if (!savePng(card, path))
         return false;
     QApplication::clipboard()->setImage(card);
@@ -260,8 +337,12 @@ QStringList ShareActions::tableImageHeader() const
     const qt::OpTreeModel* model = m_opTable->model();
     QStringList lines;
     lines << tr("tpuscope op table");
-    const QString file = profile ? QFileInfo(qs(profile->load.path)).fileName() : QString();
-    lines << tr("File: %1").arg(file.isEmpty() ? tr("(none)") : file);
+    if (!profile)
+        lines << tr("File: (none)");
+    else if (const std::string file = model::ExportRedactor(*profile, m_redaction).fileName(); file.empty())
+        lines << tr("File: (name redacted)");
+    else
+        lines << tr("File: %1").arg(qs(file));
     if (profile) {
         const model::DeviceInfo& device = profile->device;
         lines << tr("Device: %1, %2")
@@ -279,31 +360,48 @@ QStringList ShareActions::tableImageHeader() const
                                      .arg(filter.join(QStringLiteral(", ")))
                                      .arg(model->matchingOpCount())
                                      .arg(model->opRowCount()));
+    lines << tr("Redaction: %1").arg(redactionSummary(m_redaction));
     lines << tr("Date: %1").arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
     return lines;
 }
 
 void ShareActions::exportOpTablePng()
 {
+    if (!confirmRedaction(tr("Export Op Table"), tr("The op table as shown (grouping, filter, columns) as a PNG.")))
+        return;
     const QString path = QFileDialog::getSaveFileName(
-        m_dialogParent, tr("Export Op Table"), QStringLiteral("op-table.png"), tr("PNG images (*.png)"));
+        m_dialogParent, tr("Export Op Table"), suggestedFileName(QStringLiteral("-ops.png")), tr("PNG images (*.png)"));
     if (!path.isEmpty())
         exportOpTablePng(path);
 }
 
 bool ShareActions::exportOpTablePng(const QString& path)
 {
-    const QImage image = m_opTable->renderImage(tableImageHeader());
+    widgets::TableImageOptions options;
+    const QImage image = widgets::renderTableImage(redactedOpTable(&options.boldRows), tableImageHeader(), options);
     if (!savePng(image, path))
         return false;
     m_status(tr("Saved %1 (%2×%3)").arg(QFileInfo(path).fileName()).arg(image.width()).arg(image.height()));
     return true;
 }
 
+model::Table ShareActions::redactedOpTable(std::vector<size_t>* groupRows) const
+{
+    model::Table table = m_opTable->exportTable(groupRows);
+    const model::ProfilePtr profile = m_session->profile();
+    if (!profile || !m_redaction.any())
+        return table;
+    const model::ExportRedactor redactor(*profile, m_redaction);
+    for (std::vector<std::string>& row : table.rows)
+        for (std::string& cell : row)
+            cell = redactor.text(cell);
+    return table;
+}
+
 void ShareActions::copyOpTable(model::TableFormat format)
 {
     std::vector<size_t> groups;
-    const model::Table table = m_opTable->exportTable(&groups);
+    const model::Table table = redactedOpTable(&groups);
     const QString text = qs(model::renderTable(table, format));
     const QString formatName = format == model::TableFormat::Markdown ? tr("Markdown")
         : format == model::TableFormat::Csv                           ? tr("CSV")
@@ -312,6 +410,7 @@ void ShareActions::copyOpTable(model::TableFormat format)
     QString what = tr("%1 (%2 rows, %3 groups").arg(formatName).arg(table.rows.size()).arg(groups.size());
     if (!model->filterText().isEmpty() || model->topTimeOnly())
         what += tr(", filtered: %1 of %2 ops").arg(model->matchingOpCount()).arg(model->opRowCount());
+    what += QStringLiteral(", ") + redactionSummary(m_redaction);
     copied(text, what + QLatin1Char(')'));
 }
 

@@ -6,6 +6,7 @@
 #include "report/diffreport.h"
 #include "tableimage.h"
 
+#include "qt/colors.h"
 #include "qt/tracesession.h"
 
 #include "report/report.h"
@@ -67,7 +68,7 @@ CompareView::CompareView(QWidget* parent)
         if (!hasComparison())
             return;
         const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save Comparison Card"), QStringLiteral("tpuscope-compare.png"), tr("PNG images (*.png)"));
+            this, tr("Save Comparison Card"), suggestedCardName(), tr("PNG images (*.png)"));
         QString error; // written atomically, never through a symlink (tableimage.h)
         if (path.isEmpty())
             return;
@@ -109,27 +110,53 @@ void CompareView::setDiff(
     m_view->resizeColumnsToContents();
 }
 
+QString CompareView::suggestedCardName() const
+{
+    // "<before>-vs-<after>-compare.png", each the profile's name without its extensions.
+    const auto stem = [](const QString& name) { return name.section(QLatin1Char('.'), 0, 0); };
+    if (m_beforeName.isEmpty() || m_afterName.isEmpty())
+        return QStringLiteral("compare.png");
+    return stem(m_beforeName) + QStringLiteral("-vs-") + stem(m_afterName) + QStringLiteral("-compare.png");
+}
+
 QString CompareView::summaryText() const
 {
     const auto diff = m_model->diff();
     if (!diff)
         return {};
+    // Unrelated profiles: the figures side by side with no change, which would read as a result.
+    const bool related = diff->related();
+    const auto durations = [related](double before, double after) {
+        return related ? beforeAfterText(before, after, false)
+                       : tr("%1 and %2").arg(qs(model::formatDurationPs(before)), qs(model::formatDurationPs(after)));
+    };
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
-        parts << tr("step time %1").arg(beforeAfterText(diff->a.stepPs, diff->b.stepPs, false));
+        parts << tr("step time %1").arg(durations(diff->a.stepPs, diff->b.stepPs));
     parts << tr("op time%1 %2")
                  .arg(diff->perStep ? tr(" per step") : QString(),
-                     beforeAfterText(diff->a.totalOpTimePs, diff->b.totalOpTimePs, false));
-    parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
-    parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
+                     durations(diff->a.totalOpTimePs, diff->b.totalOpTimePs));
+    if (related) {
+        parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
+        parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
+    }
     parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
-    return tr("<b>Before → after:</b> ") + parts.join(QStringLiteral(" · "));
+    // File names are a stranger's strings: escaped.
+    QString text = tr("<b>Before:</b> %1 (the open profile) · <b>after:</b> %2")
+                       .arg(m_beforeName.toHtmlEscaped(), m_afterName.toHtmlEscaped());
+    const QString warningColor
+        = qt::colors::severityTextColor(model::Severity::Warning, palette()).name(QColor::HexRgb);
+    for (const std::string& warning : diff->warnings())
+        text += QStringLiteral("<br><b style=\"color:%1\">%2</b>").arg(warningColor, qs(warning).toHtmlEscaped());
+    return text + QStringLiteral("<br>") + parts.join(QStringLiteral(" · ")).toHtmlEscaped();
 }
 
 QString CompareView::markdown() const
 {
     const auto diff = m_model->diff();
-    return diff ? qs(model::diffReport(*diff, model::TableFormat::Markdown)) : QString();
+    return diff ? qs(model::diffReport(
+               *diff, model::TableFormat::Markdown, 0, m_beforeName.toStdString(), m_afterName.toStdString()))
+                : QString();
 }
 
 QImage CompareView::renderCard() const

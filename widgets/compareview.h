@@ -34,6 +34,8 @@ public:
     /// The comparison as Markdown (summary and table), for a forum post.
     QString markdown() const;
     QString summaryText() const;
+    /// The comparison card's proposed file name, from the two profiles' names.
+    QString suggestedCardName() const;
     /// The before/after share card of the comparison (null when there is none).
     QImage renderCard() const;
     qt::DiffModel* model() const { return m_model; }

@@ -12,6 +12,7 @@
 #include "analysis/summary.h"
 #include "report/report.h"
 #include "report/stragglertext.h"
+#include "share/shareredaction.h"
 
 #include <QFont>
 #include <QFontMetrics>
@@ -148,6 +149,9 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     const ProfileSummary& summary = analysis.summary;
     const AdviceReport& advice = analysis.advice;
     const bool peaksKnown = profile.device.peakTflopsPerCore > 0;
+    // Every string from the profile goes through the export redaction (the share file's).
+    const ExportRedactor redactor(profile, options.redaction);
+    const auto r = [&redactor](std::string_view text) { return q(redactor.text(text)); };
 
     // Header band: device and the three numbers people ask for first.
     int y = 0;
@@ -161,10 +165,9 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         device += QStringLiteral(" \u00B7 %1 hosts").arg(profile.device.hosts);
     p.drawText(QRect(margin, 18, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, device);
     QString title = options.title;
-    if (title.isEmpty() && !profile.load.path.empty()) {
-        const auto slash = profile.load.path.find_last_of('/');
-        title = q(slash == std::string::npos ? profile.load.path : profile.load.path.substr(slash + 1));
-    }
+    if (title.isEmpty())
+        title = redactor.fileName().empty() && !profile.load.path.empty() ? QStringLiteral("(file name redacted)")
+                                                                          : q(redactor.fileName());
     p.setFont(pageFont(16));
     p.setPen(QColor(0xc8, 0xd6, 0xea));
     p.drawText(QRect(margin, 56, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
@@ -295,11 +298,11 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.setPen(kInk);
         p.setFont(pageFont(16, true));
         p.drawText(QRect(margin, y, nameWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(pageFont(16, true)).elidedText(q(row.name), Qt::ElideMiddle, nameWidth - 10));
+            QFontMetrics(pageFont(16, true)).elidedText(r(row.name), Qt::ElideMiddle, nameWidth - 10));
         p.setPen(kMuted);
         p.setFont(pageFont(15));
         p.drawText(QRect(margin + nameWidth, y, categoryWidth - 10, rowHeight - 4), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(pageFont(15)).elidedText(q(row.category), Qt::ElideRight, categoryWidth - 10));
+            QFontMetrics(pageFont(15)).elidedText(r(row.category), Qt::ElideRight, categoryWidth - 10));
         // Time bars are scaled to the largest op so small shares stay visible; the label is exact.
         QColor timeColor = kTimeBar;
         timeColor.setAlpha(110);
@@ -377,7 +380,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
             continue;
         paddingLines.push_back(
             QStringLiteral("%1 \u00B7 %2 %3: %4  (%5 of the tiles hold data)")
-                .arg(q(padding.name), q(worst->role.substr(0, worst->role.find(' '))), q(arrayShapeText(*worst)),
+                .arg(r(padding.name), q(worst->role.substr(0, worst->role.find(' '))), q(arrayShapeText(*worst)),
                     q(worst->padding.usedOfTileText()), q(formatPercent(worst->padding.efficiency)))
             + (worst->assumption.rfind("T(8,128) assumed", 0) == 0 ? QStringLiteral(", T(8,128) assumed") : QString()));
     }
@@ -411,7 +414,8 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
             p.setPen(i == 0 ? kInk : kMuted);
             p.setFont(pageFont(16, i == 0));
             p.drawText(QRect(margin + 8, y, inner - 8, 24), Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(pageFont(16, i == 0)).elidedText(memoryLines[i], Qt::ElideMiddle, inner - 8));
+                QFontMetrics(pageFont(16, i == 0))
+                    .elidedText(r(memoryLines[i].toStdString()), Qt::ElideMiddle, inner - 8));
             y += 26;
         }
         y += 8;
@@ -427,7 +431,7 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
     if (advice.advice.empty()) {
         p.setPen(kMuted);
         p.setFont(pageFont(16));
-        const QString why = advice.notes.empty() ? QStringLiteral("No rule fired.") : q(advice.notes.front());
+        const QString why = advice.notes.empty() ? QStringLiteral("No rule fired.") : r(advice.notes.front());
         y += drawWrapped(p, why, pageFont(16), margin, y, inner, 2) + 8;
     }
     for (size_t i = 0; i < advice.advice.size() && i < options.maxAdvice; ++i) {
@@ -445,14 +449,14 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         p.drawText(QRect(margin, y + 2, chipWidth, 22), Qt::AlignCenter, chip);
         p.setPen(kInk);
         const int textX = margin + chipWidth + 12;
-        const int used = drawWrapped(p, q(a.title), pageFont(17, true), textX, y, inner - chipWidth - 12, 2);
+        const int used = drawWrapped(p, r(a.title), pageFont(17, true), textX, y, inner - chipWidth - 12, 2);
         y += std::max(used, 26);
         // Whose code it is: the top evidence's layer and line (a redacted share file has none).
         if (!a.evidence.empty()) {
             const AdviceEvidence& top = a.evidence.front();
             if (const std::string whose = attributionText({top.frameworkOp, top.source}); !whose.empty()) {
                 p.setPen(kInk);
-                y += drawWrapped(p, q(top.name + " = " + whose), pageFont(14), textX, y, inner - chipWidth - 12, 1);
+                y += drawWrapped(p, r(top.name + " = " + whose), pageFont(14), textX, y, inner - chipWidth - 12, 1);
             }
         }
         const std::string gain = gainText(a, advice.steps);
@@ -525,13 +529,19 @@ QImage renderComparisonCard(
     p.fillRect(QRect(0, 0, width, 150), kHeader);
     p.setPen(Qt::white);
     p.setFont(pageFont(28, true));
-    p.drawText(QRect(margin, 16, inner, 40), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Before \u2192 after"));
+    // Unrelated profiles (ProfileDiff::related): said in the title, and no percentage change.
+    const bool related = diff.related();
+    p.drawText(QRect(margin, 16, inner, 40), Qt::AlignLeft | Qt::AlignVCenter,
+        related ? QStringLiteral("Before \u2192 after") : QStringLiteral("Unrelated profiles: not a before/after"));
     p.setFont(pageFont(16));
     p.setPen(QColor(0xc8, 0xd6, 0xea));
     p.drawText(QRect(margin, 54, inner, 24), Qt::AlignLeft | Qt::AlignVCenter,
         QFontMetrics(pageFont(16))
             .elidedText(beforeLabel + QStringLiteral("  \u2192  ") + afterLabel, Qt::ElideMiddle, inner));
-    auto change = [](double before, double after, bool fraction) { return beforeAfterText(before, after, fraction); };
+    auto change = [related](double before, double after, bool fraction) {
+        return related ? beforeAfterText(before, after, fraction)
+                       : q(formatDurationPs(before)) + QStringLiteral(" \u00B7 ") + q(formatDurationPs(after));
+    };
     const QString stats[][2] = {
         {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
             diff.a.stepPs > 0 && diff.b.stepPs > 0 ? change(diff.a.stepPs, diff.b.stepPs, false)

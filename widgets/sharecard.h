@@ -12,6 +12,7 @@
 #include "analysis/memory.h"
 #include "analysis/profileanalysis.h"
 #include "core/profile.h"
+#include "share/shareredaction.h"
 
 #include <QImage>
 #include <QString>
@@ -24,7 +25,9 @@ struct ShareCardOptions
     int width = 1200;
     size_t topOps = 8;
     size_t maxAdvice = 4;
-    QString title; // optional headline (e.g. the model name); empty = the file name
+    QString title; // optional headline (e.g. the model name); empty = the file name, unless redacted
+    /// What the card leaves out of the profile's strings (ShareActions passes the user's setting).
+    model::ShareRedaction redaction = model::defaultShareRedaction();
 };
 
 /// Renders the card of `analysis` (its profile must be set); the height follows the content. The

@@ -31,7 +31,13 @@ int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
             return 1;
         }
     // The GUI's Compare: the diff of the two analyses.
-    out << diffReport(buildProfileAnalysis(a)->diffAgainst(*buildProfileAnalysis(b)), format, args.top);
+    const auto fileName = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+    const ProfileDiff diff = buildProfileAnalysis(a)->diffAgainst(*buildProfileAnalysis(b));
+    // Text and Markdown open with the warnings; CSV, TSV and JSON readers get them on stderr too.
+    if (format != TableFormat::Text && format != TableFormat::Markdown)
+        for (const std::string& warning : diff.warnings())
+            err << "tpuscope-cli diff: warning: " << warning << "\n";
+    out << diffReport(diff, format, args.top, fileName(args.positional[0]), fileName(args.positional[1]));
     return 0;
 }
 

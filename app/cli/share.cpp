@@ -83,7 +83,8 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     ShareOptions options;
     ProfileAnalysisPtr analysis;
-    if (const int code = prepare(args, {}, options.redaction, analysis, err))
+    // Redacted as every export of the GUI is by default; "--redact none" keeps everything.
+    if (const int code = prepare(args, defaultShareRedaction(), options.redaction, analysis, err))
         return code;
     if (args.top > 0)
         options.maxOps = args.top;
@@ -109,7 +110,8 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
 
 namespace {
 constexpr Option kOwnOptions[] = {
-    {"--redact", "LIST", "paths,names,hash or all: what the file leaves out (default: nothing; for --forum: paths)",
+    {"--redact", "LIST",
+        "paths,names,hash, all or none: what the file leaves out (default: paths, with user and host names)",
         [](Arguments& args, std::string_view value, std::string&) {
             args.redact = value;
             return true;

@@ -26,6 +26,20 @@ const char* diffStatusName(DiffStatus status)
     return "both";
 }
 
+std::vector<std::string> ProfileDiff::warnings() const
+{
+    std::vector<std::string> out;
+    if (!related())
+        out.push_back("These profiles look unrelated: " + std::to_string(matched) + " ops matched, covering "
+            + formatPercent(matchedTimeFractionA) + " of the before op time and " + formatPercent(matchedTimeFractionB)
+            + " of the after op time (at least " + formatPercent(kRelatedMatchedTimeFraction)
+            + " of each is needed). The changes below are not the effect of a change to one program.");
+    if (differentGeneration())
+        out.push_back("Different TPU generations (before " + a.generation + ", after " + b.generation
+            + "): every time compares the hardware as well.");
+    return out;
+}
+
 namespace {
 
 struct Side
@@ -52,6 +66,7 @@ DiffProfileSide profileSide(const Profile& p, const Side& s)
 {
     DiffProfileSide out;
     out.device = p.device.type;
+    out.generation = p.device.generation;
     out.cores = p.device.cores;
     out.steps = s.steps.count;
     out.stepPs = s.steps.averagePs;
@@ -130,6 +145,8 @@ ProfileDiff computeDiff(const Profile& a, const OpBreakdown& breakdownA, const S
             row.matchedByNameOnly = byName[i];
             ++diff.matched;
             diff.matchedByName += byName[i] ? 1 : 0;
+            diff.matchedTimeFractionA += rowsA[i].timeFraction;
+            diff.matchedTimeFractionB += rowsB[static_cast<size_t>(matchOfA[i])].timeFraction;
         } else {
             row.status = DiffStatus::Removed;
             ++diff.removed;

@@ -42,6 +42,7 @@ struct DiffRow
 struct DiffProfileSide
 {
     std::string device;
+    std::string generation; // canonical ("v6e"), empty when unknown
     int cores = 0;
     int64_t steps = 0;
     double stepPs = 0; // average step time (0 = unknown)
@@ -51,6 +52,10 @@ struct DiffProfileSide
     size_t ops = 0;
 };
 
+/// Two profiles are one program before and after a change when at least this share of each one's
+/// op time is in ops found in the other; below it their time and utilization changes mean nothing.
+constexpr double kRelatedMatchedTimeFraction = 0.5;
+
 struct ProfileDiff
 {
     /// Both profiles have steps: op times are per step, so runs of different length compare.
@@ -58,6 +63,23 @@ struct ProfileDiff
     DiffProfileSide a, b;
     std::vector<DiffRow> rows; // by |time delta|, largest first
     size_t matched = 0, added = 0, removed = 0, matchedByName = 0;
+    /// The share of each side's op time in matched ops.
+    double matchedTimeFractionA = 0, matchedTimeFractionB = 0;
+
+    /// Whether the two look like one program before and after a change (kRelatedMatchedTimeFraction).
+    bool related() const
+    {
+        return matched > 0 && matchedTimeFractionA >= kRelatedMatchedTimeFraction
+            && matchedTimeFractionB >= kRelatedMatchedTimeFraction;
+    }
+    /// Both generations known and different: every time compares the hardware too.
+    bool differentGeneration() const
+    {
+        return !a.generation.empty() && !b.generation.empty() && a.generation != b.generation;
+    }
+    /// What a reader must know before reading the changes, one sentence each (unrelated profiles,
+    /// different TPU generations); empty when there is nothing to say. Every report shows these.
+    std::vector<std::string> warnings() const;
 };
 
 ProfileDiff computeDiff(const Profile& a, const Profile& b);

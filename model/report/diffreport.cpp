@@ -47,8 +47,10 @@ std::string relative(double a, double b)
 
 } // namespace
 
-std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
+std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top, const std::string& beforeFile,
+    const std::string& afterFile)
 {
+    const std::vector<std::string> warnings = diff.warnings();
     const size_t n = top ? std::min(top, diff.rows.size()) : diff.rows.size();
     if (format == TableFormat::Json) {
         JsonWriter w;
@@ -72,6 +74,13 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
         w.field("matched", static_cast<uint64_t>(diff.matched))
             .field("matched_by_name", static_cast<uint64_t>(diff.matchedByName));
         w.field("new", static_cast<uint64_t>(diff.added)).field("removed", static_cast<uint64_t>(diff.removed));
+        w.field("matched_time_fraction_a", diff.matchedTimeFractionA)
+            .field("matched_time_fraction_b", diff.matchedTimeFractionB);
+        w.field("related", diff.related()).field("different_generation", diff.differentGeneration());
+        w.key("warnings").beginArray();
+        for (const std::string& warning : warnings)
+            w.value(warning);
+        w.endArray();
         w.key("ops").beginArray();
         for (size_t i = 0; i < n; ++i) {
             const DiffRow& r = diff.rows[i];
@@ -106,8 +115,13 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
     std::string out;
     // Summary lines (a comment-free preamble; Markdown gets a small table of its own).
     Table summary;
-    summary.header = {"", "A", "B", "Change"};
+    summary.header = {"", "Before (A)", "After (B)", "Change"};
     summary.rightAligned = {false, true, true, true};
+    // Unrelated profiles: the numbers side by side, no change that would read as a result.
+    const bool related = diff.related();
+    const std::string notComparable = "not comparable";
+    if (!beforeFile.empty() || !afterFile.empty())
+        summary.rows.push_back({"File", beforeFile, afterFile, ""});
     auto stepText = [](const DiffProfileSide& s) {
         return s.stepPs > 0 ? formatDurationPs(s.stepPs) + " (" + std::to_string(s.steps) + " steps)" : "n/a";
     };
@@ -115,19 +129,21 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
         {"Device", diff.a.device.empty() ? "unknown" : diff.a.device + " x" + std::to_string(diff.a.cores),
             diff.b.device.empty() ? "unknown" : diff.b.device + " x" + std::to_string(diff.b.cores), ""});
     summary.rows.push_back({"Step time", stepText(diff.a), stepText(diff.b),
-        diff.a.stepPs > 0 && diff.b.stepPs > 0
+        !related ? notComparable
+            : diff.a.stepPs > 0 && diff.b.stepPs > 0
             ? signedDuration(diff.b.stepPs - diff.a.stepPs) + " (" + relative(diff.a.stepPs, diff.b.stepPs) + ")"
             : ""});
     summary.rows.push_back(
         {"Op time" + unit, formatDurationPs(diff.a.totalOpTimePs), formatDurationPs(diff.b.totalOpTimePs),
-            signedDuration(diff.b.totalOpTimePs - diff.a.totalOpTimePs) + " ("
-                + relative(diff.a.totalOpTimePs, diff.b.totalOpTimePs) + ")"});
+            !related ? notComparable
+                     : signedDuration(diff.b.totalOpTimePs - diff.a.totalOpTimePs) + " ("
+                    + relative(diff.a.totalOpTimePs, diff.b.totalOpTimePs) + ")"});
     summary.rows.push_back({"FLOPS utilization", formatOptionalPercent(diff.a.flopsUtilization),
         formatOptionalPercent(diff.b.flopsUtilization),
-        signedPercent(delta(diff.a.flopsUtilization, diff.b.flopsUtilization))});
+        !related ? notComparable : signedPercent(delta(diff.a.flopsUtilization, diff.b.flopsUtilization))});
     summary.rows.push_back(
         {"HBM utilization", formatOptionalPercent(diff.a.hbmUtilization), formatOptionalPercent(diff.b.hbmUtilization),
-            signedPercent(delta(diff.a.hbmUtilization, diff.b.hbmUtilization))});
+            !related ? notComparable : signedPercent(delta(diff.a.hbmUtilization, diff.b.hbmUtilization))});
     summary.rows.push_back({"Ops", std::to_string(diff.a.ops), std::to_string(diff.b.ops),
         std::to_string(diff.matched) + " matched (" + std::to_string(diff.matchedByName) + " by name only), "
             + std::to_string(diff.added) + " new, " + std::to_string(diff.removed) + " removed"});
@@ -149,8 +165,12 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
             hasB ? formatOptionalPercent(r.b.flopsUtilization) : "-", hasA ? std::to_string(r.a.occurrences) : "-",
             hasB ? std::to_string(r.b.occurrences) : "-"});
     }
+    std::string warningText;
+    for (const std::string& warning : warnings)
+        warningText += (format == TableFormat::Markdown ? "> **Warning:** " : "Warning: ") + warning + "\n";
     if (format == TableFormat::Markdown) {
-        out += "## tpuscope diff\n\n" + renderTable(summary, format) + "\n"
+        out += "## tpuscope diff\n\n" + (warningText.empty() ? "" : warningText + "\n") + renderTable(summary, format)
+            + "\n"
             + (diff.perStep ? "Op times are per step (each profile divided by its own step count).\n\n"
                             : "Op times are totals over each profile (step counts unknown).\n\n")
             + renderTable(ops, format);
@@ -158,7 +178,8 @@ std::string diffReport(const ProfileDiff& diff, TableFormat format, size_t top)
     }
     if (format == TableFormat::Csv || format == TableFormat::Tsv)
         return renderTable(ops, format);
-    out += renderTable(summary, format) + "\n" + renderTable(ops, format);
+    out += (warningText.empty() ? "" : warningText + "\n") + renderTable(summary, format) + "\n"
+        + renderTable(ops, format);
     return out;
 }
 

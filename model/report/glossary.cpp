@@ -13,12 +13,12 @@ const std::vector<GlossaryEntry>& glossary()
             "or the TPU generation is unknown.",
             "FLOPs ÷ self time ÷ per-core peak FLOP/s, time summed over cores, capped at 100 % as xprof caps it; the "
             "uncapped value is shown beside it",
-            "xprof op_profile (FORMATS.md §7)"},
+            "xprof op_profile: Metrics.flops (plugin/xprof/protobuf/op_profile.proto)"},
         {"hbm-utilization", "HBM utilization",
             "How much of the per-core HBM bandwidth an op attained; host transfers are not rated against it.",
             "HBM bytes (memory_access_breakdown, else bytes accessed less VMEM arrays) ÷ self time ÷ per-core peak "
             "B/s, capped at 100 %",
-            "xprof op_profile (FORMATS.md §7)"},
+            "xprof op_profile: Metrics.bandwidth_utils (plugin/xprof/protobuf/op_profile.proto)"},
         {"over-peak", "Over peak",
             "An op whose cost estimate claims more than the device can do: the estimate (often a custom kernel's own) "
             "or the chosen device is wrong.",
@@ -31,13 +31,13 @@ const std::vector<GlossaryEntry>& glossary()
         {"roofline-efficiency", "Roofline efficiency",
             "How close an op runs to the roofline at its arithmetic intensity: the one measure of low utilization.",
             "attained FLOP/s ÷ min(peak FLOP/s, intensity × peak HBM B/s) = max(FLOPS util, HBM util), capped at 1",
-            "roofline model (FORMATS.md §7)"},
+            "xprof Roofline Model tool: roofline_efficiency (plugin/xprof/protobuf/roofline_model.proto)"},
         {"bound-by", "Bound by",
             "The roof an op sits under: compute when its intensity is above the ridge point, HBM below it, the host "
             "link for host transfers, ICI for collectives, unknown for on-chip copies and ops without cost data.",
             "compute if FLOPS util ≥ HBM util, else HBM; host for S(5) transfers; ICI for collectives; unknown for "
             "VMEM (S(1)) copies",
-            "xprof bound-by (FORMATS.md §7)"},
+            "xprof Roofline Model tool: bound_by (plugin/xprof/protobuf/roofline_model.proto)"},
         {"low-utilization", "Low utilization",
             "A fusion with cost data that runs far from its roofline; bandwidth-bound ops near the HBM roof are not "
             "low.",
@@ -49,13 +49,14 @@ const std::vector<GlossaryEntry>& glossary()
             "time fraction × (1 − roofline efficiency)", "xprof wasted time, with the roofline efficiency"},
         {"arithmetic-intensity", "Arithmetic intensity",
             "FLOPs per byte an op moves, here per HBM byte, which places it on the roofline.",
-            "FLOPs ÷ HBM bytes (FLOP per HBM byte)", "xprof hbm_operational_intensity (FORMATS.md §7)"},
+            "FLOPs ÷ HBM bytes (FLOP per HBM byte)",
+            "xprof Roofline Model tool: hbm_operational_intensity (roofline_model.proto)"},
         {"host-link", "Host link",
             "Transfers to or from host memory (S(5)) cross the host link, so they are rated in GB/s there, not "
             "against HBM.",
             "per direction: bytes ÷ time the link carried any transfer of that direction (union of the transfers' "
             "intervals)",
-            "FORMATS.md §6.2 (memory spaces)"},
+            "ours; memory space S(5) of the XLA HLO layout"},
         {"transfer-rate", "Transfer rate",
             "An async pair's bytes over its start→done span, which includes the time it queued behind other "
             "transfers.",
@@ -79,11 +80,11 @@ const std::vector<GlossaryEntry>& glossary()
             "is wrong.",
             "fastest ops ≥ 20 µs (custom kernels excluded) within 10 % of the peaks; footprint within one device's "
             "HBM",
-            "ours; capacities FORMATS.md §6.1"},
+            "ours; HBM capacity per TPU generation from Google Cloud's TPU documentation"},
         {"padding-efficiency", "Padding efficiency", "The share of an array's TPU tiles that holds data.",
             "logical elements ÷ elements after tiling; from op_profile layout hints Π size ÷ (⌈size ÷ alignment⌉ · "
             "alignment)",
-            "XLA tiled layout (FORMATS.md §6.2, §4.2)"},
+            "XLA tiled layout (xla/layout.h: Tile; HLO layouts such as {1,0:T(8,128)})"},
         {"per-core-batch", "Per-core batch", "The batch each TensorCore sees: the global batch divided by the cores.",
             "size of the batch dimension of the top ops' layouts", "Cloud TPU performance guide"},
         {"steps", "Steps",
@@ -123,7 +124,8 @@ const std::vector<GlossaryEntry>& glossary()
         {"hbm-peak", "HBM peak",
             "The most HBM a program's buffers take at once in the compiler's heap simulation, plus its indefinite "
             "allocations.",
-            "simulated heap peak + indefinite allocations", "xprof memory viewer (FORMATS.md §3.1)"},
+            "simulated heap peak + indefinite allocations",
+            "xprof Memory Viewer (plugin/xprof/protobuf/memory_viewer_preprocess.proto)"},
         {"padding-at-peak", "Padding at peak", "How much of the HBM peak is tile padding rather than data.",
             "Σ (padded − unpadded) bytes of the buffers alive at the peak ÷ peak", "ours"},
     };

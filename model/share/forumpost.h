@@ -36,12 +36,8 @@ struct ForumPostOptions
     size_t readableLimit = kForumReadableLimitBytes;
     size_t shareLimit = kForumShareLimitBytes;
 
-    static ShareRedaction defaultRedaction()
-    {
-        ShareRedaction r;
-        r.paths = true; // the capture machine's paths are nobody's business on a forum
-        return r;
-    }
+    /// The capture machine's paths, user and host names are nobody's business on a forum.
+    static ShareRedaction defaultRedaction() { return defaultShareRedaction(); }
 };
 
 struct ForumPost

@@ -216,13 +216,29 @@ bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string
             out.hashNames = true;
         else if (item == "all")
             out = {true, true, true};
+        else if (item == "none")
+            out = {};
         else if (!item.empty()) {
-            error = "unknown redaction '" + std::string(item) + "' (use paths, names, hash or all)";
+            error = "unknown redaction '" + std::string(item) + "' (use paths, names, hash, all or none)";
             return false;
         }
         i = comma + 1;
     }
     return true;
+}
+
+std::string shareRedactionList(const ShareRedaction& redaction)
+{
+    if (!redaction.any())
+        return "none";
+    if (redaction.paths && redaction.names && redaction.hashNames)
+        return "all";
+    std::string list;
+    for (const auto& [on, name] : {std::pair {redaction.paths, "paths"}, std::pair {redaction.names, "names"},
+             std::pair {redaction.hashNames, "hash"}})
+        if (on)
+            list += (list.empty() ? "" : ",") + std::string(name);
+    return list;
 }
 
 namespace share_detail {
@@ -368,5 +384,47 @@ void TextRedactor::addWord(const std::string& word, std::string standIn)
 }
 
 } // namespace share_detail
+
+namespace {
+
+share_detail::NameMap profileNames(const Profile& profile, bool hash)
+{
+    share_detail::NameMap names(hash);
+    for (const OpInfo& op : profile.ops)
+        names.add(profile.str(op.name), "op_");
+    for (const Program& program : profile.programs)
+        names.add(program.name, "prog_");
+    return names;
+}
+
+} // namespace
+
+ExportRedactor::ExportRedactor(const Profile& profile, const ShareRedaction& redaction)
+    : m_redaction(redaction)
+    , m_path(profile.load.path)
+    , m_names(profileNames(profile, redaction.hashNames))
+    , m_texts(profile, redaction, m_names)
+{
+    if (redaction.names)
+        for (const OpInfo& op : profile.ops)
+            if (const std::string& name = profile.str(op.tfOp); !name.empty())
+                m_frameworkOps.emplace(name, redactedName(name, "fw_"));
+}
+
+std::string ExportRedactor::text(std::string_view in) const
+{
+    if (!m_frameworkOps.empty())
+        if (auto it = m_frameworkOps.find(std::string(in)); it != m_frameworkOps.end())
+            return it->second;
+    return m_texts.text(in);
+}
+
+std::string ExportRedactor::fileName() const
+{
+    if (m_redaction.paths)
+        return {};
+    const size_t slash = m_path.find_last_of("/\\");
+    return m_texts.scrub(slash == std::string::npos ? m_path : m_path.substr(slash + 1));
+}
 
 } // namespace tpuscope::model

@@ -29,8 +29,21 @@ struct ShareRedaction
     bool any() const { return paths || names || hashNames; }
 };
 
-/// Parses "paths,names,hash" (any subset, comma-separated; "all" = every option).
+/// Parses "paths,names,hash" (any subset, comma-separated; "all" = every option, "none" = no option).
 bool parseShareRedaction(std::string_view list, ShareRedaction& out, std::string& error);
+
+/// The list parseShareRedaction reads back: "none", "all" or the options ("paths,names").
+std::string shareRedactionList(const ShareRedaction& redaction);
+
+/// What every export leaves out unless the user chose otherwise (the share file, the forum post,
+/// the share card, the op table's copies and PNG, `tpuscope-cli share`): local paths and the user
+/// names of home folders (paths), and with them host names (any option).
+inline ShareRedaction defaultShareRedaction()
+{
+    ShareRedaction redaction;
+    redaction.paths = true;
+    return redaction;
+}
 
 /// Stable short hash used for name redaction ("op_1a2b3c4d").
 std::string redactedName(std::string_view name, std::string_view prefix = "op_");
@@ -92,5 +105,29 @@ private:
 };
 
 } // namespace share_detail
+
+/// The share file's redaction for text that is not in a share file: the op table's copies and PNG
+/// and the share card. Each string goes through the same name map (hash: the profile's op and
+/// program names) and text redactor (host names, paths, user names) as a share file's free text;
+/// with names redaction a framework op name becomes a stable hash ("fw_…") as a table cell.
+class ExportRedactor
+{
+public:
+    ExportRedactor(const Profile& profile, const ShareRedaction& redaction);
+
+    const ShareRedaction& redaction() const { return m_redaction; }
+    /// `in` as it may leave the machine.
+    std::string text(std::string_view in) const;
+    /// The profile's file name, empty when the redaction leaves it out (with paths, as the share
+    /// file does: in xprof's runs the file name is the host's name).
+    std::string fileName() const;
+
+private:
+    ShareRedaction m_redaction;
+    std::string m_path;
+    share_detail::NameMap m_names;
+    share_detail::TextRedactor m_texts; // reads m_names: declared after it
+    std::unordered_map<std::string, std::string> m_frameworkOps; // names redaction: name → hash
+};
 
 } // namespace tpuscope::model

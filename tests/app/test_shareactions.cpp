@@ -16,8 +16,10 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDialog>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -29,6 +31,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 
 #include <gtest/gtest.h>
@@ -360,12 +363,13 @@ TEST_F(ShareActionsTest, OpTablePngHasAHeaderAndIsWrittenSafely)
     ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
     window.opTable()->setFilterText(QStringLiteral("copy"));
     const QStringList header = window.shareActions()->tableImageHeader();
-    ASSERT_GE(header.size(), 6);
-    EXPECT_EQ(header[1], QStringLiteral("File: tpu_v6e_inference.xplane.pb"));
+    ASSERT_GE(header.size(), 7);
+    EXPECT_EQ(header[1], QStringLiteral("File: (name redacted)")); // the default redaction: paths
     EXPECT_EQ(header[2], QStringLiteral("Device: TPU v6 Lite, 4 TPU cores"));
     EXPECT_EQ(header[3], QStringLiteral("Grouping: by category"));
     EXPECT_TRUE(header[4].startsWith(QStringLiteral("Filter: \"copy\" ("))) << header[4].toStdString();
-    EXPECT_TRUE(header[5].startsWith(
+    EXPECT_EQ(header[5], QStringLiteral("Redaction: paths redacted"));
+    EXPECT_TRUE(header[6].startsWith(
         QStringLiteral("Date: ") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd"))));
 
     // A symlink planted at the target: the export replaces the link, never writes through it.
@@ -430,4 +434,58 @@ TEST_F(ShareActionsTest, ComparisonCopyReportsInTheStatusBar)
     EXPECT_TRUE(window.statusBar()->currentMessage().startsWith(QStringLiteral("Copied ")))
         << window.statusBar()->currentMessage().toStdString();
     EXPECT_TRUE(window.statusBar()->currentMessage().endsWith(QStringLiteral("of Markdown (the comparison)")));
+}
+
+// Issue 25 point 3: one redaction setting serves every export. By default it removes local paths,
+// user and host names: the op table's Markdown and PNG of the v6e sample grouped by source line
+// carried experimental/users/<name>/… paths, Save Share File offered "No redaction" first.
+TEST_F(ShareActionsTest, EveryExportUsesOneRememberedRedactionSettingThatRemovesPathsByDefault)
+{
+    {
+        MainWindow window(MainWindow::Options {true, false}); // the setting lives in QSettings
+        ShareActions* share = window.shareActions();
+        EXPECT_EQ(share->redaction().paths, true);
+        EXPECT_EQ(share->redaction().names, false);
+        ASSERT_TRUE(load(window, sample("tpu_v6e_inference.xplane.pb")));
+        window.opTable()->setGrouping(OpTreeModel::Grouping::Source);
+        const QString shown = QString::fromStdString(
+            tpuscope::model::renderTable(window.opTable()->exportTable(), tpuscope::model::TableFormat::Markdown));
+        ASSERT_TRUE(shown.contains(QStringLiteral("/users/"))) << "the sample no longer carries user paths";
+
+        share->copyOpTable(tpuscope::model::TableFormat::Markdown);
+        const QString copied = QApplication::clipboard()->text();
+        EXPECT_FALSE(copied.contains(QStringLiteral("/users/"))) << copied.toStdString();
+        EXPECT_TRUE(copied.contains(QRegularExpression(QStringLiteral(R"(\\?\[path\\?\])")))) << copied.toStdString();
+        EXPECT_TRUE(window.statusBar()->currentMessage().endsWith(QStringLiteral("paths redacted)")))
+            << window.statusBar()->currentMessage().toStdString();
+        for (const auto& row : share->redactedOpTable().rows)
+            for (const std::string& cell : row)
+                EXPECT_EQ(cell.find("/users/"), std::string::npos) << cell;
+        const QStringList header = share->tableImageHeader();
+        EXPECT_TRUE(header.contains(QStringLiteral("File: (name redacted)"))) << header.join('\n').toStdString();
+        EXPECT_TRUE(header.contains(QStringLiteral("Redaction: paths redacted"))) << header.join('\n').toStdString();
+
+        // The export dialogs open on the setting (here Save Share File, cancelled).
+        int offered = -1;
+        QTimer::singleShot(0, &window, [&offered] {
+            if (auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+                if (auto* choice = dialog->findChild<QComboBox*>(QStringLiteral("redaction")))
+                    offered = choice->currentIndex();
+                dialog->reject();
+            }
+        });
+        share->saveShareFile();
+        EXPECT_EQ(offered, 1);
+        EXPECT_EQ(ShareActions::redactionChoices().value(offered), QStringLiteral("Remove paths, user and host names"));
+
+        // A change anywhere is the setting of every export, and is remembered.
+        share->setRedaction({});
+        share->copyOpTable(tpuscope::model::TableFormat::Markdown);
+        EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("/users/")));
+        EXPECT_TRUE(share->tableImageHeader().contains(QStringLiteral("File: tpu_v6e_inference.xplane.pb")));
+        EXPECT_EQ(share->suggestedFileName(QStringLiteral(".tpuscope")), QStringLiteral("tpu_v6e_inference.tpuscope"));
+        EXPECT_EQ(share->suggestedFileName(QStringLiteral("-ops.png")), QStringLiteral("tpu_v6e_inference-ops.png"));
+    }
+    MainWindow again(MainWindow::Options {true, false});
+    EXPECT_FALSE(again.shareActions()->redaction().any());
 }

@@ -7,12 +7,13 @@
 #include "analysis/profileanalysis.h"
 #include "analysis/summary.h"
 #include "loader/loader.h"
-#include "share/forumpost.h"
 #include "report/report.h"
+#include "share/forumpost.h"
 #include "share/sharefile.h"
 #include "synth/synth.h"
 
 #include <cmath>
+#include <regex>
 #include <set>
 
 using namespace tpuscope::model;
@@ -47,7 +48,9 @@ TEST(ShareCli, ShareThenEveryCommandReadsTheShareFile)
     const std::string dir = tempDir("share_cli");
     const std::string demo = demoFile(dir);
     const std::string out = dir + "/demo.tpuscope";
-    CommandResult r = runCommand(cli + " share '" + demo + "' -o '" + out + "'", true);
+    // Unredacted, so that every command reads back what it read from the original (the default
+    // redaction drops source lines: ShareFileLeavesOutPathsByDefault).
+    CommandResult r = runCommand(cli + " share '" + demo + "' --redact none -o '" + out + "'", true);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("KB"), std::string::npos);
     EXPECT_TRUE(readFile(out).starts_with("TPUSCOPE-SHARE 1\n"));
@@ -118,8 +121,8 @@ TEST(ShareCli, ForumPrintsTheCopyForForumPost)
     const CommandResult r = runCommand(cli + " share '" + demo + "' --forum");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_TRUE(r.output.starts_with("### tpuscope: profile (file name redacted)\n")) << r.output;
-    EXPECT_NE(
-        r.output.find("**TPU v3**, 8 TPU cores · span 22.7 ms · op time 176 ms · 20 steps of 1.13 ms"), std::string::npos)
+    EXPECT_NE(r.output.find("**TPU v3**, 8 TPU cores · span 22.7 ms · op time 176 ms · 20 steps of 1.13 ms"),
+        std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("| 1 | fusion.3 | output fusion | 58.0% |"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("redacted: source paths"), std::string::npos);
@@ -141,5 +144,65 @@ TEST(ShareCli, ForumPrintsTheCopyForForumPost)
         const CommandResult one = runCommand(cli + " share '" + vllm + "' --forum");
         ASSERT_EQ(one.exitCode, 0) << one.output;
         EXPECT_NE(one.output.find(" · 1 step of "), std::string::npos) << one.output;
+    }
+}
+
+// `share` redacts as every export of the GUI does by default: the v6e sample's
+// experimental/users/<name>/… source paths do not reach the file; `--redact none` keeps them.
+TEST(ShareCli, ShareFileLeavesOutPathsByDefault)
+{
+    const std::string sample = samplePath("tpu_v6e_inference.xplane.pb");
+    if (!cliAvailable() || !std::filesystem::exists(sample))
+        GTEST_SKIP() << "tpuscope-cli or the v6e sample missing";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string dir = tempDir("share_default_redaction");
+    const std::string original = runCommand(cli + " ops '" + sample + "' --by source --format csv").output;
+    ASSERT_NE(original.find("/users/"), std::string::npos) << "the sample no longer carries user paths";
+
+    CommandResult r = runCommand(cli + " share '" + sample + "' -o '" + dir + "/default.tpuscope'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const std::string redacted
+        = runCommand(cli + " ops '" + dir + "/default.tpuscope' --by source --format csv").output;
+    EXPECT_EQ(redacted.find("/users/"), std::string::npos) << redacted;
+
+    r = runCommand(cli + " share '" + sample + "' --redact none -o '" + dir + "/kept.tpuscope'", true);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const std::string kept = runCommand(cli + " ops '" + dir + "/kept.tpuscope' --by source --format csv").output;
+    EXPECT_NE(kept.find("/users/"), std::string::npos) << kept;
+}
+
+namespace {
+
+/// Keys of advice numbers that name a yes/no fact ("fits_in_hbm"), wherever they are nested.
+void expectNoBooleanAsNumber(const AdviceValue& value, const std::string& key, const std::string& rule)
+{
+    const bool yesNo = key.starts_with("fits_") || key.starts_with("is_") || key.starts_with("has_");
+    if (yesNo)
+        EXPECT_EQ(value.kind, AdviceValue::Kind::Text) << rule << ": " << key << " is printed as a number";
+    for (const AdviceValue& item : value.items)
+        expectNoBooleanAsNumber(item, key, rule);
+    for (const auto& [name, field] : value.fields)
+        expectNoBooleanAsNumber(field, name, rule);
+}
+
+} // namespace
+
+// Issue 25 point 12e: a forum post read "fits in HBM 1". Every yes/no advice number is text, and
+// no post of a sample prints one of them as 1 or 0.
+TEST(ShareCli, ForumPostPrintsNoBooleanAsOneOrZero)
+{
+    const std::regex booleanAsNumber(R"((fits in HBM|fits|is |has )\s*[:=]?\s*[01]\b)");
+    for (const char* name : {"tpu_v6e_inference.xplane.pb", "tpu_vllm_serving.trace.json.gz",
+             "tpu_v5_training.op_profile.json.gz", "demo_synthetic.op_profile.json"}) {
+        const std::string path = samplePath(name);
+        if (!std::filesystem::exists(path))
+            continue;
+        const LoadResult loaded = loadProfile(path);
+        ASSERT_TRUE(loaded.profile) << name;
+        const ProfileAnalysisPtr analysis = buildProfileAnalysis(loaded.profile);
+        for (const Advice& advice : analysis->advice.advice)
+            expectNoBooleanAsNumber(advice.numbers, {}, advice.rule);
+        const ForumPost post = buildForumPost(*analysis);
+        EXPECT_FALSE(std::regex_search(post.markdown, booleanAsNumber)) << name << "\n" << post.markdown;
     }
 }
