@@ -31,6 +31,36 @@ constexpr int kRowHeight = 22;
 
 } // namespace
 
+std::vector<int> tableImageColumnWidths(const model::Table& table, const TableImageOptions& options)
+{
+    const size_t columns = table.header.size();
+    const size_t shownRows = std::min(table.rows.size(), options.maxRows);
+    auto isBold = [&](size_t row) {
+        return std::find(options.boldRows.begin(), options.boldRows.end(), row) != options.boldRows.end();
+    };
+    auto cellText = [&](size_t row, size_t column) {
+        const auto& cells = table.rows[row];
+        return column < cells.size() ? QString::fromStdString(cells[column]) : QString();
+    };
+    // Column widths from the widest cell (bold for group rows), the first column capped. Measured
+    // in fractional pixels and rounded up: an integer advance can be a fraction short of what
+    // elidedText needs, and the name was elided although it fit ("conv…ion.33").
+    const auto advance = [](const QFontMetricsF& metrics, const QString& text) {
+        return static_cast<int>(std::ceil(metrics.horizontalAdvance(text))) + 1;
+    };
+    const QFontMetricsF cellMetricsF(pageFont(13));
+    const QFontMetricsF boldMetricsF(pageFont(13, true));
+    std::vector<int> widths(columns, 0);
+    for (size_t c = 0; c < columns; ++c)
+        widths[c] = advance(boldMetricsF, QString::fromStdString(table.header[c]));
+    for (size_t r = 0; r < shownRows; ++r)
+        for (size_t c = 0; c < columns; ++c)
+            widths[c] = std::max(widths[c], advance(isBold(r) ? boldMetricsF : cellMetricsF, cellText(r, c)));
+    if (columns > 0)
+        widths[0] = std::min(widths[0], options.maxNameWidth);
+    return widths;
+}
+
 QImage renderTableImage(const model::Table& table, const QStringList& header, const TableImageOptions& options)
 {
     const QFont titleFont = pageFont(18, true);
@@ -48,22 +78,7 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
         return column < cells.size() ? QString::fromStdString(cells[column]) : QString();
     };
 
-    // Column widths from the widest cell (bold for group rows), the first column capped. Measured
-    // in fractional pixels and rounded up: an integer advance can be a fraction short of what
-    // elidedText needs, and the name was elided although it fit ("conv…ion.33").
-    const auto advance = [](const QFontMetricsF& metrics, const QString& text) {
-        return static_cast<int>(std::ceil(metrics.horizontalAdvance(text))) + 1;
-    };
-    const QFontMetricsF cellMetricsF(cellFont);
-    const QFontMetricsF boldMetricsF(boldFont);
-    std::vector<int> widths(columns, 0);
-    for (size_t c = 0; c < columns; ++c)
-        widths[c] = advance(boldMetricsF, QString::fromStdString(table.header[c]));
-    for (size_t r = 0; r < shownRows; ++r)
-        for (size_t c = 0; c < columns; ++c)
-            widths[c] = std::max(widths[c], advance(isBold(r) ? boldMetricsF : cellMetricsF, cellText(r, c)));
-    if (columns > 0)
-        widths[0] = std::min(widths[0], options.maxNameWidth);
+    const std::vector<int> widths = tableImageColumnWidths(table, options);
     int tableWidth = 0;
     for (int w : widths)
         tableWidth += w + 2 * kCellPadding;

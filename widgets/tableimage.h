@@ -24,6 +24,11 @@ struct TableImageOptions
     std::vector<size_t> boldRows; // indices into table.rows drawn bold (group rows)
 };
 
+/// The text width of each column as renderTableImage lays it out: the widest cell (bold for
+/// `options.boldRows`), the first column capped at `options.maxNameWidth`. A cell narrower than
+/// its column is drawn whole.
+std::vector<int> tableImageColumnWidths(const model::Table& table, const TableImageOptions& options = {});
+
 /// Renders `header` lines (the first one as a title) over the table. Needs a QGuiApplication.
 QImage renderTableImage(const model::Table& table, const QStringList& header, const TableImageOptions& options = {});
 

@@ -107,7 +107,8 @@ TEST_F(LookWindowTest, RooflineOpensUsableWithTheLegendOutsideThePlot)
     test::deliverQueuedEvents();
     QCustomPlot* plot = roofline->plot();
     EXPECT_GE(plot->height(), widgets::RooflineChart::kMinimumPlotSize.height());
-    EXPECT_GE(plot->height(), 300) << "the Charts dock opens at ~2/5 of 1000 px";
+    // The Charts dock opens at about a quarter of the height: the timeline gets the rest (issue 25.2).
+    EXPECT_GE(plot->height(), 200) << "the Charts dock opens at ~24 % of 1000 px";
     plot->replot();
     const QRect legend = plot->legend->outerRect();
     const QRect axes = plot->axisRect()->rect();

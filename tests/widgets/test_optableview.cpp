@@ -135,7 +135,8 @@ TEST(CostBarDelegate, UtilizationRunsRedToGreen)
 {
     const QPalette palette;
     EXPECT_EQ(CostBarDelegate::barColor(0, CostBarDelegate::Scheme::Utilization, palette).hue(), 0);
-    EXPECT_EQ(CostBarDelegate::barColor(0.5, CostBarDelegate::Scheme::Utilization, palette).hue(), 60);
+    // The one utilization scale (colors::utilizationColor, flame with the sqrt curve): yellow at 25 %.
+    EXPECT_EQ(CostBarDelegate::barColor(0.25, CostBarDelegate::Scheme::Utilization, palette).hue(), 60);
     EXPECT_EQ(CostBarDelegate::barColor(1, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
     EXPECT_EQ(CostBarDelegate::barColor(7, CostBarDelegate::Scheme::Utilization, palette).hue(), 120);
 }

@@ -75,14 +75,16 @@ TEST(ShareCard, SameCardFromTheShareFile)
 
 TEST(ShareCard, FlameColourScale)
 {
-    // FORMATS.md §4.3: red at 0, yellow at 25 % (sqrt = 0.5), green at 100 %, grey for NaN.
+    // FORMATS.md §4.3: red at 0, yellow at 25 % (sqrt = 0.5), green at 100 %; unknown is the
+    // scale's lavender grey (issue 25.4: not the grey of events that are not ops).
     EXPECT_EQ(widgets::shareCardFlopsColor(0).green(), 0);
     EXPECT_GT(widgets::shareCardFlopsColor(0).red(), 150);
     const QColor yellow = widgets::shareCardFlopsColor(0.25);
     EXPECT_NEAR(yellow.red(), yellow.green(), 2);
     EXPECT_EQ(widgets::shareCardFlopsColor(1).red(), 0);
-    const QColor grey = widgets::shareCardFlopsColor(std::nan(""));
-    EXPECT_EQ(grey.red(), grey.green());
+    const QColor unknown = widgets::shareCardFlopsColor(std::nan(""));
+    EXPECT_GT(unknown.blue(), unknown.red());
+    EXPECT_GT(unknown.red(), unknown.green());
 }
 
 TEST(ShareCard, EmptyProfileStillRenders)
