@@ -5,8 +5,8 @@
 
 #include "../core/jsondom.h"
 #include "../loader/gzip.h"
-#include "../loader/sharereader.h"
 #include "../loader/sharehosttiming.h"
+#include "../loader/sharereader.h"
 #include "../loader/shareschema.h"
 #include "../report/jsonwriter.h"
 
@@ -342,7 +342,9 @@ std::string Merger::add(const ShareMergeInput& input)
     // The time base: the log-dir loader aligns hosts on their files' origins; so does the merge.
     const json::Value& timing = doc["host_timing"];
     m_originNs.push_back(exactInteger(timing["origin_ns"]));
-    m_spanBeginPs.push_back(integer(timing["span_begin_ps"]));
+    // The span may begin before the origin (an event before the capture's start): signed, bounded.
+    m_spanBeginPs.push_back(static_cast<int64_t>(std::clamp(
+        finite(timing["span_begin_ps"]), -static_cast<double>(kMaxShareTimePs), static_cast<double>(kMaxShareTimePs))));
     m_spanPs.push_back(std::max<int64_t>(0, integer(doc["totals"]["span_ps"])));
     if (const int64_t spread = m_originNs.back() - m_originNs.front();
         spread > kMaxOriginSpreadNs || spread < -kMaxOriginSpreadNs)

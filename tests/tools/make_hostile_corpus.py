@@ -168,6 +168,26 @@ def cases():
     yield "share_json_value_bomb.tpuscope", share_file(share_doc(padding=[0] * 30_000_000))
     yield "share_plane_out_of_range.tpuscope", share_file(share_doc(program_runs=[
         {"plane": 7, "program": "jit_step", "runs": 10, "time_ps": 1_000_000_000}]))
+    # Per-host timing (host_timing) whose counts and indices lie: each refused naming the field.
+    windows = {"kind": STEPS, "line": "Steps", "dominant": "jit_step", "cores": [
+        {"plane": 0, "start_ps": list(range(0, 10_000_000, 1_000_000)), "duration_ps": [900_000] * 10,
+         "busy_ps": [800_000] * 10}]}
+
+    def timing(**core):
+        entry = {"plane": 0, "sync_start_ps": [1000] * 10, "sync_ps": [5000] * 10, "last_op_end_ps": [8000] * 10,
+                 "other_wait_ps": [0] * 10}
+        entry.update(core)
+        return {"sync_collective": "all-reduce.1", "other_wait_measured": False, "other_wait_scope": "profile",
+                "origin_ns": 0, "span_begin_ps": 0, "cores": [entry]}
+    yield "share_host_timing_plane_out_of_range.tpuscope", share_file(share_doc(
+        step_windows=windows, host_timing=timing(plane=3)))
+    yield "share_host_timing_more_steps_than_windows.tpuscope", share_file(share_doc(
+        step_windows=windows, host_timing=timing(sync_start_ps=[1000] * 5000, sync_ps=[5000] * 5000,
+                                                 last_op_end_ps=[8000] * 5000, other_wait_ps=[0] * 5000)))
+    yield "share_host_timing_ragged_series.tpuscope", share_file(share_doc(
+        step_windows=windows, host_timing=timing(sync_ps=[5000] * 3)))
+    yield "share_host_timing_negative_time.tpuscope", share_file(share_doc(
+        step_windows=windows, host_timing=timing(sync_ps=[5000] * 7 + [-9_000_000_000_000] + [5000] * 2)))
     # 4/5/6. Markup, terminal controls and rich text from a share file.
     yield "share_markup_names.tpuscope", share_file(share_doc(
         device={"type": NESTED_TABLES + MARKUP},
