@@ -4,6 +4,7 @@
 #include "sharehosts.h"
 
 #include "../core/jsondom.h"
+#include "../core/parallel.h"
 #include "../loader/gzip.h"
 #include "../loader/sharehosttiming.h"
 #include "../loader/sharereader.h"
@@ -15,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -160,6 +162,9 @@ RunIdentity identityOf(const json::Value& doc)
             + (r["hash"].boolean() ? "hash" : "")};
 }
 
+/// Inflates, parses and checks one input against the schema and `limits`, as opening it would.
+std::string readShare(const ShareMergeInput& input, const LoadLimits& limits, json::Value& doc);
+
 class Merger
 {
 public:
@@ -168,8 +173,8 @@ public:
     {
     }
 
-    /// Reads and checks one input and adds it; an error names the input and the mismatch.
-    std::string add(const ShareMergeInput& input);
+    /// Adds one input that readShare accepted; an error names the input and the mismatch.
+    std::string add(const ShareMergeInput& input, const json::Value& doc);
     ShareMergeResult finish(size_t inputs);
 
 private:
@@ -261,27 +266,32 @@ void Merger::addHostLink(const json::Value& link)
             m_waitOps.push_back(std::move(text));
 }
 
-std::string Merger::add(const ShareMergeInput& input)
+std::string readShare(const ShareMergeInput& input, const LoadLimits& limits, json::Value& doc)
 {
     const std::string who = input.name + ": ";
     std::string text, error;
     if (!shareFileJson(input.bytes, text, error))
         return who + error;
-    json::Value doc;
     json::ParseError parseError;
-    if (!json::parse(text, doc, parseError, shareParseOptions(m_limits, text.size())))
+    if (!json::parse(text, doc, parseError, shareParseOptions(limits, text.size())))
         return who + "tpuscope share file is damaged: " + parseError.describe();
     if (doc["format"].string() != "tpuscope-share")
         return who + "not a tpuscope-share document";
     // What opening it would refuse, the merge refuses: every count against its limit.
     ProfileBuilder builder;
-    builder.setLimits(m_limits);
+    builder.setLimits(limits);
     if (std::string e = checkShareClaims(doc, input.bytes.size(), builder); !e.empty())
         return who + e;
     if (!doc["step_windows"].isObject() || !doc["host_timing"].isObject())
         return who
             + "it has no per-host step timing (no steps, or written by a tpuscope before `merge`): write it "
               "again with `tpuscope-cli share`";
+    return {};
+}
+
+std::string Merger::add(const ShareMergeInput& input, const json::Value& doc)
+{
+    const std::string who = input.name + ": ";
 
     const RunIdentity id = identityOf(doc);
     const bool first = m_firstName.empty();
@@ -695,9 +705,30 @@ ShareMergeResult mergeShareFiles(std::span<const ShareMergeInput> inputs, const 
     if (inputs.empty())
         return refused("no share files to merge");
     Merger merger(limits);
-    for (const ShareMergeInput& input : inputs)
-        if (std::string e = merger.add(input); !e.empty())
-            return refused(e);
+    // Reading (inflate, parse, check) is most of the time: a few inputs at a time on the worker
+    // pool, so at most that many parsed documents are held; adding them is in input order.
+    const size_t batch = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<json::Value> docs(batch);
+    std::vector<std::string> errors(batch);
+    for (size_t first = 0; first < inputs.size(); first += batch) {
+        const size_t n = std::min(batch, inputs.size() - first);
+        std::vector<size_t> weight(n);
+        for (size_t i = 0; i < n; ++i)
+            weight[i] = inputs[first + i].bytes.size();
+        parallelFor(
+            weight, static_cast<unsigned>(n),
+            [&](size_t i) {
+                docs[i] = json::Value();
+                errors[i] = readShare(inputs[first + i], limits, docs[i]);
+            },
+            [] {});
+        for (size_t i = 0; i < n; ++i) {
+            if (!errors[i].empty())
+                return refused(errors[i]);
+            if (std::string e = merger.add(inputs[first + i], docs[i]); !e.empty())
+                return refused(e);
+        }
+    }
     return merger.finish(inputs.size());
 }
 
