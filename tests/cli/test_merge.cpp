@@ -53,7 +53,7 @@ CliPod makePodAndShares(const std::string& name, const std::string& spec)
     std::sort(hosts.begin(), hosts.end());
     for (const std::string& host : hosts) {
         const std::string out = pod.dir + "/" + fs::path(host).stem().stem().string() + ".tpuscope";
-        const CommandResult r = runCommand(cli() + " share '" + host + "' -o '" + out + "'", true);
+        const CommandResult r = runCommand(cli() + " share '" + host + "' --redact none -o '" + out + "'", true);
         EXPECT_EQ(r.exitCode, 0) << r.output;
         pod.shares.push_back(out);
     }
@@ -89,7 +89,7 @@ TEST(MergeCli, MergedHostShareFilesAnswerLikeTheRunFolder)
     ASSERT_EQ(m.exitCode, 0) << m.output;
     EXPECT_NE(m.output.find("8 hosts, 32 TPU cores, 10 steps per core"), std::string::npos) << m.output;
     const std::string whole = pod.dir + "/whole.tpuscope";
-    ASSERT_EQ(runCommand(cli() + " share '" + pod.dir + "/logs' -o '" + whole + "'", true).exitCode, 0);
+    ASSERT_EQ(runCommand(cli() + " share '" + pod.dir + "/logs' --redact none -o '" + whole + "'", true).exitCode, 0);
 
     const json::Value raw = parseJson(runCommand(cli() + " hosts '" + pod.dir + "/logs' --format json").output);
     const json::Value rawAdvice = parseJson(runCommand(cli() + " advise '" + pod.dir + "/logs' --format json").output);
@@ -132,7 +132,9 @@ TEST(MergeCli, RefusesMismatchedInputsWithExitCode2AndAMessage)
     // Another program: the synthetic single-file scenario is not a host of this pod.
     const std::string other = pod.dir + "/other.xplane.pb";
     ASSERT_EQ(runCommand(cli() + " synth origin-story -o '" + other + "'", true).exitCode, 0);
-    ASSERT_EQ(runCommand(cli() + " share '" + other + "' -o '" + pod.dir + "/other.tpuscope'", true).exitCode, 0);
+    ASSERT_EQ(
+        runCommand(cli() + " share '" + other + "' --redact none -o '" + pod.dir + "/other.tpuscope'", true).exitCode,
+        0);
     r = runCommand(cli() + " merge '" + pod.shares[0] + "' '" + pod.dir + "/other.tpuscope' -o '" + out + "'", true);
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("other.tpuscope"), std::string::npos) << r.output;

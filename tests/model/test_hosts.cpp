@@ -199,7 +199,12 @@ TEST(StragglerAdvice, ItsGainIsTheCollectivesOpsTimeCountedOnce)
     EXPECT_NE(std::find(collectives->overlapsWith.begin(), collectives->overlapsWith.end(), straggler->rule),
         collectives->overlapsWith.end());
     EXPECT_LE(pod.analysis->advice.combinedGainPs, pod.analysis->steps.avgStepPs);
-    EXPECT_LT(pod.analysis->advice.combinedGainPs, straggler->gainPs + collectives->gainPs);
+    // The shared op counts once: the total is below the sum of the items' gains by at least half
+    // the smaller of the two claims on it (other items, e.g. low-utilization fusions, add theirs).
+    double sum = 0;
+    for (const Advice& a : pod.analysis->advice.advice)
+        sum += a.gainPs;
+    EXPECT_LT(pod.analysis->advice.combinedGainPs, sum - 0.5 * std::min(straggler->gainPs, collectives->gainPs));
 }
 
 TEST(StragglerAdvice, SilentWithoutALateHostEvenWithLargeClockOffsets)
