@@ -2,6 +2,8 @@
 // tpuscope-cli: the helpers the commands share, the dispatcher, `glossary` and `help`.
 #include "cli.h"
 
+#include "analysis/summary.h"
+
 #include "core/atomicfile.h"
 #include "core/devicepeaks.h"
 #include "loader/decoder.h"
@@ -77,6 +79,17 @@ int loadFirstFile(const Arguments& args, std::ostream& err, ProfilePtr& profile)
         return 2;
     }
     return loadProfileArgument(args, args.positional.front(), err, profile);
+}
+
+int loadFirstTpuFile(const Arguments& args, std::ostream& err, ProfilePtr& profile)
+{
+    if (int rc = loadFirstFile(args, err, profile))
+        return rc;
+    if (!profile->hasTpuOps()) {
+        err << "tpuscope-cli " << args.command << ": " << computeSummary(*profile).message << "\n";
+        return 1;
+    }
+    return 0;
 }
 
 int runGlossary(const Arguments&, std::ostream& out, std::ostream&)

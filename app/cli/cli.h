@@ -179,6 +179,8 @@ int loadProfileArgument(
     const Arguments& args, const std::string& path, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 /// The same for the command's first FILE argument (2 with a message when there is none).
 int loadFirstFile(const Arguments& args, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
+/// loadFirstFile, then exit code 1 with the summary's reason when the profile has no TPU ops.
+int loadFirstTpuFile(const Arguments& args, std::ostream& err, std::shared_ptr<const model::Profile>& profile);
 /// loadProfileArgument == 0.
 bool load(
     const Arguments& args, const std::string& path, std::ostream& err, std::shared_ptr<const model::Profile>& profile);

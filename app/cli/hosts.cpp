@@ -17,12 +17,8 @@ int runHosts(const Arguments& args, std::ostream& out, std::ostream& err)
     if (!args.format.empty())
         parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     ProfilePtr profile;
-    if (int rc = loadFirstFile(args, err, profile))
+    if (int rc = loadFirstTpuFile(args, err, profile))
         return rc;
-    if (!profile->hasTpuOps()) {
-        err << "tpuscope-cli hosts: " << computeSummary(*profile).message << "\n";
-        return 1;
-    }
     out << hostsReport(buildProfileAnalysis(profile)->hosts, format);
     return 0;
 }

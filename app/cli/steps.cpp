@@ -19,12 +19,8 @@ int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
     if (!args.format.empty())
         parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
     ProfilePtr profile;
-    if (int rc = loadFirstFile(args, err, profile))
+    if (int rc = loadFirstTpuFile(args, err, profile))
         return rc;
-    if (!profile->hasTpuOps()) {
-        err << "tpuscope-cli steps: " << computeSummary(*profile).message << "\n";
-        return 1;
-    }
     if (args.core >= static_cast<int>(profile->tpuCorePlanes().size())) {
         err << "tpuscope-cli steps: --core " << args.core << " is out of range; the profile has "
             << profile->tpuCorePlanes().size() << " TPU core planes (0.." << profile->tpuCorePlanes().size() - 1
