@@ -7,11 +7,13 @@
 #include <malloc.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TPUSCOPE_UNDER_ASAN 1
+// Sanitizers replace malloc with their own allocator, so glibc's arenas were never set up and
+// malloc_trim walks a null arena (ThreadSanitizer crashed in mtrim on a worker thread).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TPUSCOPE_UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TPUSCOPE_UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TPUSCOPE_UNDER_SANITIZER 1
 #endif
 #endif
 
@@ -19,7 +21,7 @@ namespace tpuscope::model {
 
 void returnFreedHeapToSystem()
 {
-#if defined(__GLIBC__) && !defined(TPUSCOPE_UNDER_ASAN)
+#if defined(__GLIBC__) && !defined(TPUSCOPE_UNDER_SANITIZER)
     malloc_trim(0);
 #endif
 }
