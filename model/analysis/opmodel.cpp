@@ -149,19 +149,23 @@ void scanHloText(std::string_view text, ArrayScan& scan)
 }
 
 /// "copy-start.4" -> ("copy-done.4", Start); names without "-start"/"-done" are not async halves.
+/// Only a numeric ".N" suffix may follow the role ("copy-start.4", not "start-done-ish.fusion"),
+/// so the test looks at the name's end: a search through the whole name cost seconds for the
+/// 200 MB names of hostile files.
 AsyncRole asyncRoleOf(std::string_view name, std::string& partnerName)
 {
+    std::string_view stem = name;
+    std::string_view suffix;
+    if (const size_t dot = name.find_last_not_of("0123456789"); dot != std::string_view::npos && name[dot] == '.') {
+        stem = name.substr(0, dot);
+        suffix = name.substr(dot);
+    }
     for (auto [from, to, role] :
         {std::tuple {"-start", "-done", AsyncRole::Start}, std::tuple {"-done", "-start", AsyncRole::Done}}) {
-        const size_t at = name.rfind(from);
-        if (at == std::string_view::npos || at == 0)
+        const std::string_view roleText = from;
+        if (stem.size() <= roleText.size() || !stem.ends_with(roleText))
             continue;
-        const std::string_view rest = name.substr(at + std::char_traits<char>::length(from));
-        // Only a numeric ".N" suffix may follow: "copy-start.4", not "start-done-ish.fusion".
-        if (!rest.empty()
-            && (rest[0] != '.' || !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return std::isdigit(c); })))
-            continue;
-        partnerName = std::string(name.substr(0, at)) + to + std::string(rest);
+        partnerName = std::string(stem.substr(0, stem.size() - roleText.size())) + to + std::string(suffix);
         return role;
     }
     return AsyncRole::None;
