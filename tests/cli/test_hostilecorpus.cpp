@@ -63,7 +63,12 @@ TEST(HostileCorpus, EveryCaseLoadsOrIsRefusedByNameWithinTheBudget)
     for (const Case& c : kCases) {
         const std::string path = dataPath(std::string("hostile/") + c.file);
         ASSERT_TRUE(std::filesystem::exists(path)) << path;
-        for (const char* command : {"summary", "ops", "advise"}) {
+        // Every command opens its file through the one loader, so a file the loader refuses is
+        // refused by summary alone; the files that load go through all three commands' analyses.
+        const std::vector<const char*> commands = c.exitCode == 1
+            ? std::vector<const char*> {"summary"}
+            : std::vector<const char*> {"summary", "ops", "advise"};
+        for (const char* command : commands) {
             SCOPED_TRACE(std::string(command) + " " + c.file + " " + c.options);
             const Measured m
                 = runCli(std::string(command) + " --memory-budget-mb 500 " + c.options + " '" + path + "'");

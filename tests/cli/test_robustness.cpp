@@ -243,9 +243,9 @@ TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
     const std::string first = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
     const std::string last = R"({"name":"b","ph":"X","pid":1,"tid":1,"ts":5,"dur":1}]})";
     const std::string mib(1 << 20, 'x');
-    // A 300 MiB string in an arg nobody reads, one inside a nested arg value, and one under an
+    // A 200 MiB string in an arg nobody reads, one inside a nested arg value, and one under an
     // event key the loader skips: each used to stay resident until its value ended (a 300 MB
-    // peak per string).
+    // peak per string; 200 MiB is still beyond the 150 MiB bound).
     const std::vector<std::pair<std::string, std::string>> cases = {
         {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"junk":")", R"("}},)"},
         {R"({"name":"c","ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"args":{"nested":{"a":[1,")", R"("]}}},)"},
@@ -254,7 +254,7 @@ TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::string path = dir + "/skipped" + std::to_string(i) + ".json.gz";
         writeFile(
-            path, gzipBytes(first + cases[i].first) + repeatedMembers(mib, 300) + gzipBytes(cases[i].second + last));
+            path, gzipBytes(first + cases[i].first) + repeatedMembers(mib, 200) + gzipBytes(cases[i].second + last));
         const Measured m = runCli("summary '" + path + "' --max-compression-ratio 100000");
         EXPECT_EQ(m.exitCode, 0) << m.output;
         EXPECT_NE(m.output.find("3 events"), std::string::npos) << m.output;
@@ -262,11 +262,11 @@ TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
             EXPECT_LT(m.peakKb, 150 * 1024) << "case " << i << ": the skipped string stayed resident";
         }
     }
-    // 1 GiB of whitespace between two events, from a file of about 1 MB.
+    // 400 MiB of whitespace between two events, from a file of about 0.4 MB.
     const std::string spaces = dir + "/spaces.json.gz";
     writeFile(spaces,
         gzipBytes(R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)")
-            + repeatedMembers(std::string(1 << 20, ' '), 1024) + gzipBytes(last));
+            + repeatedMembers(std::string(1 << 20, ' '), 400) + gzipBytes(last));
     const Measured m = runCli("summary '" + spaces + "' --max-compression-ratio 100000");
     EXPECT_EQ(m.exitCode, 0) << m.output;
     EXPECT_NE(m.output.find("2 events"), std::string::npos) << m.output;
@@ -282,7 +282,7 @@ TEST(Robustness, ABigNameIsStoredOnce)
     if (kSanitized)
         GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
     const std::string dir = tempDir("big_name");
-    constexpr size_t kName = 128u << 20;
+    constexpr size_t kName = 96u << 20;
     const std::string name(kName, 'n');
     writeFile(dir + "/big.json",
         R"({"traceEvents":[{"name":")" + name + R"(","ph":"X","pid":1,"tid":1,"ts":0,"dur":10},)" + R"({"name":")"
@@ -290,8 +290,8 @@ TEST(Robustness, ABigNameIsStoredOnce)
     const Measured m = runCli("summary '" + dir + "/big.json'");
     EXPECT_EQ(m.exitCode, 0) << m.output;
     // The mapped input and the interned name: about 2x. The op cache kept a third copy.
-    EXPECT_LT(m.peakKb, static_cast<long>(kName / 1024 * 5 / 2)) << m.output; // before: 411 MB
-    fs::remove_all(dir); // 256 MB
+    EXPECT_LT(m.peakKb, static_cast<long>(kName / 1024 * 5 / 2)) << m.output; // before: 3.2x
+    fs::remove_all(dir); // 192 MB
 }
 
 TEST(Robustness, TheBudgetChargesNamesAndOpsOfEveryFormat)
@@ -355,12 +355,12 @@ TEST(Robustness, ABigOpNameCostsAboutTwiceItsSizeInSummary)
 {
     REQUIRE_MEMORY_TOOLS();
     const std::string dir = tempDir("big_name_summary");
-    constexpr size_t kBig = 200u << 20;
+    constexpr size_t kBig = 64u << 20;
     writeFile(dir + "/big.xplane.pb", xspaceWithOneOpNamed(std::string(kBig, 'n')));
     const Measured m = runCli("summary '" + dir + "/big.xplane.pb'");
     EXPECT_EQ(m.exitCode, 0) << m.output.substr(0, 2000);
     const long bigKb = static_cast<long>(kBig / 1024);
-    EXPECT_LT(m.peakKb, bigKb * 23 / 10 + 64 * 1024)
+    EXPECT_LT(m.peakKb, bigKb * 5 / 2 + 24 * 1024)
         << "summary peaked at " << m.peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB op name";
     std::cout << "summary peaked at " << m.peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB op name\n";
     fs::remove_all(dir);
@@ -391,12 +391,14 @@ TEST(Robustness, LimitOptionsThatWouldWrapAroundAreRefused)
 }
 
 // Issue 27, failure 2: what does not fit after the load (the analysis, the reports) is a message,
-// never SIGABRT. 300,000 unique op names under address-space limits from tight to roomy: every
-// command exits 0 or 1, and a failure names the memory.
+// never SIGABRT. 50,000 unique op names under address-space limits from tight to roomy: every
+// command exits 0 or 1, and a failure names the memory. Measured on this input (issue 24): 100 MB
+// runs out while loading, 150 MB in the analysis, 175 MB in the ops report, 250 MB fits; 300,000
+// names proved no more and took 35 s of the suite.
 TEST(Robustness, TheAnalysisUnderAnAddressSpaceLimitNeverAborts)
 {
     REQUIRE_MEMORY_TOOLS();
-    constexpr int kOps = 300'000;
+    constexpr int kOps = 50'000;
     std::string line = varintField(1, 1) + lengthField(2, "XLA Ops");
     std::string metadata;
     for (int i = 1; i <= kOps; ++i) {
@@ -408,7 +410,7 @@ TEST(Robustness, TheAnalysisUnderAnAddressSpaceLimitNeverAborts)
     const std::string path = ::testing::TempDir() + "/tpuscope_unique_ops.xplane.pb";
     writeFile(
         path, lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
-    for (const uint64_t mb : {400, 600, 900}) {
+    for (const uint64_t mb : {100, 150, 175, 250}) {
         for (const char* command : {"summary", "ops", "advise"}) {
             SCOPED_TRACE(std::string(command) + " at " + std::to_string(mb) + " MB");
             const Measured m = runCli(std::string(command) + " '" + path + "'", mb << 20);

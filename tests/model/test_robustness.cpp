@@ -91,7 +91,7 @@ TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
     if (kSanitized)
         GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
     const std::string dir = tempDir("big_strings");
-    constexpr size_t kBig = 200u << 20;
+    constexpr size_t kBig = 64u << 20;
     struct Case
     {
         std::string file;
@@ -120,8 +120,8 @@ TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
             R"({"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":")" + big
                 + R"("}},{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1}]})");
         cases.push_back({"thread.json", kBig});
-        // op_profile: an op name; the document is at most 128 MiB, so this name is 100 MiB.
-        const std::string name(100u << 20, 'n');
+        // op_profile: an op name (the document is at most 128 MiB).
+        const std::string name(48u << 20, 'n');
         writeFile(dir + "/big.op_profile.json",
             R"x({"byProgram":{"name":"root","metrics":{"rawTime":100},"children":[{"name":"jit_f(1)","metrics":)x"
             R"x({"rawTime":100},"children":[{"name":")x"
@@ -134,9 +134,10 @@ TEST(Robustness, ABigStringIsStoredOnceInEveryFormat)
         ASSERT_GE(peakKb, 0) << c.file << ": " << error;
         // The input (mapped or inflated) holds one copy while it is read, the profile one more:
         // 2x. A third copy (a decoder's own std::string, a document tree kept beside the text)
-        // would be 3x.
+        // would be 3x. Strings of 64 and 48 MiB peak at 2x + 1 MiB; the bound of 2.5x + 8 MiB
+        // still refuses 3x at these sizes, which cost a quarter of the 200 MiB ones' time.
         const long bigKb = static_cast<long>(c.big / 1024);
-        EXPECT_LT(peakKb, bigKb * 9 / 4 + 48 * 1024)
+        EXPECT_LT(peakKb, bigKb * 5 / 2 + 8 * 1024)
             << c.file << ": " << peakKb / 1024 << " MiB for a " << bigKb / 1024 << " MiB string";
         std::cout << c.file << ": the load peaked at " << peakKb / 1024 << " MiB for a " << bigKb / 1024
                   << " MiB string\n";

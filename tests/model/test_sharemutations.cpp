@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 using namespace tpuscope::model;
 using namespace tpuscope::test;
 
@@ -39,11 +41,14 @@ TEST(ShareMutations, EveryMutatedFileLoadsOrSaysWhy)
         seeds.push_back(shareJson(readFile(dataPath(std::string("hostile/") + name))));
     LoadOptions options;
     options.memoryBudgetBytes = 256ull << 20;
+    // The long runs belong to the fuzz target (tests/fuzz, fuzz_share); 40 mutations per seed
+    // already reach both sides below, and 120 cost 13 s of the suite (80 s under ASan).
+    constexpr int kMutationsPerSeed = 40;
     int loaded = 0, refused = 0;
     uint64_t seed = 27;
     for (const std::string& start : seeds) {
         std::string json = start;
-        for (int i = 0; i < 120; ++i, ++seed) {
+        for (int i = 0; i < kMutationsPerSeed; ++i, ++seed) {
             // Chains of up to four mutations, then back to the seed.
             json = tpuscope::fuzz::ShareJsonMutator::mutate(i % 4 == 0 ? start : json, seed);
             const LoadResult r = loadProfileFromBytes(shareFileOf(json), "mutated.tpuscope", options);
@@ -57,7 +62,8 @@ TEST(ShareMutations, EveryMutatedFileLoadsOrSaysWhy)
             }
         }
     }
+    std::cout << loaded << " mutated files loaded, " << refused << " refused\n";
     // The mutator reaches both sides: files the reader accepts and lies it refuses.
-    EXPECT_GT(loaded, 50);
-    EXPECT_GT(refused, 20);
+    EXPECT_GT(loaded, 35) << refused << " refused"; // 71 and 129 with these seeds
+    EXPECT_GT(refused, 60) << loaded << " loaded";
 }
