@@ -132,6 +132,23 @@ QStringList shareCardMemoryLines(const MemoryReport& report, size_t topBuffers)
     return lines;
 }
 
+QStringList shareCardWarningLines(const ProfileAnalysis& analysis, const model::ShareRedaction& redaction)
+{
+    const std::vector<std::string> warnings = profileWarnings(*analysis.profile, analysis.breakdown);
+    if (warnings.empty())
+        return {};
+    constexpr size_t kShown = 4;
+    const ExportRedactor redactor(*analysis.profile, redaction);
+    QStringList lines {QStringLiteral("\u26A0 Read before trusting these numbers (%1 warning%2):")
+                           .arg(warnings.size())
+                           .arg(warnings.size() == 1 ? QString() : QStringLiteral("s"))};
+    for (size_t i = 0; i < std::min(warnings.size(), kShown); ++i)
+        lines << QStringLiteral("\u2022 ") + q(redactor.text(warnings[i]));
+    if (warnings.size() > kShown)
+        lines << QStringLiteral("+ %1 more (tpuscope-cli summary)").arg(warnings.size() - kShown);
+    return lines;
+}
+
 QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& options)
 {
     const Profile& profile = *analysis.profile;
@@ -475,8 +492,16 @@ QImage renderShareCard(const ProfileAnalysis& analysis, const ShareCardOptions& 
         y += 24;
     }
 
-    // Footer.
+    // Footer: what the window's message bar says of this profile (truncation, corruption, limits,
+    // cost coverage, device), so a reader of the card is warned as the one who made it was.
     y += 10;
+    if (const QStringList warnings = shareCardWarningLines(analysis, options.redaction); !warnings.isEmpty()) {
+        p.setPen(qt::colors::readableOn(qt::colors::severityColor(Severity::Warning), {kBackground}));
+        y += drawWrapped(p, warnings.front(), pageFont(14, true), margin, y, inner, 1);
+        for (qsizetype i = 1; i < warnings.size(); ++i)
+            y += drawWrapped(p, warnings[i], pageFont(13), margin + 12, y, inner - 12, 2);
+        y += 10;
+    }
     p.fillRect(QRect(0, y, width, 40), QColor(0xf0, 0xf3, 0xf6));
     p.setPen(kHeader);
     p.setFont(pageFont(16, true));

@@ -54,6 +54,11 @@ QString beforeAfterText(const std::optional<double>& before, const std::optional
 /// (smallest when none does): the card's headline values shrink instead of being elided.
 int fittedPagePixelSize(const QString& text, int width, int largest, int smallest, bool bold);
 
+/// The card's warnings, above its footer: a heading line, then up to four of the warnings the
+/// window's message bar shows (model::profileWarnings: truncation, corruption, limits, cost
+/// coverage, device), redacted as the card, then "+ N more". Empty when there are none.
+QStringList shareCardWarningLines(const model::ProfileAnalysis& analysis, const model::ShareRedaction& redaction);
+
 /// The card's straggler line ("Straggler: host … is 1.2 ms late per step … · cause: … · gain …"),
 /// from the straggler item's typed numbers; empty when the rule did not fire.
 QString shareCardStragglerLine(const model::AdviceReport& advice);

@@ -798,6 +798,8 @@ std::string decodeShareFile(
             + (source["file"].string().empty() ? std::string() : " (" + source["file"].string() + ")"));
     for (const json::Value& l : source["limitations"].array())
         limitations.push_back("original: " + l.string());
+    for (const json::Value& warning : source["warnings"].array())
+        profile.load.warnings.push_back("original: " + warning.string());
     if (progress)
         progress("reading share file", 1.0);
     return {};

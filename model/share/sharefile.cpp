@@ -8,7 +8,7 @@
 //   "format": "tpuscope-share", "version": 1, "generator": "tpuscope",
 //   "source": {"format": "xspace", "file": "name.xplane.pb" (absent with paths redaction, host names
 //              replaced with any),
-//              "file_bytes": N, "limitations": [...]},
+//              "file_bytes": N, "warnings": [...] (the load's, when any), "limitations": [...]},
 //   "redaction": {"paths": bool, "names": bool, "hash": bool},
 //   "device": {"type", "generation", "cores", "peak_tflops_per_core", "peak_hbm_gbps_per_core",
 //              "peak_source" (PeakSource enum value), "peak_note",
@@ -288,6 +288,15 @@ void writeSource(const ShareContext& s)
     if (!s.redact.paths && !profile.load.path.empty())
         w.field("file", s.texts.scrub(fileName(profile.load.path)));
     w.field("file_bytes", profile.load.fileBytes);
+    // The load's warnings (truncation, corruption, limits hit) travel with the numbers they
+    // qualify: a reopened share file says them as the original did. Names and op names in them
+    // (ops a skipped host had, a cut-off line) are redacted as any other text.
+    if (!profile.load.warnings.empty()) {
+        w.key("warnings").beginArray();
+        for (const std::string& warning : profile.load.warnings)
+            w.value(s.texts.text(warning));
+        w.endArray();
+    }
     if (!s.redact.any()) {
         w.key("limitations").beginArray();
         for (const std::string& l : profile.load.limitations)

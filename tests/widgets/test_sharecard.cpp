@@ -13,6 +13,8 @@
 #include <QColor>
 #include <QFontMetrics>
 
+#include <fstream>
+
 using namespace tpuscope;
 
 namespace {
@@ -148,4 +150,49 @@ TEST(ShareCard, AStepTimeWithItsCountFitsItsColumnWhole)
     EXPECT_LE(QFontMetrics(tpuscope::widgets::pageFont(size, true)).horizontalAdvance(value), statWidth);
     // A short value keeps the large font.
     EXPECT_EQ(tpuscope::widgets::fittedPagePixelSize(QStringLiteral("12.0%"), statWidth, 24, 14, true), 24);
+}
+
+// Issue 25: the load's warnings reach the card's footer as they reach the window's message bar,
+// redacted as the card, and the share file carries them so its card says them too.
+TEST(ShareCard, TheLoadWarningsAreInItsFooterAndTravelInTheShareFile)
+{
+    const std::string sample = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
+    std::ifstream in(sample, std::ios::binary);
+    if (!in)
+        GTEST_SKIP() << "sample missing";
+    std::string truncated(500'000, '\0'); // 500 KB of its 862 KB
+    in.read(truncated.data(), std::streamsize(truncated.size()));
+    ASSERT_EQ(in.gcount(), std::streamsize(truncated.size()));
+    model::LoadResult loaded = model::loadProfileFromBytes(truncated, "v6e.xplane.pb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const model::ProfileAnalysisPtr analysis = model::buildProfileAnalysis(loaded.profile);
+    const QStringList lines = widgets::shareCardWarningLines(*analysis, model::defaultShareRedaction());
+    ASSERT_GE(lines.size(), 2);
+    EXPECT_TRUE(lines.front().contains(QStringLiteral("Read before trusting"))) << lines.front().toStdString();
+    EXPECT_TRUE(lines.join(QLatin1Char('\n')).contains(QStringLiteral("truncated XSpace")))
+        << lines.join(QLatin1Char('\n')).toStdString();
+
+    // The block takes room on the card: without the warnings the same card is shorter.
+    auto quiet = std::make_shared<model::Profile>(*loaded.profile);
+    quiet->load.warnings.clear();
+    EXPECT_GT(cardOf(loaded.profile).height(), cardOf(quiet).height());
+
+    // A path in a warning is redacted as the rest of the card.
+    auto withPath = std::make_shared<model::Profile>(*loaded.profile);
+    withPath->load.warnings = {"skipped host c: /home/alice/runs/c.xplane.pb is truncated"};
+    const QString redacted
+        = widgets::shareCardWarningLines(*model::buildProfileAnalysis(withPath), model::defaultShareRedaction())
+              .join(QLatin1Char('\n'));
+    EXPECT_FALSE(redacted.contains(QStringLiteral("alice"))) << redacted.toStdString();
+    EXPECT_TRUE(redacted.contains(QStringLiteral("skipped host c"))) << redacted.toStdString();
+
+    // The share file keeps the warning; its card says it.
+    const model::ShareResult share = model::buildShareFile(*analysis);
+    ASSERT_TRUE(share.ok());
+    model::LoadResult reopened = model::loadProfileFromBytes(share.bytes, "v6e.tpuscope");
+    ASSERT_TRUE(reopened.ok()) << reopened.error;
+    const QString again
+        = widgets::shareCardWarningLines(*model::buildProfileAnalysis(reopened.profile), model::defaultShareRedaction())
+              .join(QLatin1Char('\n'));
+    EXPECT_TRUE(again.contains(QStringLiteral("original: corrupt or truncated XSpace"))) << again.toStdString();
 }
