@@ -101,7 +101,8 @@ AdvicePanel::AdvicePanel(QWidget* parent)
     auto* whatIfLabel = new QLabel(tr("What if the global batch were"), this);
     m_globalBatch = new QSpinBox(this);
     m_globalBatch->setObjectName(QStringLiteral("whatIfGlobalBatch"));
-    m_globalBatch->setRange(1, 1 << 24);
+    m_globalBatch->setRange(0, 1 << 24);
+    m_globalBatch->setSpecialValueText(QStringLiteral("\u2013")); // 0: no batch known
     m_globalBatch->setEnabled(false);
     m_globalBatch->setToolTip(tr("Global batch; the per-core batch is this divided by the TPU cores"));
     // The question and the per-core answer wrap in a narrow dock instead of being clipped.
@@ -152,7 +153,7 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
     m_details->clear();
     m_whatIf->clear();
     m_perCore->clear();
-    m_globalBatch->setEnabled(false);
+    showNoBatch();
     const int pendingRow = std::exchange(m_pendingRow, -1);
     if (!m_result) {
         m_header->setText(tr("No profile loaded."));
@@ -198,6 +199,7 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
         if (const Advice* batch = report.find(model::AdviceRuleId::PerCoreBatch); batch && batch->fix.globalBatch > 0)
             start = batch->fix.globalBatch;
         const QSignalBlocker blocker(m_globalBatch);
+        m_globalBatch->setMinimum(1);
         m_globalBatch->setValue(static_cast<int>(std::min<int64_t>(start, m_globalBatch->maximum())));
     } else {
         m_perCore->setText(tr("(needs a known per-core batch)"));
@@ -272,6 +274,15 @@ void AdvicePanel::showAdvice(int row)
         ids << id;
     if (!ids.isEmpty())
         emit opsSelected(ids);
+}
+
+void AdvicePanel::showNoBatch()
+{
+    // The previous profile's batch never stays: "–" until this profile's batch is known.
+    const QSignalBlocker blocker(m_globalBatch);
+    m_globalBatch->setMinimum(0);
+    m_globalBatch->setValue(0);
+    m_globalBatch->setEnabled(false);
 }
 
 void AdvicePanel::updateWhatIf()

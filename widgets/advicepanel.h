@@ -60,6 +60,7 @@ signals:
 private:
     void showAdvice(int row);
     void updateWhatIf();
+    void showNoBatch();
 
     tpuscope::model::ProfilePtr m_profile;
     std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_result;

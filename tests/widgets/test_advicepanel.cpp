@@ -127,3 +127,28 @@ TEST(AdvicePanel, NullAndReplacedProfilesAreSafe)
     panel.reset();
     QApplication::processEvents();
 }
+
+// Issue 25, point 5: a second file opened in the same window does not keep the first one's
+// "what if the global batch were" value when its own batch is not known.
+TEST(AdvicePanel, TheWhatIfBatchDoesNotCarryOverToAFileWithoutOne)
+{
+    const std::string v6e = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v6e_inference.xplane.pb";
+    model::LoadResult other = model::loadProfile(v6e);
+    if (!other.ok())
+        GTEST_SKIP() << "sample missing: " << other.error;
+    widgets::AdvicePanel panel;
+    auto* spin = panel.findChild<QSpinBox*>(QStringLiteral("whatIfGlobalBatch"));
+    ASSERT_TRUE(spin);
+    panel.setAnalysis(tpuscope::test::analysisOf(demo()));
+    ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
+    ASSERT_EQ(spin->value(), 1024);
+    panel.setAnalysis(tpuscope::test::analysisOf(other.profile)); // no batch inferred
+    ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
+    EXPECT_FALSE(spin->isEnabled());
+    EXPECT_EQ(spin->text(), QStringLiteral("\u2013")) << spin->text().toStdString();
+    // And back: the demo's suggestion again.
+    panel.setAnalysis(tpuscope::test::analysisOf(demo()));
+    ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
+    EXPECT_TRUE(spin->isEnabled());
+    EXPECT_EQ(spin->value(), 1024);
+}
