@@ -99,10 +99,13 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
     const ShareStats& s = share.stats;
     char line[320];
     std::snprintf(line, sizeof line,
-        "%s: %s (%s JSON%s), top %zu of %zu ops covering %.1f %% of op time, %zu HLO instructions from %zu "
+        "%s: %s (%s JSON%s), top %zu of %zu ops%s covering %.1f %% of op time, %zu HLO instructions from %zu "
         "programs\n",
         args.output.empty() ? "share" : args.output.c_str(), kib(s.fileBytes).c_str(), kib(s.jsonBytes).c_str(),
-        args.text ? (", " + kib(payload.size()) + " as text").c_str() : "", s.keptOps, s.totalOps,
+        args.text ? (", " + kib(payload.size()) + " as text").c_str() : "", s.keptOps + s.keptAsyncPartners, s.totalOps,
+        s.keptAsyncPartners
+            ? (" (" + std::to_string(s.keptAsyncPartners) + " of them the other halves of async ops)").c_str()
+            : "",
         100.0 * s.keptTimeFraction, s.hloInstructions, s.programsWithHlo);
     err << line;
     return 0;

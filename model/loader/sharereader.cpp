@@ -777,13 +777,19 @@ std::string decodeShareFile(
     // What the user should know about this profile.
     auto& limitations = profile.load.limitations;
     const json::Value& totals = doc["totals"];
-    char line[256];
-    std::snprintf(line, sizeof line,
-        "tpuscope share file: the top %zu of %llu ops (%.1f %% of op time) with their HLO; the other %lld ops are "
-        "summed per category in '(N other ... ops)' rows",
+    // The three parts add up to the original's op count: kept with HLO, brief, summed.
+    const size_t briefOps = keptOps - topOps;
+    char line[160];
+    std::snprintf(line, sizeof line, "tpuscope share file: the top %zu of %llu ops (%.1f %% of op time) with their HLO",
         static_cast<size_t>(totals["kept"].uint64(topOps)), static_cast<unsigned long long>(totals["ops"].uint64(0)),
-        100.0 * totals["kept_time_fraction"].number(), static_cast<long long>(otherOps));
-    limitations.push_back(line);
+        100.0 * totals["kept_time_fraction"].number());
+    std::string kept = line;
+    if (briefOps)
+        kept += ", " + std::to_string(briefOps) + " more copies and collectives in brief";
+    if (otherOps)
+        kept += "; the other " + std::to_string(otherOps) + (otherOps == 1 ? " op is" : " ops are")
+            + " summed per category in '(N other ... ops)' rows";
+    limitations.push_back(kept);
     limitations.push_back("no timeline: op totals are per profile; step and program-run lines are rebuilt from their "
                           "statistics (count, durations, idle time), not their original times");
     const json::Value& redaction = doc["redaction"];

@@ -206,3 +206,28 @@ TEST(ShareCli, ForumPostPrintsNoBooleanAsOneOrZero)
         EXPECT_FALSE(std::regex_search(post.markdown, booleanAsNumber)) << name << "\n" << post.markdown;
     }
 }
+
+// The share command's "top N of M ops" and the reopened file's own account of what it kept say
+// the same N and M, and the reopened account's parts add up to M (the writer counted the async
+// partners it kept beyond the top rows as ops, the reader summed "(N other … ops)" rows as ops).
+TEST(ShareCli, TheKeptOpCountReadsTheSameWhenWrittenAndReopened)
+{
+    const std::string sample = samplePath("tpu_v6e_inference.xplane.pb");
+    if (!cliAvailable() || !std::filesystem::exists(sample))
+        GTEST_SKIP() << "needs tpuscope-cli and the v6e sample";
+    const std::string cli = TPUSCOPE_CLI_PATH;
+    const std::string out = tempDir("share_counts") + "/v6e.tpuscope";
+    const CommandResult written = runCommand(cli + " share '" + sample + "' -o '" + out + "'", true);
+    ASSERT_EQ(written.exitCode, 0) << written.output;
+    std::smatch w;
+    ASSERT_TRUE(std::regex_search(written.output, w, std::regex(R"(top (\d+) of (\d+) ops)"))) << written.output;
+    const CommandResult reopened = runCommand(cli + " summary '" + out + "'");
+    std::smatch r;
+    ASSERT_TRUE(std::regex_search(reopened.output, r,
+        std::regex(R"(the top (\d+) of (\d+) ops .*with their HLO, (\d+) more copies and collectives in brief; )"
+                   R"(the other (\d+) ops? (is|are) summed)")))
+        << reopened.output;
+    EXPECT_EQ(w[1], r[1]);
+    EXPECT_EQ(w[2], r[2]);
+    EXPECT_EQ(std::stoi(r[1]) + std::stoi(r[3]) + std::stoi(r[4]), std::stoi(r[2])) << r[0];
+}
