@@ -104,7 +104,7 @@ public:
 
     std::string run()
     {
-        skipBom();
+        m_cursor.skipByteOrderMark();
         const char first = m_cursor.peek();
         if (first == '[') {
             readEventArray();
@@ -142,16 +142,6 @@ public:
 
 private:
     // ---- top level -------------------------------------------------------------------
-
-    void skipBom()
-    {
-        if (m_source)
-            m_bytes = std::string_view(
-                m_bytes.data(), static_cast<size_t>(m_source->extend(m_bytes.data()) - m_bytes.data()));
-        if (m_bytes.size() >= 3 && static_cast<unsigned char>(m_bytes[0]) == 0xEF
-            && static_cast<unsigned char>(m_bytes[1]) == 0xBB && static_cast<unsigned char>(m_bytes[2]) == 0xBF)
-            m_cursor.advance(3);
-    }
 
     void readTopObject()
     {

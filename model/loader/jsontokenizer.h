@@ -92,8 +92,15 @@ public:
         m_p = m_end;
     }
 
-    /// Skips bytes the caller has recognised itself (a byte order mark).
-    void advance(size_t n) { m_p += std::min(n, static_cast<size_t>(m_end - m_p)); }
+    /// Skips a UTF-8 byte order mark at the cursor (Windows editors write one before the JSON),
+    /// asking a streamed source for its first bytes if it has not given them yet.
+    void skipByteOrderMark()
+    {
+        while (m_end - m_p < 3 && refill()) { }
+        if (m_end - m_p >= 3 && static_cast<unsigned char>(m_p[0]) == 0xEF && static_cast<unsigned char>(m_p[1]) == 0xBB
+            && static_cast<unsigned char>(m_p[2]) == 0xBF)
+            m_p += 3;
+    }
 
     void skipWhitespace()
     {

@@ -734,3 +734,24 @@ TEST(ChromeJson, ByteMutationsNeverCrash)
     }
     EXPECT_GT(loaded, 0);
 }
+
+// A UTF-8 byte order mark before the JSON (Windows editors write one) is skipped on every input
+// path: bytes in memory, a mapped file and a streamed gzip. The mapped and streamed paths refused
+// the file ("expected '[' or '{' at the start"): the mark was checked before the first bytes came.
+TEST(ChromeJson, AByteOrderMarkIsSkippedOnEveryInputPath)
+{
+    const std::string json = "\xEF\xBB\xBF"
+                             R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":5}]})";
+    const LoadResult inMemory = loadProfileFromBytes(json, "bom.json");
+    ASSERT_TRUE(inMemory.ok()) << inMemory.error;
+    EXPECT_EQ(inMemory.profile->eventCount(), 1u);
+    using namespace tpuscope::test;
+    const std::string dir = tempDir("chrome_bom");
+    writeFile(dir + "/bom.json", json);
+    writeFile(dir + "/bom.json.gz", gzipBytes(json));
+    for (const char* file : {"bom.json", "bom.json.gz"}) {
+        const LoadResult r = loadProfile(dir + "/" + file);
+        ASSERT_TRUE(r.ok()) << file << ": " << r.error;
+        EXPECT_EQ(r.profile->eventCount(), 1u) << file;
+    }
+}
