@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -375,6 +376,56 @@ void InflateStream::run(std::stop_token stop)
         m_done.store(true);
     }
     m_cv.notify_all();
+}
+
+// ---- WholeInflate ----------------------------------------------------------------------
+
+WholeInflate::~WholeInflate()
+{
+    unmap();
+}
+
+void WholeInflate::unmap()
+{
+    if (m_base)
+        munmap(m_base, m_mapped);
+    m_base = nullptr;
+    m_mapped = m_size = 0;
+}
+
+bool WholeInflate::inflate(std::string_view compressed, uint64_t limit, uint64_t maxRatio)
+{
+    unmap();
+    const std::optional<uint64_t> size = gzipTrailerSize(compressed, limit, maxRatio);
+    if (!size || *size > SIZE_MAX / 2)
+        return false;
+    const size_t page = pageSize();
+    m_mapped = static_cast<size_t>((*size + page - 1) / page * page);
+    // Address space only: libdeflate never writes past the size, so a lying trailer costs the
+    // pages the data really fills, and the retry with zlib.
+    void* p = mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        m_mapped = 0;
+        return false;
+    }
+    m_base = static_cast<char*>(p);
+    const std::optional<size_t> produced = inflateWholeMember(compressed, m_base, static_cast<size_t>(*size));
+    if (!produced) {
+        unmap();
+        return false;
+    }
+    m_size = *produced;
+    return true;
+}
+
+void WholeInflate::release(const char* begin, const char* end)
+{
+    releasePages(std::max<const char*>(begin, m_base), std::min<const char*>(end, m_base + m_size));
+}
+
+double WholeInflate::fraction(const char* position) const
+{
+    return m_size && position ? static_cast<double>(position - m_base) / static_cast<double>(m_size) : 1.0;
 }
 
 } // namespace tpuscope::model

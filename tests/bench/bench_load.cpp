@@ -7,10 +7,14 @@
 //   bench_load [N ...]          default: 1e5 1e6 1e7
 //   bench_load --generate N PATH  only write the input (for profiling with perf)
 //   bench_load --load PATH [R]    load an existing file R times (default 3), one line each
+//   bench_load --gz-ratio FILE.gz [PLAIN] [R]  the .gz load as a ratio of `gzip -dc FILE.gz` and of
+//                                 the plain file's load (median of R, default 3), with libdeflate
+//                                 (the default) and with zlib (TPUSCOPE_INFLATER=zlib)
 #include "generators.h"
 #include "loader/gzip.h"
 #include "loader/loader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -85,6 +90,98 @@ void measureLibprotobuf(const std::string& path, size_t n, uintmax_t bytes)
         bytes / walk.seconds / 1e6, walk.peakBytesPerEvent);
 }
 
+std::string machine()
+{
+    const std::vector<double> load = tpuscope::bench::loadAverage();
+    char out[160];
+    std::snprintf(out, sizeof out, "\"machine_cores\":%ld,\"loadavg\":[%.2f,%.2f,%.2f]", sysconf(_SC_NPROCESSORS_ONLN),
+        load.size() > 0 ? load[0] : 0, load.size() > 1 ? load[1] : 0, load.size() > 2 ? load[2] : 0);
+    return out;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// CPU seconds (user + system) of the children waited for so far: on a shared machine the wall
+// clock measures the neighbours too, the CPU time less so.
+double childrenCpuSeconds()
+{
+    rusage usage {};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Seconds of one load in a fresh child (so each run starts cold in memory), -1 on failure.
+double childLoadSeconds(const std::string& path, const char* inflater)
+{
+    const std::string text = tpuscope::bench::runInChild([&] {
+        if (inflater)
+            setenv("TPUSCOPE_INFLATER", inflater, 1);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto result = tpuscope::model::loadProfile(path);
+        return result.ok() ? std::to_string(seconds(t0)) + " " + std::to_string(result.profile->eventCount())
+                           : std::string("-1 0");
+    });
+    return text.empty() ? -1 : std::atof(text.c_str());
+}
+
+// Issue 24 point 2: the .gz load against `gzip -dc` of the same file (the speed of the disk's
+// decompressor alone; zlib in-process when there is no gzip binary) and against the plain load.
+struct Series
+{
+    std::vector<double> wall, cpu;
+    template <typename Fn> void time(Fn fn)
+    {
+        const double cpu0 = childrenCpuSeconds();
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        wall.push_back(seconds(t0));
+        cpu.push_back(childrenCpuSeconds() - cpu0);
+    }
+};
+
+void measureGzipRatio(const std::string& gzPath, const std::string& plainPath, size_t n, int repeats)
+{
+    Series gzipDc, fast, slow, plain;
+    bool haveGzip = std::system("command -v gzip >/dev/null 2>&1") == 0;
+    for (int r = 0; r < repeats; ++r) {
+        gzipDc.time([&] {
+            if (haveGzip)
+                haveGzip = std::system(("gzip -dc '" + gzPath + "' >/dev/null").c_str()) == 0;
+            if (!haveGzip)
+                tpuscope::bench::runInChild([&] {
+                    std::ifstream in(gzPath, std::ios::binary);
+                    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), out,
+                        error;
+                    tpuscope::model::gunzip(data, out, 1ull << 40, error);
+                    return std::string();
+                });
+        });
+        fast.time([&] { childLoadSeconds(gzPath, nullptr); });
+        slow.time([&] { childLoadSeconds(gzPath, "zlib"); });
+        if (!plainPath.empty())
+            plain.time([&] { childLoadSeconds(plainPath, nullptr); });
+    }
+    const double reference = median(gzipDc.wall), f = median(fast.wall), z = median(slow.wall), p = median(plain.wall);
+    const double referenceCpu = median(gzipDc.cpu), fCpu = median(fast.cpu), zCpu = median(slow.cpu),
+                 pCpu = median(plain.cpu);
+    std::printf("{\"case\":\"xspace.gz-%zu\",\"reader\":\"ratio\",\"reference\":\"%s\",\"repeats\":%d,"
+                "\"gzip_dc_seconds\":%.4f,\"load_seconds\":%.4f,\"load_zlib_seconds\":%.4f,"
+                "\"plain_load_seconds\":%.4f,\"ratio_to_gzip_dc\":%.2f,\"zlib_ratio_to_gzip_dc\":%.2f,"
+                "\"ratio_to_plain\":%.2f,\"ns_per_event\":%.1f,\"gzip_dc_cpu_seconds\":%.4f,\"load_cpu_seconds\":%.4f,"
+                "\"load_zlib_cpu_seconds\":%.4f,\"plain_load_cpu_seconds\":%.4f,\"cpu_ratio_to_gzip_dc\":%.2f,"
+                "\"zlib_cpu_ratio_to_gzip_dc\":%.2f,\"cpu_ns_per_event\":%.1f,%s}\n",
+        n, haveGzip ? "gzip -dc" : "zlib gunzip", repeats, reference, f, z, p, f / reference, z / reference,
+        p > 0 ? f / p : 0, n ? f * 1e9 / n : 0, referenceCpu, fCpu, zCpu, pCpu, fCpu / referenceCpu,
+        zCpu / referenceCpu, n ? fCpu * 1e9 / n : 0, machine().c_str());
+    std::fflush(stdout);
+}
+
 template <typename Fn> void inChild(Fn fn)
 {
     std::fflush(stdout);
@@ -118,6 +215,22 @@ int main(int argc, char** argv)
             inChild([&] { measureTpuscope(path, 0, bytes); });
         return 0;
     }
+    if (argc >= 3 && std::strcmp(argv[1], "--gz-ratio") == 0) {
+        const std::string plain = argc >= 4 && std::atoi(argv[3]) == 0 ? argv[3] : "";
+        const int repeats = argc >= 5 ? std::atoi(argv[4]) : argc == 4 && plain.empty() ? std::atoi(argv[3]) : 3;
+        // Counted in a child: a load here would start the worker pool, which a forked child lacks.
+        const std::string probe = tpuscope::bench::runInChild([&] {
+            const auto result = tpuscope::model::loadProfile(argv[2]);
+            return result.ok() ? std::to_string(result.profile->eventCount()) : "error: " + result.error;
+        });
+        const size_t n = std::strtoull(probe.c_str(), nullptr, 10);
+        if (n == 0) {
+            std::fprintf(stderr, "bench_load: %s\n", probe.c_str());
+            return 1;
+        }
+        measureGzipRatio(argv[2], plain, n, std::max(1, repeats));
+        return 0;
+    }
     std::vector<size_t> sizes;
     for (int i = 1; i < argc; ++i)
         sizes.push_back(tpuscope::bench::parseCount(argv[i]));
@@ -143,8 +256,9 @@ int main(int argc, char** argv)
         // xspace.gz: mb_per_s is of inflated bytes, so it compares with the plain file's.
         const std::string gzPath = path + ".gz";
         const auto gzBytes = std::filesystem::file_size(gzPath);
-        std::filesystem::remove(path);
         tpuscope::bench::warmPageCache(gzPath);
+        measureGzipRatio(gzPath, path, n, 3);
+        std::filesystem::remove(path);
         for (int repeat = 0; repeat < 2; ++repeat) {
             inChild([&] { measureGunzip(gzPath, n, gzBytes); });
             inChild([&] { measureTpuscope(gzPath, n, gzBytes, "xspace.gz"); });

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Issue 24 point 2: gzip of a format that needs every byte (XSpace, op_profile) is inflated in one
+// pass by libdeflate at the size the gzip trailer gives; what libdeflate cannot read (several
+// members, padding, damage, a lying or untrusted trailer) streams through zlib as before, with
+// zlib's messages and guards. Both inflaters give the same profile.
+#include "testutil.h"
+
+#include "analysis/opbreakdown.h"
+#include "loader/gzip.h"
+#include "loader/inputsource.h"
+#include "loader/loader.h"
+#include "loader/logdir.h"
+#include "synth/synth.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace tpuscope::model;
+using namespace tpuscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Sets TPUSCOPE_INFLATER for one scope.
+class ScopedInflater
+{
+public:
+    explicit ScopedInflater(const char* value) { setenv("TPUSCOPE_INFLATER", value, 1); }
+    ~ScopedInflater() { unsetenv("TPUSCOPE_INFLATER"); }
+};
+
+std::string benchXSpace(const char* scenario)
+{
+    SynthOptions options;
+    std::string error, xspace;
+    EXPECT_TRUE(parseSynthScenario(scenario, options, error)) << error;
+    EXPECT_TRUE(syntheticXSpaceBytes(options, xspace, error)) << error;
+    return xspace;
+}
+
+/// Everything a view reads of the events, in order: equal strings mean equal profiles.
+std::string eventsText(const Profile& profile)
+{
+    std::string text = std::to_string(profile.eventCount()) + " events\n";
+    for (const OpRow& row : computeOpBreakdown(profile).rows)
+        text += row.name + " " + std::to_string(row.occurrences) + " "
+            + std::to_string(static_cast<int64_t>(row.totalTimePs)) + "\n";
+    for (const Track& track : profile.tracks) {
+        text += profile.str(track.name) + ":";
+        for (size_t i = 0; i < track.size(); ++i)
+            text += " " + std::to_string(track.start[i]) + "/" + std::to_string(track.duration[i]) + "/"
+                + std::to_string(track.op[i]);
+        text += "\n";
+    }
+    return text;
+}
+
+void setTrailerSize(std::string& gz, uint32_t size)
+{
+    for (int i = 0; i < 4; ++i)
+        gz[gz.size() - 4 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+}
+
+} // namespace
+
+TEST(GzipTrailer, SizeIsTheTrailersModulo4GiBWithinTheLimits)
+{
+    const std::string plain(100000, 'x');
+    const std::string gz = gzipBytes(plain);
+    EXPECT_EQ(gzipTrailerSize(gz, 1 << 30, 200), plain.size());
+    EXPECT_FALSE(gzipTrailerSize(gz, plain.size() - 1, 200)) << "over the inflate limit: zlib refuses it as it goes";
+    EXPECT_FALSE(gzipTrailerSize(gz.substr(0, 19), 1 << 30, 200));
+    EXPECT_FALSE(gzipTrailerSize("not gzip at all, but long enough", 1 << 30, 200));
+
+    // 100 KB of compressed data cannot inflate to 10 bytes: that ISIZE is of 4 GiB + 10.
+    std::string claims(100000, '\0');
+    claims[0] = '\x1f';
+    claims[1] = '\x8b';
+    setTrailerSize(claims, 10);
+    EXPECT_EQ(gzipTrailerSize(claims, 8ull << 30, 0), (1ull << 32) + 10);
+    EXPECT_FALSE(gzipTrailerSize(claims, 4ull << 30, 0)) << "over the limit";
+    // The ratio guard applies past 256 MiB, as zlib's does.
+    setTrailerSize(claims, 200u << 20);
+    EXPECT_EQ(gzipTrailerSize(claims, 8ull << 30, 200), 200u << 20);
+    setTrailerSize(claims, 300u << 20);
+    EXPECT_FALSE(gzipTrailerSize(claims, 8ull << 30, 200)) << "3000:1 is a bomb";
+    EXPECT_EQ(gzipTrailerSize(claims, 8ull << 30, 0), 300u << 20) << "no ratio guard";
+}
+
+TEST(GzipTrailer, LibdeflateReadsExactlyOneGoodMember)
+{
+    const std::string plain = benchXSpace("bench:20000");
+    const std::string gz = gzipBytes(plain);
+    std::string out(plain.size(), '\0');
+    EXPECT_EQ(inflateWholeMember(gz, out.data(), out.size()), plain.size());
+    EXPECT_EQ(out, plain);
+    EXPECT_FALSE(inflateWholeMember(gz, out.data(), out.size() - 1)) << "a trailer that claims too little";
+    EXPECT_FALSE(inflateWholeMember(gz + gz, out.data(), out.size())) << "a second member is zlib's";
+    EXPECT_FALSE(inflateWholeMember(gz + std::string(64, '\0'), out.data(), out.size())) << "padding is zlib's";
+    EXPECT_FALSE(inflateWholeMember(gz.substr(0, gz.size() / 2), out.data(), out.size())) << "truncated";
+    std::string badCrc = gz;
+    badCrc[badCrc.size() - 6] ^= 0x01;
+    EXPECT_FALSE(inflateWholeMember(badCrc, out.data(), out.size())) << "bad CRC";
+}
+
+// The libdeflate path (the default) and the zlib path (TPUSCOPE_INFLATER=zlib) give the same
+// profile as the plain file, and the counter shows which one ran.
+TEST(WholeInflate, XSpaceGzipLoadsTheSameWithEitherInflater)
+{
+    const std::string dir = tempDir("whole_xspace");
+    const std::string xspace = benchXSpace("bench:300000");
+    writeFile(dir + "/s.xplane.pb", xspace);
+    writeFile(dir + "/s.xplane.pb.gz", gzipBytes(xspace, 1));
+    const LoadResult plain = loadProfile(dir + "/s.xplane.pb");
+    ASSERT_TRUE(plain.ok()) << plain.error;
+    const std::string expected = eventsText(*plain.profile);
+
+    const uint64_t before = wholeBufferInflates();
+    const LoadResult fast = loadProfile(dir + "/s.xplane.pb.gz");
+    ASSERT_TRUE(fast.ok()) << fast.error;
+    EXPECT_EQ(wholeBufferInflates(), before + 1) << "libdeflate inflated it";
+    EXPECT_EQ(eventsText(*fast.profile), expected);
+    EXPECT_EQ(fast.profile->load.decodedBytes, xspace.size());
+    EXPECT_EQ(fast.profile->load.format, "xspace.gz");
+
+    ScopedInflater zlibOnly("zlib");
+    const LoadResult slow = loadProfile(dir + "/s.xplane.pb.gz");
+    ASSERT_TRUE(slow.ok()) << slow.error;
+    EXPECT_EQ(wholeBufferInflates(), before + 1) << "zlib inflated it";
+    EXPECT_EQ(eventsText(*slow.profile), expected);
+    EXPECT_EQ(slow.profile->load.decodedBytes, xspace.size());
+}
+
+// What libdeflate cannot read goes to zlib: several members (concatenated gzip files), trailing
+// zeros, a trailer that lies; damage keeps zlib's messages.
+TEST(WholeInflate, WhatLibdeflateCannotReadStreamsThroughZlib)
+{
+    const std::string xspace = benchXSpace("bench:20000");
+    const LoadResult plain = loadProfileFromBytes(xspace, "s.xplane.pb");
+    ASSERT_TRUE(plain.ok()) << plain.error;
+    const std::string expected = eventsText(*plain.profile);
+    const std::string gz = gzipBytes(xspace);
+
+    const size_t half = xspace.size() / 2;
+    std::string lyingTrailer = gz;
+    setTrailerSize(lyingTrailer, static_cast<uint32_t>(xspace.size() - 4096));
+    for (const auto& [name, bytes] : {std::pair<std::string, std::string> {"members",
+                                          gzipBytes(xspace.substr(0, half)) + gzipBytes(xspace.substr(half))},
+             {"padding", gz + std::string(1000, '\0')}}) {
+        const uint64_t before = wholeBufferInflates();
+        const LoadResult r = loadProfileFromBytes(bytes, name + ".xplane.pb.gz");
+        ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+        EXPECT_EQ(eventsText(*r.profile), expected) << name;
+        EXPECT_EQ(wholeBufferInflates(), before) << name;
+    }
+    // A trailer claiming less than the data holds: libdeflate stops at that size, zlib's CRC and
+    // length check names the damage.
+    const LoadResult liar = loadProfileFromBytes(lyingTrailer, "liar.xplane.pb.gz");
+    ASSERT_FALSE(liar.ok());
+    EXPECT_NE(liar.error.find("corrupt gzip data at compressed offset"), std::string::npos) << liar.error;
+
+    const LoadResult cut = loadProfileFromBytes(gz.substr(0, gz.size() * 2 / 3), "cut.xplane.pb.gz");
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.error.find("the gzip stream is truncated after"), std::string::npos) << cut.error;
+
+    std::string badCrc = gz;
+    badCrc[badCrc.size() - 6] ^= 0x01;
+    const LoadResult crc = loadProfileFromBytes(badCrc, "crc.xplane.pb.gz");
+    ASSERT_FALSE(crc.ok());
+    EXPECT_NE(crc.error.find("corrupt gzip data at compressed offset"), std::string::npos) << crc.error;
+    EXPECT_NE(crc.error.find("incorrect data check"), std::string::npos) << crc.error;
+}
+
+// A bomb is refused by the inflate limit before libdeflate maps its size: the trailer's size is
+// over the limit, so zlib streams it and stops at the limit, as it always has.
+TEST(WholeInflate, ABombOverTheLimitIsRefusedBeforeItIsMapped)
+{
+    const std::string xspace = benchXSpace("bench:20000");
+    const std::string gz = gzipBytes(xspace);
+    LoadOptions small;
+    small.maxDecompressedBytes = xspace.size() / 2;
+    const uint64_t before = wholeBufferInflates();
+    const LoadResult bomb = loadProfileFromBytes(gz, "bomb.xplane.pb.gz", small);
+    ASSERT_FALSE(bomb.ok());
+    EXPECT_NE(bomb.error.find("exceeds the limit"), std::string::npos) << bomb.error;
+    // A trailer claiming a size within the limit does not let more through: libdeflate stops at
+    // that size and zlib refuses at the limit.
+    std::string liar = gz;
+    setTrailerSize(liar, static_cast<uint32_t>(xspace.size() / 4));
+    const LoadResult lied = loadProfileFromBytes(liar, "liar.xplane.pb.gz", small);
+    ASSERT_FALSE(lied.ok());
+    EXPECT_NE(lied.error.find("exceeds the limit"), std::string::npos) << lied.error;
+    EXPECT_EQ(wholeBufferInflates(), before);
+}
+
+// Chrome JSON .gz keeps streaming with zlib (parsed while it inflates, memory bounded by the
+// read-ahead), and every host of a log dir goes through the same decode path as a single file.
+TEST(WholeInflate, TraceJsonStreamsAndLogDirHostsTakeTheSamePath)
+{
+    const std::string dir = tempDir("whole_paths");
+    const std::string json
+        = R"({"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:TPU:0"}},)"
+          R"({"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"fusion.1"}]})";
+    writeFile(dir + "/t.trace.json.gz", gzipBytes(json));
+    uint64_t before = wholeBufferInflates();
+    const LoadResult trace = loadProfile(dir + "/t.trace.json.gz");
+    ASSERT_TRUE(trace.ok()) << trace.error;
+    EXPECT_EQ(trace.profile->eventCount(), 1u);
+    EXPECT_EQ(wholeBufferInflates(), before) << "JSON streams with zlib";
+
+    const std::string logdir = dir + "/logdir";
+    const std::string run = logdir + "/plugins/profile/2026_01_01_00_00_00";
+    fs::create_directories(run);
+    const std::string xspace = benchXSpace("bench:20000");
+    writeFile(run + "/host-a.xplane.pb.gz", gzipBytes(xspace));
+    writeFile(run + "/host-b.xplane.pb.gz", gzipBytes(xspace));
+    const std::vector<ProfileRun> runs = findRuns(logdir);
+    ASSERT_EQ(runs.size(), 1u);
+    before = wholeBufferInflates();
+    const LoadResult fast = loadRun(runs.front());
+    ASSERT_TRUE(fast.ok()) << fast.error;
+    EXPECT_EQ(wholeBufferInflates(), before + 2) << "each host inflated by libdeflate";
+    ScopedInflater zlibOnly("zlib");
+    const LoadResult slow = loadRun(runs.front());
+    ASSERT_TRUE(slow.ok()) << slow.error;
+    EXPECT_EQ(wholeBufferInflates(), before + 2);
+    EXPECT_EQ(eventsText(*fast.profile), eventsText(*slow.profile));
+    EXPECT_GT(fast.profile->eventCount(), 0u);
+}
