@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <optional>
 
 namespace tpuscope::widgets {
@@ -201,10 +202,20 @@ void addEventOccurrenceSection(
                 .arg(e.occurrenceOnCore)
                 .arg(e.occurrencesOnCore)
                 .arg(e.occurrences));
+        // The ends by name; between them the share rounded down, so 399 of 400 never reads "100%".
+        const double duration = double(e.durationPs);
+        QString rank
+            = tr("longer than %1 of them").arg(qs(model::formatPercent(std::floor(e.shorterFraction * 100) / 100, 0)));
+        if (e.occurrences == 1 || e.minPs >= e.maxPs)
+            rank = e.occurrences == 1 ? tr("the only one") : tr("all as long");
+        else if (duration >= e.maxPs)
+            rank = tr("the longest");
+        else if (duration <= e.minPs)
+            rank = tr("the shortest");
         doc.kv(tr("Against the op's"),
-            tr("min %1 · median %2 · max %3; longer than %4 of them")
+            tr("min %1 · median %2 · max %3; %4")
                 .arg(qs(model::formatDurationPs(e.minPs)), qs(model::formatDurationPs(e.medianPs)),
-                    qs(model::formatDurationPs(e.maxPs)), qs(model::formatPercent(e.shorterFraction, 0))));
+                    qs(model::formatDurationPs(e.maxPs)), rank));
     } else if (comparing) {
         doc.kv(tr("Occurrence"), tr("counting the op's occurrences…"));
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 25 point 7 in the window: a clicked timeline event brings its Details to the front; an op
-// picked in the op table or through an advice item leaves the Advice tab where it is; the
-// screenshot hook `--view event:NAME` selects the op's longest event.
+// Issue 25 point 7 in the window: a clicked timeline event brings its Details to the front (shown
+// again if closed); an advice item's evidence leaves the Advice tab in front; an op picked in the
+// op table raises Details as it did; `--view event:NAME` selects the op's longest event.
 #include "mainwindow.h"
 #include "screenshot.h"
 
@@ -9,6 +9,7 @@
 #include "analysis/eventoccurrence.h"
 #include "detailspanel.h"
 #include "optableview.h"
+#include "qt/optreemodel.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "timelineview.h"
@@ -74,6 +75,21 @@ bool load(MainWindow& window)
     return loaded.wait(60'000);
 }
 
+/// A row of the op table (under its category when grouped) for an op other than `op`.
+QModelIndex anotherOpRow(const QAbstractItemModel& table, model::OpId op)
+{
+    for (int r = 0; r < table.rowCount(); ++r) {
+        const QModelIndex top = table.index(r, 0);
+        for (int c = -1; c < table.rowCount(top); ++c) {
+            const QModelIndex index = c < 0 ? top : table.index(c, 0, top);
+            const QVariant id = index.data(tpuscope::qt::OpTreeModel::OpIdRole);
+            if (id.isValid() && id.toUInt() != model::kNone && id.toUInt() != op)
+                return index;
+        }
+    }
+    return {};
+}
+
 /// Core 0's XLA Ops line and an event of it.
 std::pair<model::TrackId, uint32_t> opEvent(const model::Profile& p)
 {
@@ -98,20 +114,25 @@ TEST_F(EventDetailsTest, AClickedEventRaisesDetailsAnOpPickedElsewhereLeavesTheA
     EXPECT_TRUE(inFront(advice));
     EXPECT_FALSE(inFront(details));
 
-    // An op from the table, then an advice item's evidence: the selection follows, the tab stays.
-    QTreeView* table = window.opTable()->view();
-    ASSERT_GT(table->model()->rowCount(), 1);
-    table->setCurrentIndex(table->model()->index(1, 0));
-    QCoreApplication::processEvents();
-    EXPECT_NE(window.selection()->selectedOp(), model::kNone);
-    EXPECT_TRUE(inFront(advice));
+    // An advice item's evidence becomes the selection; the advice being read stays in front.
     auto* panel = qobject_cast<tpuscope::widgets::AdvicePanel*>(window.viewWidget(QStringLiteral("advice")));
     ASSERT_TRUE(panel);
     ASSERT_GT(panel->adviceCount(), 1);
     panel->selectAdvice(1);
     QCoreApplication::processEvents();
+    EXPECT_NE(window.selection()->selectedOp(), model::kNone);
     EXPECT_TRUE(inFront(advice));
     EXPECT_FALSE(inFront(details));
+
+    // An op picked in the table raises Details, as before (a tab behind Advice counts as open).
+    QTreeView* table = window.opTable()->view();
+    ASSERT_GT(table->model()->rowCount(), 1);
+    table->setCurrentIndex(anotherOpRow(*table->model(), window.selection()->selectedOp()));
+    QCoreApplication::processEvents();
+    EXPECT_TRUE(inFront(details));
+    advice->raise();
+    QCoreApplication::processEvents();
+    ASSERT_TRUE(inFront(advice));
 
     // A click on a timeline event: Details comes to the front, showing that event.
     const model::ProfilePtr p = window.session()->profile();
@@ -155,6 +176,8 @@ TEST_F(EventDetailsTest, ScreenshotViewEventSelectsTheLongestOccurrence)
     EXPECT_EQ(window.selection()->selectedOp(), op);
     EXPECT_FALSE(window.detailsPanel()->isOccurrencePending());
     EXPECT_TRUE(window.detailsPanel()->markdown().contains(QStringLiteral("**Occurrence:**")));
+    EXPECT_TRUE(window.detailsPanel()->markdown().contains(QStringLiteral("; the longest"))
+        || window.detailsPanel()->markdown().contains(QStringLiteral("; all as long")));
     EXPECT_TRUE(inFront(dock(window, QStringLiteral("Details"))));
 
     request.view = QStringLiteral("event:no-such-op");
