@@ -95,8 +95,8 @@ int main(int argc, char** argv)
         QStringLiteral("Render a view to a PNG file and exit (works without a display)."), QStringLiteral("out.png"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
         QStringLiteral("View for --screenshot: window, window-timeline (the window on its Timeline tab), overview, "
-                       "ops, timeline, hosts, details, advice, charts, utilization, roofline, memory or fusion:NAME "
-                       "(default: window)."),
+                       "ops, timeline, hosts, details, advice, charts, utilization, roofline, memory, fusion:NAME or "
+                       "event:NAME (the window with that op's longest event selected) (default: window)."),
         QStringLiteral("view"), QStringLiteral("window"));
     const QCommandLineOption sizeOption(QStringLiteral("size"),
         QStringLiteral("Size of the --screenshot image (default: 1600x1000)."), QStringLiteral("WxH"),

@@ -205,9 +205,17 @@ void MainWindow::connectSelection()
     // The views follow the selection and the visible range themselves; what is left here moves
     // docks and tabs, or ties two views together.
     using widgets::TimelineView;
+    // An op picked in the table raises Details unless the user closed it (a tab behind Advice is
+    // visible to Qt); an advice item's evidence leaves the Advice tab the user reads in front. A
+    // clicked timeline event asks what that one event was: Details come to the front, shown again
+    // if the dock was closed.
     connect(m_opTable, &widgets::OpTableView::opSelected, this, [this] {
         if (m_docks->detailsDock->isVisible())
             m_docks->detailsDock->raise();
+    });
+    connect(m_timeline, &TimelineView::eventSelected, this, [this] {
+        m_docks->detailsDock->show();
+        m_docks->detailsDock->raise();
     });
     connect(m_opTable, &widgets::OpTableView::opActivated, m_timeline, &TimelineView::zoomToFirstOccurrence);
     connect(m_selection, &qt::SelectionState::selectedEventChanged, m_docks->details,

@@ -3,7 +3,9 @@
 
 #include "mainwindow.h"
 
+#include "analysis/eventoccurrence.h"
 #include "core/profile.h"
+#include "detailspanel.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "rangeselectionview.h"
@@ -30,6 +32,7 @@ namespace tpuscope::app {
 namespace {
 
 const QString kFusionPrefix = QStringLiteral("fusion:");
+const QString kEventPrefix = QStringLiteral("event:");
 
 /// Lets queued work settle: layouts, debounced recomputes and QCustomPlot's queued replots all
 /// run from the event loop, and a grab before they ran would show stale pixels.
@@ -150,7 +153,8 @@ bool isKnownScreenshotView(const QString& view)
         QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
         QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
         QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts")};
-    return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
+    return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size())
+        || (view.startsWith(kEventPrefix) && view.size() > kEventPrefix.size());
 }
 
 QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
@@ -186,6 +190,25 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
             return QCoreApplication::translate("Screenshot", "The profile has no op named \"%1\".").arg(opName);
         window.selection()->setSelectedOp(op);
         viewName = QStringLiteral("details");
+    }
+    if (viewName.startsWith(kEventPrefix)) {
+        // The op's longest occurrence clicked on the timeline: the window on the Timeline tab, the
+        // event in view and selected, its Details in front.
+        const QString opName = viewName.mid(kEventPrefix.size());
+        const model::OpId op = findOp(*profile, opName);
+        const auto [track, index] = op == model::kNone
+            ? std::pair<model::TrackId, uint32_t> {model::kNone, 0}
+            : model::longestOccurrence(*profile, model::findOccurrences(*profile, op));
+        if (track == model::kNone)
+            return QCoreApplication::translate("Screenshot", "The profile has no event named \"%1\".").arg(opName);
+        window.showTimelineTab();
+        settle(100);
+        window.timeline()->revealEvent(track, index);
+        window.timeline()->selectEvent(track, index);
+        auto* details = window.detailsPanel();
+        if (!settleUntil([details] { return !details->isOccurrencePending(); }, 30'000))
+            qWarning("tpuscope: the event's occurrences were not counted in time");
+        viewName = QStringLiteral("window");
     }
     if (viewName == QLatin1String("window-timeline")) {
         // The whole window as a user sees it after clicking the Timeline tab.

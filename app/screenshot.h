@@ -19,7 +19,7 @@ struct ScreenshotRequest
 {
     QString output;
     /// window | ops | timeline | details | advice | charts | utilization | roofline | overview | memory |
-    /// compare | selection | hosts | fusion:NAME
+    /// compare | selection | hosts | fusion:NAME | event:NAME (that op's longest event selected)
     QString view = QStringLiteral("window");
     QSize size {1600, 1000};
     /// `--range T0,T1`: a timeline range selected before the shot, in µs from the profile start.

@@ -214,11 +214,11 @@ void addShapeSection(Doc& doc, const QPalette& pal, const hlo::Shape& shape,
 
 // --- sections of an op's document --------------------------------------------------------------
 
-void addPerformanceSection(Doc& doc, const QPalette& pal, const OpDetails& d)
+void addPerformanceSection(Doc& doc, const QPalette& pal, const OpDetails& d, const QString& heading)
 {
     const Profile& p = *d.profile;
     const OpInfo& op = p.ops[d.op];
-    doc.heading(tr("Performance"));
+    doc.heading(heading.isEmpty() ? tr("Performance") : heading);
     if (const OpRow* row = d.row) {
         const double avg = row->occurrences ? row->totalTimePs / static_cast<double>(row->occurrences) : 0;
         doc.kv(tr("Occurrences"), QString::number(row->occurrences));

@@ -201,7 +201,8 @@ struct OpDetails
 
 // The sections of an op's document, in the order the panel composes them.
 /// Occurrences, times, FLOPs and bytes, utilizations and what bounds the op (or why they are unknown).
-void addPerformanceSection(DetailsDocument& doc, const QPalette& pal, const OpDetails& op);
+/// `heading` replaces "Performance" (a selected event's op: its totals over all occurrences).
+void addPerformanceSection(DetailsDocument& doc, const QPalette& pal, const OpDetails& op, const QString& heading = {});
 /// Category, program, framework op, source line.
 void addProvenanceSection(DetailsDocument& doc, const OpDetails& op);
 /// The op's HLO text (the event's long name, else the instruction).

@@ -121,6 +121,7 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle = new QLabel(this);
     m_subtitle->setTextFormat(Qt::PlainText);
+    m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_subtitle->setForegroundRole(QPalette::PlaceholderText);
     titles->addWidget(m_title);
     titles->addWidget(m_subtitle);
@@ -204,6 +205,8 @@ void DetailsPanel::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> ana
     m_op = kNone;
     m_eventTrack = kNone;
     m_eventIndex = 0;
+    m_occurrence.reset();
+    m_occurrencePending = false;
     m_indexed = false;
     m_rowOfOp.clear();
     m_opByProgramName.clear();
@@ -235,6 +238,29 @@ void DetailsPanel::setTimelineEvent(TrackId track, quint32 index)
 {
     m_eventTrack = track;
     m_eventIndex = index;
+    m_occurrence.reset();
+    m_occurrencePending = false;
+    if (m_analysis && m_profile && track < m_profile->tracks.size() && index < m_profile->tracks[track].size()) {
+        // Where and when it ran needs no pass over the events; its place among the op's
+        // occurrences does: a session job when a session shows this profile.
+        const bool job = m_session && m_session->analysis() == m_analysis;
+        auto event = std::make_shared<EventOccurrence>(describeEvent(*m_analysis, track, index));
+        if (event->xlaOp && !job)
+            compareWithOccurrences(*event, *m_profile, findOccurrences(*m_profile, event->op));
+        m_occurrence = event;
+        if (event->xlaOp && job) {
+            m_occurrencePending = true;
+            m_session->requestEventOccurrence(track, index, this,
+                [this, track, index, analysis = m_analysis](const std::shared_ptr<const EventOccurrence>& found) {
+                    if (analysis != m_analysis || track != m_eventTrack || index != m_eventIndex)
+                        return; // another event or profile by now
+                    m_occurrencePending = false;
+                    m_occurrence = found;
+                    if (found && found->op == m_op)
+                        render();
+                });
+        }
+    }
     // The op follows (SelectionState emits the event first); a second event of the shown op
     // only changes the event.
     if (m_profile && track < m_profile->tracks.size() && index < m_profile->tracks[track].size()
@@ -334,9 +360,10 @@ void DetailsPanel::render()
     Doc doc(pal);
     doc.rawMarkdown(QStringLiteral("## %1\n\n").arg(name));
 
+    const bool eventOfOp = m_eventTrack < p.tracks.size() && m_eventIndex < p.tracks[m_eventTrack].size()
+        && p.tracks[m_eventTrack].op[m_eventIndex] == m_op;
     // A step, module or host event selected on the timeline: its own facts (timelineeventinfo.h).
-    if (!row && m_eventTrack < p.tracks.size() && m_eventIndex < p.tracks[m_eventTrack].size()
-        && p.tracks[m_eventTrack].op[m_eventIndex] == m_op) {
+    if (!row && eventOfOp) {
         doc.heading(timelineEventKind(p, m_eventTrack));
         for (const auto& [label, value] : timelineEventFacts(p, m_eventTrack, m_eventIndex))
             doc.kv(label, value);
@@ -350,7 +377,13 @@ void DetailsPanel::render()
     }
 
     const OpDetails details {&p, m_op, row, module, in, category, program};
-    addPerformanceSection(doc, pal, details);
+    // An op event selected on the timeline: this one run first, then the op's totals.
+    const bool occurrence = eventOfOp && m_occurrence && m_occurrence->found && m_occurrence->track == m_eventTrack
+        && m_occurrence->index == m_eventIndex;
+    if (occurrence)
+        addEventOccurrenceSection(doc, pal, *m_occurrence, m_occurrencePending);
+    addPerformanceSection(doc, pal, details,
+        occurrence ? tr("The op's totals over all %1 occurrences").arg(row->occurrences) : QString());
     addProvenanceSection(doc, details);
     addHloSection(doc, details);
     addOutputShapeSection(doc, pal, details);
@@ -613,6 +646,7 @@ void DetailsPanel::changeEvent(QEvent* event)
 
 void DetailsPanel::setSession(qt::TraceSession* session)
 {
+    m_session = session;
     session->follow(this, [this](const model::ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "analysis/eventoccurrence.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/profileanalysis.h"
 #include "core/profile.h"
 
+#include <QPointer>
 #include <QString>
 #include <QWidget>
 
@@ -47,8 +49,12 @@ public:
     void setSelectionState(tpuscope::qt::SelectionState* selection);
     void showOp(tpuscope::model::OpId op); // kNone clears
     /// The timeline event selected (kNone: none); a step, module or host event of the shown op
-    /// is described by its own facts instead of the op's.
+    /// is described by its own facts instead of the op's, an XLA op event by its own section
+    /// ("This occurrence") above the op's totals. Its comparison with the op's other occurrences
+    /// is a session job (TraceSession::requestEventOccurrence); without a session it is computed here.
     void setTimelineEvent(tpuscope::model::TrackId track, quint32 index);
+    /// The selected event's comparison with its op's occurrences has not arrived yet.
+    bool isOccurrencePending() const { return m_occurrencePending; }
     /// For --view fusion:NAME: the op with this name (the one with the most time when several
     /// programs have it); false if not found.
     bool showOpByName(const QString& name);
@@ -59,6 +65,7 @@ public:
 
     // For tests and screenshots.
     QTextBrowser* browser() const { return m_browser; }
+    QLabel* subtitleLabel() const { return m_subtitle; }
     QTreeWidget* fusedTree() const { return m_fusedTree; }
     QTextBrowser* instructionBrowser() const { return m_instructionBrowser; }
     /// Selects a fused instruction by name and shows its details; false when not in the tree.
@@ -85,6 +92,10 @@ private:
     tpuscope::model::OpId m_op = tpuscope::model::kNone;
     tpuscope::model::TrackId m_eventTrack = tpuscope::model::kNone;
     quint32 m_eventIndex = 0;
+    // The selected event described (model::describeEvent, then the session's comparison).
+    std::shared_ptr<const tpuscope::model::EventOccurrence> m_occurrence;
+    bool m_occurrencePending = false;
+    QPointer<tpuscope::qt::TraceSession> m_session;
     // Computed on first use per profile: the breakdown rows indexed by op.
     bool m_indexed = false;
     std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelineeventinfo.h"
 
+#include "detailsdocument.h"
+
 #include "qt/qstrings.h"
 
-#include "report/report.h"
 #include "core/diagnostics.h"
+#include "report/report.h"
 
 #include <QCoreApplication>
 #include <QStringList>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <optional>
 
 namespace tpuscope::widgets {
@@ -160,6 +163,85 @@ std::vector<std::pair<QString, QString>> timelineEventFacts(
                 .arg(runs)
                 .arg(qs(model::formatDurationPs(total / double(runs)))));
     return facts;
+}
+
+void addEventOccurrenceSection(
+    DetailsDocument& doc, const QPalette& pal, const model::EventOccurrence& e, bool comparing)
+{
+    if (!e.found)
+        return;
+    doc.heading(tr("This occurrence"));
+    doc.kv(tr("Start"), qs(model::formatEventTime(e.startPs, e.durationPs)) + tr(" from the profile start"));
+    doc.kv(tr("End"), qs(model::formatEventTime(e.endPs, e.durationPs)));
+    doc.kv(tr("Duration"), qs(model::formatDurationPs(double(e.durationPs))));
+    QString core = qs(e.plane) + QStringLiteral(" / ") + qs(e.line);
+    if (!e.host.empty())
+        core += tr(" on host %1").arg(qs(e.host));
+    doc.kv(tr("Core"), core);
+
+    QString step;
+    if (e.stepIndex) {
+        const QString place = tr("step %1 of %2").arg(*e.stepIndex + 1).arg(e.stepCount);
+        step = e.stepNumber >= 0 ? tr("%1 (%2)").arg(e.stepNumber).arg(place) : place + tr(", not numbered");
+    } else if (e.coreOrdinal >= 0) {
+        step = e.stepCount > 0 ? tr("none: before the first step or after the last")
+                               : tr("none: this profile has no steps");
+    }
+    if (!step.isEmpty())
+        doc.kv(tr("Step"), step);
+    doc.kv(tr("Program"), e.program.empty() ? tr("unknown") : qs(e.program));
+    if (!e.moduleRun.empty())
+        doc.kv(tr("Module run"),
+            tr("%1 at %2 for %3")
+                .arg(qs(e.moduleRun), qs(model::formatEventTime(e.moduleRunStartPs, e.moduleRunDurationPs)),
+                    qs(model::formatDurationPs(double(e.moduleRunDurationPs)))));
+
+    if (e.occurrences > 0) {
+        doc.kv(tr("Occurrence"),
+            tr("%1 of %2 on this core (%3 on all cores)")
+                .arg(e.occurrenceOnCore)
+                .arg(e.occurrencesOnCore)
+                .arg(e.occurrences));
+        // The ends by name; between them the share rounded down, so 399 of 400 never reads "100%".
+        const double duration = double(e.durationPs);
+        QString rank
+            = tr("longer than %1 of them").arg(qs(model::formatPercent(std::floor(e.shorterFraction * 100) / 100, 0)));
+        if (e.occurrences == 1 || e.minPs >= e.maxPs)
+            rank = e.occurrences == 1 ? tr("the only one") : tr("all as long");
+        else if (duration >= e.maxPs)
+            rank = tr("the longest");
+        else if (duration <= e.minPs)
+            rank = tr("the shortest");
+        doc.kv(tr("Against the op's"),
+            tr("min %1 · median %2 · max %3; %4")
+                .arg(qs(model::formatDurationPs(e.minPs)), qs(model::formatDurationPs(e.medianPs)),
+                    qs(model::formatDurationPs(e.maxPs)), rank));
+    } else if (comparing) {
+        doc.kv(tr("Occurrence"), tr("counting the op's occurrences…"));
+    }
+
+    QString note = tr("The profile keeps no arguments per event: the op's recorded ones (HLO, provenance) are below.");
+    if (e.xlaOp) {
+        auto rate = [&](const std::optional<double>& u, const std::optional<double>& attained, double scale,
+                        const char* unit, QColor (*color)(double, const QPalette&)) {
+            const QString util = qs(model::formatUtilization(u));
+            const QString rest
+                = attained ? QStringLiteral(" (%1)").arg(qs(model::formatCount(*attained * scale, unit))) : QString();
+            return std::make_pair(util + rest, u ? chip(util, color(std::min(1.0, *u), pal)) + esc(rest) : QString());
+        };
+        const auto [fu, fuHtml] = rate(e.flopsUtilization, e.attainedTflops, 1e12, "FLOP/s", flopsUtilColor);
+        doc.kv(tr("FLOPS utilization, this occurrence"), fu, fuHtml);
+        const auto [hu, huHtml] = rate(e.hbmUtilization, e.attainedHbmGbps, 1e9, "B/s", hbmUtilColor);
+        doc.kv(tr("HBM bandwidth, this occurrence"), hu, huHtml);
+        note = (e.flopsUtilization || e.hbmUtilization
+                       ? tr("Its rates: the op's cost per occurrence (%1, %2 of HBM traffic) over this event's "
+                            "duration. ")
+                             .arg(qs(model::formatCount(e.flops, "FLOP")), qs(model::formatBytes(e.hbmBytes)))
+                       : tr("Its rates are unknown where the op's are (no cost data, no device peak, or an op not "
+                            "rated on the roofline). "))
+            + note;
+    }
+    doc.para(note);
 }
 
 } // namespace tpuscope::widgets

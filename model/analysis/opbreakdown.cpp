@@ -28,6 +28,11 @@ std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbp
     return bytes * 1000.0 / (timePs * peakGbps);
 }
 
+double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits)
+{
+    return op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits.vmemBytes);
+}
+
 const char* boundByName(BoundBy bound)
 {
     switch (bound) {
@@ -587,10 +592,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
         row.flops += op.flops * occurrences;
         row.modelFlops += op.modelFlops * occurrences;
         row.bytesAccessed += op.bytesAccessed * occurrences;
-        // HBM bytes: the breakdown's HBM entries; else bytes accessed less the arrays in VMEM.
-        const double hbmPerOccurrence
-            = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - trait.vmemBytes);
-        row.hbmBytes += hbmPerOccurrence * occurrences;
+        row.hbmBytes += hbmBytesPerOccurrence(op, trait) * occurrences;
         row.hbmFromBreakdown = row.hbmFromBreakdown || op.hbmBytes >= 0;
         row.customKernelCost = row.customKernelCost || trait.customKernel;
         row.largestArrayBytes = std::max(row.largestArrayBytes, trait.largestArrayBytes);

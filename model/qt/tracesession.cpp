@@ -269,6 +269,18 @@ void TraceSession::requestOccurrences(
         [done = std::move(done)](const std::shared_ptr<const model::OpOccurrences>& found) { done(found); });
 }
 
+void TraceSession::requestEventOccurrence(model::TrackId track, quint32 index, QObject* context,
+    std::function<void(std::shared_ptr<const model::EventOccurrence>)> done)
+{
+    request<std::shared_ptr<const model::EventOccurrence>>(
+        m_eventRequests, context,
+        [track, index](const model::ProfileAnalysis& analysis, std::stop_token stop) {
+            return std::make_shared<const model::EventOccurrence>(
+                model::describeEventOccurrence(analysis, track, index, std::move(stop)));
+        },
+        [done = std::move(done)](const std::shared_ptr<const model::EventOccurrence>& found) { done(found); });
+}
+
 void TraceSession::launch(std::stop_token stop, std::function<void(std::stop_token)> work)
 {
     m_pool.submit(std::move(work), std::move(stop)); // the pool combines `stop` with its shutdown

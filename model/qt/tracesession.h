@@ -3,6 +3,7 @@
 
 #include "analysis/advice.h"
 #include "analysis/diff.h"
+#include "analysis/eventoccurrence.h"
 #include "analysis/opbreakdown.h"
 #include "analysis/profileanalysis.h"
 #include "analysis/steps.h"
@@ -104,6 +105,11 @@ public:
     /// op supersedes the search; stale results are dropped as above.
     void requestOccurrences(
         model::OpId op, QObject* context, std::function<void(std::shared_ptr<const model::OpOccurrences>)> done);
+    /// One timeline event of the shown profile described on its own, compared with its op's other
+    /// occurrences (model::describeEventOccurrence: the details panel), off the GUI thread; another
+    /// event supersedes it; stale results are dropped as above.
+    void requestEventOccurrence(model::TrackId track, quint32 index, QObject* context,
+        std::function<void(std::shared_ptr<const model::EventOccurrence>)> done);
     /// Stops the running load, if any; emits loadCanceled().
     void cancel();
     /// Cancels any load and drops the shown profile.
@@ -200,6 +206,7 @@ private:
     RequestChannel m_shareRequests; // the share file and the forum post
     RequestChannel m_rangeRequests;
     RequestChannel m_occurrenceRequests;
+    RequestChannel m_eventRequests;
     // Last: destroyed (its running jobs waited for) before anything its jobs read.
     model::JobPool m_pool;
 };
