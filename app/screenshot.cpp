@@ -2,6 +2,8 @@
 #include "screenshot.h"
 
 #include "mainwindow.h"
+#include "optableview.h"
+#include "overviewview.h"
 
 #include "core/profile.h"
 #include "qt/selectionstate.h"
@@ -149,7 +151,8 @@ bool isKnownScreenshotView(const QString& view)
     static const QStringList views = {QStringLiteral("window"), QStringLiteral("window-timeline"),
         QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
         QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
-        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts")};
+        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts"),
+        QStringLiteral("window-lowutil"), QStringLiteral("ops-flat-lowutil")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size());
 }
 
@@ -186,6 +189,21 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
             return QCoreApplication::translate("Screenshot", "The profile has no op named \"%1\".").arg(opName);
         window.selection()->setSelectedOp(op);
         viewName = QStringLiteral("details");
+    }
+    if (viewName == QLatin1String("window-lowutil")) {
+        // The whole window after a click on the overview's low-utilization count.
+        if (auto* overview = qobject_cast<widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview"))))
+            overview->activateLowUtilizationLink();
+        settle(100);
+        viewName = QStringLiteral("window");
+    }
+    if (viewName == QLatin1String("ops-flat-lowutil")) {
+        // The op table as one flat list of the low-utilization ops of every kind.
+        if (auto* table = qobject_cast<widgets::OpTableView*>(window.viewWidget(QStringLiteral("ops")))) {
+            table->setFlat(true);
+            table->showLowUtilizationOps();
+        }
+        viewName = QStringLiteral("ops");
     }
     if (viewName == QLatin1String("window-timeline")) {
         // The whole window as a user sees it after clicking the Timeline tab.
