@@ -94,9 +94,11 @@ int main(int argc, char** argv)
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QStringLiteral("Render a view to a PNG file and exit (works without a display)."), QStringLiteral("out.png"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-        QStringLiteral("View for --screenshot: window, window-timeline (the window on its Timeline tab), overview, "
-                       "ops, timeline, hosts, details, advice, charts, utilization, roofline, memory, fusion:NAME or "
-                       "event:NAME (the window with that op's longest event selected) (default: window)."),
+        QStringLiteral("View for --screenshot: window, window-timeline (the window on its Timeline tab), "
+                       "window-lowutil (after a click on the overview's low-utilization count), overview, ops, "
+                       "ops-flat-lowutil (the low-utilization ops as one flat list), timeline, hosts, details, advice, "
+                       "charts, utilization, roofline, memory, fusion:NAME or event:NAME (the window with that op's "
+                       "longest event selected) (default: window)."),
         QStringLiteral("view"), QStringLiteral("window"));
     const QCommandLineOption sizeOption(QStringLiteral("size"),
         QStringLiteral("Size of the --screenshot image (default: 1600x1000)."), QStringLiteral("WxH"),

@@ -36,10 +36,9 @@ MainToolBar::MainToolBar(QAction* open, QAction* resetZoom, widgets::TimelineVie
     m_threshold->setRange(1, 100);
     m_threshold->setSuffix(QStringLiteral(" %"));
     m_threshold->setValue(25);
-    m_threshold->setToolTip(tr("Low utilization below: fusions that take at least 1% of the time at a roofline "
+    m_threshold->setToolTip(tr("Low utilization below: ops of any kind that take at least 1% of the time at a roofline "
                                "efficiency (attained FLOP/s over the roofline bound at their arithmetic intensity) "
-                               "below this are "
-                               "marked in the table and on the timeline"));
+                               "below this are marked in the table and on the timeline and counted in the overview"));
     m_profileControls << addWidget(m_threshold);
     connect(m_threshold, &QSpinBox::valueChanged, this,
         [this](int percent) { emit lowUtilizationThresholdChanged(percent / 100.0); });

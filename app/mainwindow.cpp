@@ -231,6 +231,12 @@ void MainWindow::connectSelection()
             m_viewRange->setRange(begin - (end - begin) / 50, end + (end - begin) / 50);
             m_timeline->revealHost(host);
         });
+    // The overview's low-utilization count lists those ops: the op table (under the timeline) with
+    // its "Low utilization only" filter on.
+    connect(m_overview, &widgets::OverviewView::lowUtilizationOpsRequested, this, [this] {
+        m_profileView->showTimelineTab();
+        m_opTable->showLowUtilizationOps();
+    });
     connect(m_overview, &widgets::OverviewView::adviceActivated, this, [this](int index) {
         m_docks->adviceDock->show();
         m_docks->adviceDock->raise();
@@ -374,6 +380,7 @@ void MainWindow::setLowUtilizationThreshold(double fraction)
     m_toolBar->showLowUtilizationThreshold(fraction);
     m_timeline->setLowUtilizationThreshold(fraction);
     m_opTable->setLowUtilizationThreshold(fraction);
+    m_overview->setLowUtilizationThreshold(fraction);
     if (m_options.persistSettings)
         QSettings().setValue(QStringLiteral("lowUtilizationThreshold"), fraction);
 }
@@ -405,6 +412,7 @@ void MainWindow::restoreSettings()
         m_toolBar->showLowUtilizationThreshold(threshold);
     m_timeline->setLowUtilizationThreshold(lowUtilizationThreshold());
     m_opTable->setLowUtilizationThreshold(lowUtilizationThreshold());
+    m_overview->setLowUtilizationThreshold(lowUtilizationThreshold());
 
     const int colorMode = settings.value(QStringLiteral("timeline/colorMode"), 0).toInt(&ok);
     if (ok)

@@ -2,6 +2,8 @@
 #include "screenshot.h"
 
 #include "mainwindow.h"
+#include "optableview.h"
+#include "overviewview.h"
 
 #include "analysis/eventoccurrence.h"
 #include "core/profile.h"
@@ -152,7 +154,8 @@ bool isKnownScreenshotView(const QString& view)
     static const QStringList views = {QStringLiteral("window"), QStringLiteral("window-timeline"),
         QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
         QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
-        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts")};
+        QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts"),
+        QStringLiteral("window-lowutil"), QStringLiteral("ops-flat-lowutil")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size())
         || (view.startsWith(kEventPrefix) && view.size() > kEventPrefix.size());
 }
@@ -209,6 +212,21 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
         if (!settleUntil([details] { return !details->isOccurrencePending(); }, 30'000))
             qWarning("tpuscope: the event's occurrences were not counted in time");
         viewName = QStringLiteral("window");
+    }
+    if (viewName == QLatin1String("window-lowutil")) {
+        // The whole window after a click on the overview's low-utilization count.
+        if (auto* overview = qobject_cast<widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview"))))
+            overview->activateLowUtilizationLink();
+        settle(100);
+        viewName = QStringLiteral("window");
+    }
+    if (viewName == QLatin1String("ops-flat-lowutil")) {
+        // The op table as one flat list of the low-utilization ops of every kind.
+        if (auto* table = qobject_cast<widgets::OpTableView*>(window.viewWidget(QStringLiteral("ops")))) {
+            table->setFlat(true);
+            table->showLowUtilizationOps();
+        }
+        viewName = QStringLiteral("ops");
     }
     if (viewName == QLatin1String("window-timeline")) {
         // The whole window as a user sees it after clicking the Timeline tab.

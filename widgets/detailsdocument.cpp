@@ -402,6 +402,16 @@ void addOutputShapeSection(Doc& doc, const QPalette& pal, const OpDetails& d)
         blockStart(doc, more, esc(more));
         doc.table({tr("Array"), tr("Shape"), tr("Padding")}, rows, {false, false, false});
     }
+    // An update op's update operand: the strided-update advice's evidence, in its words, as
+    // `tpuscope-cli fusion` prints it.
+    if (const std::optional<UpdateWrite>& u = padding.update) {
+        const QString role = qs(u->role());
+        const QString shape = qs(hlo::shapeToString(u->update));
+        blockStart(doc, QStringLiteral("%1: %2").arg(role, shape),
+            QStringLiteral("<b>%1</b>: <code>%2</code>").arg(esc(role), esc(wrappableShapeText(shape))));
+        doc.para(qs(std::string(padding.name) + " " + updateWriteText(*u)));
+        addPaddingSummary(doc, pal, u->updatePadding, false);
+    }
     if (const std::string bound = d.row ? paddingBoundFinding(*d.row, padding) : std::string(); !bound.empty())
         doc.para(qs(bound));
 }

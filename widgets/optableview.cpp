@@ -3,6 +3,8 @@
 #include "sortarrows.h"
 
 #include "costbardelegate.h"
+#include "qt/colors.h"
+#include "qt/qstrings.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "tableimage.h"
@@ -32,10 +34,11 @@
 namespace tpuscope::widgets {
 
 using qt::OpTreeModel;
+using qt::qs;
 
 namespace {
 constexpr quint32 kStateMagic = 0x4f505456; // "OPTV"
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kStateVersion = 2; // 2: flat and low-utilization-only; 1 is still read
 constexpr int kFilterDelayMs = 300;
 constexpr int kMinNameWidth = 220;
 } // namespace
@@ -56,16 +59,30 @@ void OpFilterProxyModel::setTopTimeOnly(bool enabled)
     if (enabled == m_topTimeOnly)
         return;
     m_topTimeOnly = enabled;
-    if (auto* model = qobject_cast<OpTreeModel*>(sourceModel()))
-        model->setFilter(model->filterText(), enabled);
+    updateSourceFilter();
     invalidateFilter();
+}
+
+void OpFilterProxyModel::setLowUtilizationOnly(bool enabled)
+{
+    if (enabled == m_lowUtilOnly)
+        return;
+    m_lowUtilOnly = enabled;
+    updateSourceFilter();
+    invalidateFilter();
+}
+
+void OpFilterProxyModel::updateSourceFilter()
+{
+    if (auto* model = qobject_cast<OpTreeModel*>(sourceModel()))
+        model->setFilter(model->filterText(), m_topTimeOnly, m_lowUtilOnly);
 }
 
 void OpFilterProxyModel::setOpFilterText(const QString& text)
 {
     // The source model filters too, so that group rows total only the ops shown.
     if (auto* model = qobject_cast<OpTreeModel*>(sourceModel()))
-        model->setFilter(text, m_topTimeOnly);
+        model->setFilter(text, m_topTimeOnly, m_lowUtilOnly);
     setFilterFixedString(text);
 }
 
@@ -73,14 +90,16 @@ bool OpFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sour
 {
     // Group rows never match on their own: recursive filtering shows them when a child matches.
     // An op row's filter text includes its category and program, so typing a group's name still
-    // brings up the whole group.
-    if (!sourceParent.isValid())
+    // brings up the whole group. Flat, every row is an op row.
+    const auto* model = qobject_cast<const OpTreeModel*>(sourceModel());
+    const bool flat = model && model->isFlat();
+    if (!flat && !sourceParent.isValid())
         return false;
-    if (m_topTimeOnly) {
-        const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
-        if (!index.data(OpTreeModel::InTopTimeRole).toBool())
-            return false;
-    }
+    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+    if (m_topTimeOnly && !index.data(OpTreeModel::InTopTimeRole).toBool())
+        return false;
+    if (m_lowUtilOnly && !index.data(OpTreeModel::FlaggedRole).toBool())
+        return false;
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }
 
@@ -95,6 +114,11 @@ OpTableView::OpTableView(QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter by op, category, program, framework op or source…"));
     m_filter->setClearButtonEnabled(true);
 
+    m_layoutMode = new QComboBox(this);
+    m_layoutMode->addItem(tr("Grouped"), false);
+    m_layoutMode->addItem(tr("Flat"), true);
+    m_layoutMode->setToolTip(tr("Grouped: the ops under their group; Flat: one row per op, sorted as one list"));
+
     m_grouping = new QComboBox(this);
     m_grouping->addItem(tr("By category"), static_cast<int>(OpTreeModel::Grouping::Category));
     m_grouping->addItem(tr("By program"), static_cast<int>(OpTreeModel::Grouping::Program));
@@ -105,9 +129,16 @@ OpTableView::OpTableView(QWidget* parent)
 
     m_topOnly = new QCheckBox(tr("Top 90% of time"), this);
     m_topOnly->setToolTip(tr("Show only the ops that together account for 90% of the op time"));
+    m_lowOnly = new QCheckBox(tr("Low utilization only"), this);
+    m_lowOnly->setToolTip(tr("Show only the low-utilization ops of every kind: %1 (the toolbar's \"Low utilization "
+                             "below\" setting)")
+                              .arg(qs(model::lowUtilizationRuleText())));
 
     m_count = new QLabel(this);
-    m_count->setTextFormat(Qt::PlainText);
+    m_count->setTextFormat(Qt::RichText); // the low-utilization count is a link that filters to those ops
+    m_count->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_count, &QLabel::linkActivated, this,
+        [this](const QString&) { setLowUtilizationOnly(!lowUtilizationOnly()); });
     // The count is a hint; it must not set the table's minimum width (an explicit minimum
     // overrides the text width).
     m_count->setMinimumWidth(60);
@@ -115,8 +146,10 @@ OpTableView::OpTableView(QWidget* parent)
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 2);
     bar->addWidget(m_filter, 1);
+    bar->addWidget(m_layoutMode);
     bar->addWidget(m_grouping);
     bar->addWidget(m_topOnly);
+    bar->addWidget(m_lowOnly);
     bar->addWidget(m_count);
 
     m_view = new QTreeView(this);
@@ -193,7 +226,10 @@ OpTableView::OpTableView(QWidget* parent)
 
     connect(m_grouping, &QComboBox::currentIndexChanged, this,
         [this](int) { setGrouping(static_cast<OpTreeModel::Grouping>(m_grouping->currentData().toInt())); });
+    connect(m_layoutMode, &QComboBox::currentIndexChanged, this,
+        [this](int) { setFlat(m_layoutMode->currentData().toBool()); });
     connect(m_topOnly, &QCheckBox::toggled, this, &OpTableView::setTopTimeOnly);
+    connect(m_lowOnly, &QCheckBox::toggled, this, &OpTableView::setLowUtilizationOnly);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
         [this](const QModelIndex& current) { onCurrentChanged(current); });
@@ -252,6 +288,56 @@ void OpTableView::setGrouping(OpTreeModel::Grouping grouping)
         selectOp(current);
 }
 
+void OpTableView::setFlat(bool flat)
+{
+    const model::OpId current = opAt(m_view->currentIndex());
+    const int comboIndex = m_layoutMode->findData(flat);
+    if (comboIndex >= 0 && comboIndex != m_layoutMode->currentIndex()) {
+        const QSignalBlocker blocker(m_layoutMode);
+        m_layoutMode->setCurrentIndex(comboIndex);
+    }
+    m_grouping->setEnabled(!flat); // a flat list has no groups; the choice is kept for Grouped
+    m_model->setFlat(flat);
+    m_view->setRootIsDecorated(!flat);
+    if (current != model::kNone)
+        selectOp(current);
+}
+
+void OpTableView::setLowUtilizationOnly(bool enabled)
+{
+    if (m_lowOnly->isChecked() != enabled) {
+        const QSignalBlocker blocker(m_lowOnly);
+        m_lowOnly->setChecked(enabled);
+    }
+    m_proxy->setLowUtilizationOnly(enabled);
+    m_view->expandAll();
+    updateCountLabel();
+}
+
+void OpTableView::showLowUtilizationOps()
+{
+    setFilterText({});
+    setTopTimeOnly(false);
+    setLowUtilizationOnly(true);
+    // The worst first: the table's own sort decides, the first row shown is made current.
+    QModelIndex first = m_proxy->index(0, 0);
+    while (first.isValid() && opAt(first) == model::kNone)
+        first = m_proxy->index(0, 0, first);
+    if (first.isValid())
+        m_view->setCurrentIndex(first);
+    m_view->setFocus(Qt::OtherFocusReason);
+}
+
+int OpTableView::shownOpCount() const
+{
+    if (m_model->isFlat())
+        return m_proxy->rowCount();
+    int shown = 0;
+    for (int g = 0; g < m_proxy->rowCount(); ++g)
+        shown += m_proxy->rowCount(m_proxy->index(g, 0));
+    return shown;
+}
+
 void OpTableView::setTopTimeOnly(bool enabled)
 {
     if (m_topOnly->isChecked() != enabled) {
@@ -282,18 +368,22 @@ void OpTableView::applyFilter()
 
 void OpTableView::updateCountLabel()
 {
-    int shown = 0;
-    for (int g = 0; g < m_proxy->rowCount(); ++g)
-        shown += m_proxy->rowCount(m_proxy->index(g, 0));
+    const int shown = shownOpCount();
     const int total = m_model->opRowCount();
     QString text = shown == total ? (total == 1 ? tr("1 op") : tr("%1 ops").arg(total))
                                   : tr("%1 of %2 ops").arg(shown).arg(total);
+    QString html = text.toHtmlEscaped();
+    // The same count and words as the overview and `tpuscope-cli ops` (model/report); a click
+    // toggles "Low utilization only".
     const int flagged = m_model->flaggedCount();
-    if (flagged > 0)
-        text += QStringLiteral(" · ")
-            + (flagged == 1 ? tr("1 low-utilization fusion") : tr("%1 low-utilization fusions").arg(flagged));
-    m_count->setText(text);
-    m_count->setToolTip(text);
+    if (flagged > 0) {
+        const QString low = qs(model::lowUtilizationOpsText(flagged));
+        text += QStringLiteral(" · ") + low;
+        html += QStringLiteral(" · <a href='low-utilization' style='color:%1'>%2</a>")
+                    .arg(qt::colors::linkColor(palette()).name(), low.toHtmlEscaped());
+    }
+    m_count->setText(html);
+    m_count->setToolTip(flagged > 0 ? text + QLatin1Char('\n') + tr("Click the count to show only those ops") : text);
 }
 
 void OpTableView::resizeColumnsToData()
@@ -406,7 +496,7 @@ QByteArray OpTableView::saveState() const
     QByteArray data;
     QDataStream stream(&data, QIODevice::WriteOnly);
     stream << kStateMagic << kStateVersion << m_view->header()->saveState() << static_cast<qint32>(m_model->grouping())
-           << m_proxy->topTimeOnly();
+           << m_proxy->topTimeOnly() << m_model->isFlat() << m_proxy->lowUtilizationOnly();
     return data;
 }
 
@@ -418,8 +508,12 @@ bool OpTableView::restoreState(const QByteArray& state)
     QByteArray headerState;
     qint32 grouping = 0;
     bool topOnly = false;
+    bool flat = false;
+    bool lowOnly = false;
     stream >> magic >> version >> headerState >> grouping >> topOnly;
-    if (stream.status() != QDataStream::Ok || magic != kStateMagic || version != kStateVersion)
+    if (version >= 2)
+        stream >> flat >> lowOnly;
+    if (stream.status() != QDataStream::Ok || magic != kStateMagic || version < 1 || version > kStateVersion)
         return false;
     if (grouping < static_cast<qint32>(OpTreeModel::Grouping::Category)
         || grouping > static_cast<qint32>(OpTreeModel::Grouping::Source))
@@ -436,7 +530,9 @@ bool OpTableView::restoreState(const QByteArray& state)
         return false;
     }
     setGrouping(static_cast<OpTreeModel::Grouping>(grouping));
+    setFlat(flat);
     setTopTimeOnly(topOnly);
+    setLowUtilizationOnly(lowOnly);
     m_headerRestored = true;
     fitNameColumn();
     return true;
@@ -467,7 +563,7 @@ model::Table OpTableView::exportTable(std::vector<size_t>* groupRows) const
                     text = QStringLiteral("↳ ") + text;
                 cells.push_back(text.toStdString());
             }
-            if (depth == 0 && groupRows)
+            if (depth == 0 && groupRows && !m_model->isFlat())
                 groupRows->push_back(table.rows.size());
             table.rows.push_back(std::move(cells));
             walk(m_proxy->index(row, 0, parent), depth + 1);

@@ -27,8 +27,8 @@ class TraceSession;
 namespace tpuscope::widgets {
 
 /// Filters the op tree: op rows match the filter text (name, category or program) and, when
-/// asked, belong to the top share of the time. Group rows only show through their children
-/// (recursive filtering), so an empty group never stays on screen.
+/// asked, belong to the top share of the time or are low-utilization ops. Group rows only show
+/// through their children (recursive filtering), so an empty group never stays on screen.
 class OpFilterProxyModel : public QSortFilterProxyModel
 {
     Q_OBJECT
@@ -37,6 +37,9 @@ public:
 
     void setTopTimeOnly(bool enabled);
     bool topTimeOnly() const { return m_topTimeOnly; }
+    /// Only the low-utilization ops (OpTreeModel::FlaggedRole), grouped or flat.
+    void setLowUtilizationOnly(bool enabled);
+    bool lowUtilizationOnly() const { return m_lowUtilOnly; }
     /// The filter box text: filters the rows here and the group totals in the source model.
     void setOpFilterText(const QString& text);
 
@@ -44,12 +47,15 @@ protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
+    void updateSourceFilter();
+
     bool m_topTimeOnly = false;
+    bool m_lowUtilOnly = false;
 };
 
 /// The op-breakdown table: a tree view over OpTreeModel with a debounced filter box, a
-/// category/program switch, a "top 90 % of time" toggle and utilization bars. Keeps the
-/// shared SelectionState in step with its current row.
+/// grouped/flat switch, a category/program/… grouping, "top 90 % of time" and "low utilization
+/// only" toggles and utilization bars. Keeps the shared SelectionState in step with its current row.
 class OpTableView : public QWidget
 {
     Q_OBJECT
@@ -63,7 +69,18 @@ public:
     void setSession(qt::TraceSession* session);
     void setLowUtilizationThreshold(double fraction);
     void setGrouping(qt::OpTreeModel::Grouping grouping);
+    /// Flat: one row per op, no group parents (the grouping choice is kept for Grouped).
+    void setFlat(bool flat);
+    bool isFlat() const { return m_model->isFlat(); }
     void setTopTimeOnly(bool enabled);
+    /// Only the low-utilization ops of every kind (model::isLowUtilizationOp), in either mode.
+    void setLowUtilizationOnly(bool enabled);
+    bool lowUtilizationOnly() const { return m_proxy->lowUtilizationOnly(); }
+    /// What the overview's count asks for: the low-utilization ops only, the top-of-time cut and
+    /// the filter text cleared so that every one of them shows, the first one current.
+    void showLowUtilizationOps();
+    /// Op rows the filters let through (either mode).
+    int shownOpCount() const;
     /// Applies a filter at once (the filter box waits 300 ms after the last key press).
     void setFilterText(const QString& text);
 
@@ -76,6 +93,9 @@ public:
     OpFilterProxyModel* proxy() const { return m_proxy; }
     QTreeView* view() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filter; }
+    QComboBox* layoutCombo() const { return m_layoutMode; }
+    QCheckBox* lowUtilizationBox() const { return m_lowOnly; }
+    QLabel* countLabel() const { return m_count; }
 
     /// The rows as shown (current grouping, sort, filter and visible columns, collapsed groups
     /// included) as a Markdown table, CSV or TSV, for pasting into a forum post or a spreadsheet.
@@ -124,8 +144,10 @@ private:
     OpFilterProxyModel* m_proxy = nullptr;
     QTreeView* m_view = nullptr;
     QLineEdit* m_filter = nullptr;
+    QComboBox* m_layoutMode = nullptr; // Grouped / Flat
     QComboBox* m_grouping = nullptr;
     QCheckBox* m_topOnly = nullptr;
+    QCheckBox* m_lowOnly = nullptr;
     QLabel* m_count = nullptr;
     QTimer* m_filterTimer = nullptr;
     qt::SelectionState* m_selection = nullptr;

@@ -23,6 +23,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -117,6 +118,15 @@ OverviewView::OverviewView(qt::TraceSession* session, QWidget* parent)
     m_headline->setWordWrap(true);
     m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_headline);
+    // Issue 25.9: the low-utilization ops of every kind, one click from their list in the op table.
+    m_lowUtil = new QLabel(this);
+    m_lowUtil->setObjectName(QStringLiteral("overviewLowUtilization"));
+    m_lowUtil->setTextFormat(Qt::RichText);
+    m_lowUtil->setWordWrap(true);
+    m_lowUtil->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    m_lowUtil->hide();
+    connect(m_lowUtil, &QLabel::linkActivated, this, [this](const QString&) { activateLowUtilizationLink(); });
+    layout->addWidget(m_lowUtil);
     // Issue 12 (honest numbers) fills this with how much of the op time has costs recorded.
     m_costCoverage = new QLabel(this);
     m_costCoverage->setTextFormat(Qt::PlainText);
@@ -237,9 +247,55 @@ void OverviewView::setAnalysis(model::ProfileAnalysisPtr analysis)
     }
     m_coreCombo->setVisible(m_coreCombo->count() > 2);
     showHeadline();
+    showLowUtilization();
     showAdvice();
     showPrograms();
     showSteps();
+}
+
+void OverviewView::setLowUtilizationThreshold(double fraction)
+{
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    if (fraction == m_lowUtilThreshold)
+        return;
+    m_lowUtilThreshold = fraction;
+    showLowUtilization();
+}
+
+std::optional<int> OverviewView::lowUtilizationOpCount() const
+{
+    if (!m_breakdown)
+        return std::nullopt;
+    return model::countLowUtilizationOps(*m_breakdown, m_lowUtilThreshold);
+}
+
+void OverviewView::activateLowUtilizationLink()
+{
+    if (lowUtilizationOpCount().value_or(0) > 0)
+        emit lowUtilizationOpsRequested();
+}
+
+void OverviewView::showLowUtilization()
+{
+    // The same count and words as the op table and `tpuscope-cli ops`/`summary` (model/report).
+    const std::optional<int> count = lowUtilizationOpCount();
+    if (!count || !m_profile || !m_profile->hasTpuOps()) {
+        m_lowUtil->clear();
+        m_lowUtil->hide();
+        return;
+    }
+    const QString what = qs(model::lowUtilizationOpsText(count)).toHtmlEscaped();
+    const QString rule = qs(model::lowUtilizationRuleText(m_lowUtilThreshold)).toHtmlEscaped();
+    const QString muted = qt::colors::mutedTextColor(palette()).name();
+    if (*count > 0)
+        m_lowUtil->setText(
+            tr("<a href='low-utilization' style='color:%1'><b>%2</b></a> <span style='color:%3'>(ops of any kind, %4): "
+               "click to list them in the op table</span>")
+                .arg(qt::colors::linkColor(palette()).name(), what, muted, rule));
+    else
+        m_lowUtil->setText(tr("<span style='color:%1'>%2 (%3)</span>").arg(muted, what, rule));
+    m_lowUtil->setToolTip(*count > 0 ? tr("Show only the low-utilization ops in the op table") : QString());
+    m_lowUtil->show();
 }
 
 void OverviewView::setCostCoverageText(const QString& text)
@@ -567,6 +623,7 @@ void OverviewView::changeEvent(QEvent* event)
         // here: rebuilding the advice labels deletes widgets the palette change is still visiting.
         QTimer::singleShot(0, this, [this] {
             showHeadline();
+            showLowUtilization();
             showAdvice();
         });
     }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "analysis/opbreakdown.h"
 #include "analysis/steps.h"
 #include "core/profile.h"
 
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QComboBox;
@@ -46,6 +48,16 @@ public:
     /// issue 12's cost-coverage figure goes here. Hidden while empty.
     void setCostCoverageText(const QString& text);
 
+    /// The "Low utilization below" setting the count uses (as the op table's flag does).
+    void setLowUtilizationThreshold(double fraction);
+    /// How many low-utilization ops the link counts (model::countLowUtilizationOps); empty when
+    /// unknown (no peaks or no cost data), and the line is hidden.
+    std::optional<int> lowUtilizationOpCount() const;
+    /// The line with the count ("3 low-utilization ops"), a link while the count is above zero.
+    QLabel* lowUtilizationLabel() const { return m_lowUtil; }
+    /// Activates the count's link as a click does (emits lowUtilizationOpsRequested).
+    void activateLowUtilizationLink();
+
     /// One core (ordinal of Profile::tpuCorePlanes()) or -1 for the average over all cores.
     void setCore(int core);
     /// Steps of another program (its runs on the XLA Modules line); empty = the default step.
@@ -70,12 +82,15 @@ signals:
     void stepSelected(tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
     /// An advice item was clicked: `index` into AdviceReport::advice.
     void adviceActivated(int index);
+    /// The low-utilization count was clicked: list those ops (the op table, "Low utilization only").
+    void lowUtilizationOpsRequested();
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
     void showHeadline();
+    void showLowUtilization();
     void showAdvice();
     void showSteps();
     void showPrograms();
@@ -97,6 +112,8 @@ private:
 
     QLabel* m_headline = nullptr;
     QLabel* m_costCoverage = nullptr;
+    QLabel* m_lowUtil = nullptr;
+    double m_lowUtilThreshold = tpuscope::model::kDefaultLowUtilizationThreshold;
     QLabel* m_adviceTitle = nullptr;
     QVBoxLayout* m_adviceList = nullptr;
     QLabel* m_stepStatus = nullptr;

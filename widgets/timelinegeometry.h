@@ -27,7 +27,7 @@ struct TimelineRect
     uint32_t count = 1; // events merged into this rect (1 for exact rects)
     QRgb color = 0;
     uint16_t depth = 0;
-    bool marked = false; // low-utilization fusion (the exact event or the run's representative)
+    bool marked = false; // low-utilization op (the exact event or the run's representative)
 };
 
 /// Builds level-of-detail geometry for the tracks of a profile. No widgets: the timeline view

@@ -76,7 +76,7 @@ int TimelineLegend::layoutItems(int width, QPainter* p) const
     };
     for (const Entry& entry : m_entries)
         item(entry.text, entry.colors, false);
-    item(QCoreApplication::translate("TimelineView", "low-utilization fusion (≥1% of time, below %1% of its roofline)")
+    item(QCoreApplication::translate("TimelineView", "low-utilization op (≥1% of time, below %1% of its roofline)")
              .arg(int(std::lround(m_threshold * 100))),
         {}, true);
     return y + lineHeight + 3;

@@ -149,8 +149,7 @@ void TimelineTracks::computeOpNumbers()
         m_opFlopsUtil[op] = row.flopsUtilization.value_or(std::nan(""));
         m_opHbmUtil[op] = row.hbmUtilization.value_or(std::nan(""));
         m_opRooflineEfficiency[op] = row.rooflineEfficiency.value_or(std::nan(""));
-        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isFusionCategory(row.category)
-            && row.timeFraction >= 0.01 && model::isLowUtilization(row, m_lowUtilThreshold) == true;
+        m_lowUtilOps[op] = m_profile->ops[op].isXlaOp && model::isLowUtilizationOp(row, m_lowUtilThreshold);
     }
     // The legend lists what is drawn: every category of an op with events (by op time, then by
     // name), then the kinds of non-op events present.
@@ -441,7 +440,7 @@ QString TimelineTracks::eventTooltip(TrackId track, uint32_t index) const
         }
         if (isLowUtilizationOp(op))
             text += QStringLiteral("<br><span style='color:#b00020'>")
-                + tr("low-utilization fusion: %1% of op time, below %2% of its roofline bound")
+                + tr("low-utilization op: %1% of op time, below %2% of its roofline bound")
                       .arg(100 * m_opTimeFraction[op], 0, 'f', 1)
                       .arg(int(std::lround(m_lowUtilThreshold * 100)))
                 + QStringLiteral("</span>");

@@ -212,6 +212,22 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
             w.endObject();
         }
         w.endArray();
+        if (const std::optional<UpdateWrite>& u = padding.update) {
+            w.key("update").beginObject();
+            w.field("role", u->role())
+                .field("opcode", u->opcode)
+                .field("operand", static_cast<int64_t>(u->operandIndex));
+            w.field("shape", hlo::shapeToString(u->update)).field("target", hlo::shapeToString(u->target));
+            w.field("strided", u->strided).field("tile_fill", u->fill);
+            if (u->strided)
+                w.field("stacked_dim", u->dim).field("tile_extent", u->tileExtent);
+            w.field("text", updateWriteText(*u));
+            w.key("padding");
+            writePaddingJson(w, u->updatePadding);
+            w.endObject();
+        } else {
+            w.key("update").null();
+        }
         if (fused) {
             w.field("fused_computation", fused->name);
             w.key("fused_instructions").beginArray();
@@ -284,6 +300,12 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
         out << "\n";
         if (!a.padding.dims.empty()) // a scalar has none
             out << "  dims (most-minor first): " << dimsText(a.padding) << "\n";
+    }
+    if (const std::optional<UpdateWrite>& u = padding.update) {
+        // The strided-update advice's evidence, in its words (updateWriteText), as the Details panel shows it.
+        out << "\n" << u->role() << ": " << hlo::shapeToString(u->update) << "\n";
+        out << "  " << padding.name << " " << updateWriteText(*u) << "\n";
+        out << "  padding: " << paddingText(u->updatePadding) << "\n";
     }
     if (fused) {
         out << "\nFused computation " << fused->name << " (" << fusedRows.size() << " instructions):\n";

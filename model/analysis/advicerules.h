@@ -84,8 +84,8 @@ std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, si
 // Thresholds several rules share (rule "all"); adviceThresholds() lists them first.
 // Smallest share of op time for an op to count as evidence (xprof op_profile hides ops below 1 %
 // by default in its "top ops" view; ours for the rules).
-constexpr AdviceThreshold kMinOpShare {
-    "all", "min_op_share", 0.01, "share", "smallest share of op time for an op to be evidence", "ours"};
+constexpr AdviceThreshold kMinOpShare {"all", "min_op_share", kLowUtilizationMinShare, "share",
+    "smallest share of op time for an op to be evidence, or to count as a low-utilization op", "ours"};
 constexpr AdviceThreshold kPaddingBoundPoints {"all", "padding_bound_points", 0.05, "share",
     "an MXU op whose FLOPS utilization is within this of the share of its tiles holding data is padding-bound", "ours"};
 

@@ -58,6 +58,24 @@ std::optional<bool> isLowUtilization(const OpRow& row, double threshold)
     return *row.rooflineEfficiency < threshold;
 }
 
+bool isLowUtilizationOp(const OpRow& row, double threshold)
+{
+    return row.op != kNone && row.timeFraction >= kLowUtilizationMinShare && isLowUtilization(row, threshold) == true;
+}
+
+std::optional<int> countLowUtilizationOps(const OpBreakdown& breakdown, double threshold)
+{
+    if (breakdown.groupBy != GroupBy::Op)
+        return std::nullopt;
+    bool known = false;
+    int count = 0;
+    for (const OpRow& row : breakdown.rows) {
+        known = known || row.lowUtilization.has_value();
+        count += isLowUtilizationOp(row, threshold) ? 1 : 0;
+    }
+    return known ? std::optional<int>(count) : std::nullopt;
+}
+
 namespace {
 
 /// Sums time and self time per op over one track. Self time = duration − time of the

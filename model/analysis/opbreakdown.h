@@ -33,6 +33,9 @@ const char* boundByName(BoundBy bound);
 /// An op is low-utilization when its roofline efficiency is below this (one setting for the op
 /// table, the timeline marks, the advice and the share card; `tpuscope-cli thresholds`).
 constexpr double kDefaultLowUtilizationThreshold = 0.25;
+/// A low-utilization op must also take at least this share of the op time to be listed or counted:
+/// below it fixing the op would not pay (the advice's evidence threshold, `all/min_op_share`).
+constexpr double kLowUtilizationMinShare = 0.01;
 
 /// One row of the op breakdown. Times and costs are totals over the occurrences counted.
 ///
@@ -115,6 +118,13 @@ struct OpRow
 
 /// Whether a row is low-utilization at `threshold` (empty when its roofline position is unknown).
 std::optional<bool> isLowUtilization(const OpRow& row, double threshold = kDefaultLowUtilizationThreshold);
+/// The one definition of a "low-utilization op", of any kind (fusion, convolution, dot,
+/// dynamic-update-slice, copy…): an op row (not a group row) below `threshold` of its roofline bound
+/// (isLowUtilization: the bound that applies, FLOPS for compute-bound, HBM for memory-bound) with at
+/// least kLowUtilizationMinShare of the op time. Ops off the roofline (collectives, host transfers,
+/// async halves) and ops without cost data or peaks are never low. The overview's count, the op
+/// table's flag and filter, the timeline's marks and `tpuscope-cli ops`/`summary` all ask this.
+bool isLowUtilizationOp(const OpRow& row, double threshold = kDefaultLowUtilizationThreshold);
 
 /// Headline utilization of the whole program, as xprof's overview and op profile root compute it:
 /// the counted FLOPs (or HBM bytes) of all ops over all op time against the per-core peak, so it
@@ -165,6 +175,11 @@ struct OpBreakdown
     std::vector<OpRow> rows; // sorted by totalTimePs, descending
     std::vector<OpTotals> perOp; // by OpId, for the ops counted
 };
+
+/// How many op rows of an op-level breakdown are low-utilization ops (isLowUtilizationOp); empty
+/// when no op's roofline position is known (no cost data, no peaks), so the count is unknown, not 0.
+std::optional<int> countLowUtilizationOps(
+    const OpBreakdown& breakdown, double threshold = kDefaultLowUtilizationThreshold);
 
 /// A headline within this of the file's own root figure reproduces it (the file rounds its utilizations).
 constexpr double kRootAgreement = 0.002;

@@ -186,7 +186,21 @@ layout::PaddingInfo paddingFromLayoutHints(const std::vector<LayoutDimensionHint
     return info;
 }
 
+namespace {
+OpPadding resolveArrays(const Profile& profile, OpId opId);
+} // namespace
+
 OpPadding resolveOpPadding(const Profile& profile, OpId opId)
+{
+    OpPadding out = resolveArrays(profile, opId);
+    if (out.op < profile.ops.size())
+        out.update = resolveUpdateWrite(profile, out.op, out.module, out.module ? out.instruction : nullptr);
+    return out;
+}
+
+namespace {
+
+OpPadding resolveArrays(const Profile& profile, OpId opId)
 {
     OpPadding out;
     out.op = opId;
@@ -299,6 +313,8 @@ OpPadding resolveOpPadding(const Profile& profile, OpId opId)
                                     : "the profile records no shape for this op";
     return out;
 }
+
+} // namespace
 
 // ---------------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include "../core/profile.h"
 #include "layout.h"
 #include "opbreakdown.h"
+#include "updatewrite.h"
 
 #include <string>
 #include <string_view>
@@ -57,6 +58,9 @@ struct OpPadding
     std::vector<ArrayPadding> arrays; // outputs first, then the core's activation input
     int64_t batchSize = -1; // batch dimension of the compute core's output; -1 = unknown
     bool batchFromDot = false; // the batch came from dot batch dims (weaker evidence than a conv)
+    /// An update op (dynamic-update-slice, scatter, a fusion rooted in one): the update operand it
+    /// writes, the strided-update advice's evidence. Not among `arrays`: it is not the op's output.
+    std::optional<UpdateWrite> update;
 
     /// The array with the lowest valid efficiency (nullptr when none is valid).
     const ArrayPadding* worst() const;

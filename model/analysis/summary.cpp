@@ -103,6 +103,7 @@ ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreak
     const double capacity = static_cast<double>(summary.spanPs) * std::max(1, categories.coresCounted);
     summary.busyFraction = capacity > 0 ? std::min(1.0, categories.totalTimePs / capacity) : 0;
     summary.topCategories = categories.rows;
+    summary.lowUtilizationOps = countLowUtilizationOps(opBreakdown);
     summary.stepBreakdown = steps;
     summary.steps = stepStats(summary.stepBreakdown);
     return summary;

@@ -40,6 +40,9 @@ struct ProfileSummary
     StepStats steps;
     StepAnalysis stepBreakdown; // the steps themselves and where their time goes
     std::vector<OpRow> topCategories; // by time, all of them
+    /// Ops below the low-utilization threshold of their roofline with enough time to matter
+    /// (countLowUtilizationOps at the default threshold); empty when unknown.
+    std::optional<int> lowUtilizationOps;
 };
 
 ProfileSummary computeSummary(const Profile& profile);

@@ -93,7 +93,6 @@ void OpTreeModel::setAnalysis(model::ProfileAnalysisPtr analysis)
             item.frameworkOp = qs(row.frameworkOp);
             item.source = qs(row.source);
             copyRowMetrics(item, row);
-            item.fusion = model::isFusionCategory(row.category);
             // Rows arrive sorted by time, so a running sum finds the top share.
             item.inTopTime = covered < kTopTimeFraction * totalFraction;
             covered += row.timeFraction;
@@ -129,6 +128,15 @@ void OpTreeModel::setGrouping(Grouping grouping)
     beginResetModel();
     m_grouping = grouping;
     rebuildGroups();
+    endResetModel();
+}
+
+void OpTreeModel::setFlat(bool flat)
+{
+    if (flat == m_flat)
+        return;
+    beginResetModel();
+    m_flat = flat;
     endResetModel();
 }
 
@@ -193,7 +201,7 @@ void OpTreeModel::rebuildGroups()
 void OpTreeModel::updateMatches()
 {
     for (Item& op : m_ops)
-        op.matches = (!m_topTimeOnly || op.inTopTime)
+        op.matches = (!m_topTimeOnly || op.inTopTime) && (!m_lowUtilOnly || op.flagged)
             && (m_filterText.isEmpty() || op.filterText.contains(m_filterText, Qt::CaseInsensitive));
 }
 
@@ -214,22 +222,35 @@ void OpTreeModel::updateGroupTotals()
     }
 }
 
-void OpTreeModel::setFilter(const QString& text, bool topTimeOnly)
+void OpTreeModel::setFilter(const QString& text, bool topTimeOnly, bool lowUtilizationOnly)
 {
-    if (text == m_filterText && topTimeOnly == m_topTimeOnly)
+    if (text == m_filterText && topTimeOnly == m_topTimeOnly && lowUtilizationOnly == m_lowUtilOnly)
         return;
     m_filterText = text;
     m_topTimeOnly = topTimeOnly;
+    m_lowUtilOnly = lowUtilizationOnly;
     if (m_groups.empty())
         return;
     updateMatches();
     updateGroupTotals();
     // Every row may change its MatchesFilterRole, and every group its numbers.
+    emitAllChanged({MatchesFilterRole});
+}
+
+void OpTreeModel::emitAllChanged(const QList<int>& opRoles)
+{
+    if (m_flat) {
+        if (!m_ops.empty())
+            emit dataChanged(index(0, 0), index(static_cast<int>(m_ops.size()) - 1, ColumnCount - 1), opRoles);
+        return;
+    }
+    if (m_groups.empty())
+        return;
     emit dataChanged(index(0, 0), index(static_cast<int>(m_groups.size()) - 1, ColumnCount - 1));
     for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
         const QModelIndex parent = index(g, 0);
         const int rows = static_cast<int>(m_groups[g].children.size());
-        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent), {MatchesFilterRole});
+        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent), opRoles);
     }
 }
 
@@ -244,20 +265,19 @@ void OpTreeModel::updateFlags()
         item.flagged = shouldFlag(item);
     if (m_groups.empty())
         return;
-    const QModelIndex last = index(static_cast<int>(m_groups.size()) - 1, ColumnCount - 1);
-    emit dataChanged(index(0, 0), last);
-    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
-        const QModelIndex parent = index(g, 0);
-        const int rows = static_cast<int>(m_groups[g].children.size());
-        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent));
+    // "Low utilization only" follows the threshold: which ops match, and so the group totals, change.
+    if (m_lowUtilOnly) {
+        updateMatches();
+        updateGroupTotals();
     }
+    emitAllChanged({});
 }
 
 bool OpTreeModel::shouldFlag(const Item& item) const
 {
-    // The core's definition: far from the roofline. Unknown (no cost data, no peak) is never low.
-    return item.fusion && item.row.timeFraction >= kFlagMinTimeFraction
-        && model::isLowUtilization(item.row, m_threshold) == true;
+    // The core's one definition, for ops of every kind: far from the roofline with enough time to
+    // matter. Unknown (no cost data, no peak) is never low.
+    return model::isLowUtilizationOp(item.row, m_threshold);
 }
 
 int OpTreeModel::flaggedCount() const
@@ -268,7 +288,7 @@ int OpTreeModel::flaggedCount() const
 QString OpTreeModel::flagReason(const Item& item) const
 {
     const model::OpRow& row = item.row;
-    return tr("Low utilization: %1 of its roofline bound (threshold %2) while this fusion takes %3 of the op time. "
+    return tr("Low utilization: %1 of its roofline bound (threshold %2) while this op takes %3 of the op time. "
               "It runs at %4 of the peak FLOP rate and %5 of the HBM bandwidth, at %6 %7: neither roof is near. "
               "Look for padded shapes (see the layout in the details panel), small batches or serialization.")
         .arg(percent(row.rooflineEfficiency.value_or(0)), percent(m_threshold), percent(row.timeFraction),
@@ -342,14 +362,20 @@ QModelIndex OpTreeModel::indexForOp(model::OpId op) const
     if (op >= m_opRow.size() || m_opRow[op] < 0)
         return {};
     const int item = m_opRow[op];
+    if (m_flat)
+        return createIndex(item, 0, quintptr(0));
     return createIndex(m_rowInGroup[item], 0, static_cast<quintptr>(m_ops[item].group + 1));
 }
 
-// Group rows carry internal id 0; op rows carry their group's row + 1.
+// Group rows carry internal id 0; op rows carry their group's row + 1. Flat, every row is a
+// top-level op row (internal id 0, the row indexes m_ops).
 QModelIndex OpTreeModel::index(int row, int column, const QModelIndex& parent) const
 {
     if (row < 0 || column < 0 || column >= ColumnCount)
         return {};
+    if (m_flat)
+        return !parent.isValid() && row < static_cast<int>(m_ops.size()) ? createIndex(row, column, quintptr(0))
+                                                                         : QModelIndex();
     if (!parent.isValid())
         return row < static_cast<int>(m_groups.size()) ? createIndex(row, column, quintptr(0)) : QModelIndex();
     if (parent.internalId() != 0 || parent.column() != 0 || parent.row() >= static_cast<int>(m_groups.size()))
@@ -368,6 +394,8 @@ QModelIndex OpTreeModel::parent(const QModelIndex& child) const
 
 int OpTreeModel::rowCount(const QModelIndex& parent) const
 {
+    if (m_flat)
+        return parent.isValid() ? 0 : static_cast<int>(m_ops.size());
     if (!parent.isValid())
         return static_cast<int>(m_groups.size());
     if (parent.internalId() != 0 || parent.column() != 0)
@@ -384,6 +412,8 @@ const OpTreeModel::Item* OpTreeModel::itemAt(const QModelIndex& index) const
 {
     if (!index.isValid())
         return nullptr;
+    if (m_flat)
+        return &m_ops[index.row()];
     if (index.internalId() == 0)
         return &m_groups[index.row()].item;
     const Group& group = m_groups[index.internalId() - 1];
@@ -401,7 +431,7 @@ QVariant OpTreeModel::data(const QModelIndex& index, int role) const
     const Item* item = itemAt(index);
     if (!item)
         return {};
-    const bool isGroup = index.internalId() == 0;
+    const bool isGroup = !m_flat && index.internalId() == 0;
     const int column = index.column();
     switch (role) {
     case Qt::DisplayRole:

@@ -17,12 +17,13 @@
 namespace tpuscope::qt {
 
 /// The op breakdown as a two-level tree: category, program, framework op or source line → op
-/// (switchable).
+/// (switchable), or flat: one top-level row per op, no group rows.
 ///
 /// Built once from computeOpBreakdown rows; every display string is formatted when the data
 /// arrives (heaptrack's qtStrings idea), so data() only indexes vectors. Sorting goes through the
-/// numeric SortRole, never through display text. Fusions that take a noticeable share of the time
-/// at low FLOPS utilization are "flagged": they get their own colours and a tooltip with the reason.
+/// numeric SortRole, never through display text. Ops of any kind that take a noticeable share of the
+/// time far below their roofline (model::isLowUtilizationOp) are "flagged": they get their own colours
+/// and a tooltip with the reason.
 class OpTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -46,7 +47,7 @@ public:
     enum Role {
         SortRole = Qt::UserRole, // double (qlonglong for occurrences, QString for names)
         OpIdRole, // quint32; model::kNone on group rows
-        FlaggedRole, // bool: low-utilization fusion
+        FlaggedRole, // bool: low-utilization op (model::isLowUtilizationOp)
         InTopTimeRole, // bool: among the ops that make up the top 90 % of time
         BarFractionRole, // double 0..1 for bar-drawing columns (time %, utilizations)
         FilterTextRole, // QString matched by the filter box: name, category and program
@@ -56,8 +57,8 @@ public:
 
     /// Default flag threshold: roofline efficiency below the core's low-utilization setting.
     static constexpr double kDefaultLowUtilizationThreshold = model::kDefaultLowUtilizationThreshold;
-    /// Fusions below this share of the time are never flagged: fixing them would not pay.
-    static constexpr double kFlagMinTimeFraction = 0.01;
+    /// Ops below this share of the time are never flagged: fixing them would not pay.
+    static constexpr double kFlagMinTimeFraction = model::kLowUtilizationMinShare;
     /// The "top of time" toggle keeps ops until this share of time is covered.
     static constexpr double kTopTimeFraction = 0.9;
 
@@ -72,16 +73,21 @@ public:
 
     void setGrouping(Grouping grouping);
     Grouping grouping() const { return m_grouping; }
+    /// Flat: every op is a top-level row (sortable as one list); the grouping is kept for later.
+    void setFlat(bool flat);
+    bool isFlat() const { return m_flat; }
 
     void setLowUtilizationThreshold(double fraction);
     double lowUtilizationThreshold() const { return m_threshold; }
 
     /// The op filter: op rows whose filter text contains `text` (case-insensitive) and, with
-    /// `topTimeOnly`, that are among the top 90 % of time. Group rows then total only their
-    /// matching ops, so a filtered table, its Markdown copy and its PNG agree with what is shown.
-    void setFilter(const QString& text, bool topTimeOnly);
+    /// `topTimeOnly`, that are among the top 90 % of time, and with `lowUtilizationOnly`, that are
+    /// flagged (low-utilization ops). Group rows then total only their matching ops, so a filtered
+    /// table, its Markdown copy and its PNG agree with what is shown.
+    void setFilter(const QString& text, bool topTimeOnly, bool lowUtilizationOnly = false);
     QString filterText() const { return m_filterText; }
     bool topTimeOnly() const { return m_topTimeOnly; }
+    bool lowUtilizationOnly() const { return m_lowUtilOnly; }
     /// Op rows passing the filter (all of them without one).
     int matchingOpCount() const;
     /// Index (column 0) of the row showing `op`, or invalid when the op has no row.
@@ -109,7 +115,6 @@ private:
         QString filterText;
         model::OpRow row; // the core's numbers; unknown rates stay empty
         double averagePs = 0;
-        bool fusion = false;
         bool flagged = false;
         bool inTopTime = false;
         bool matches = true; // passes the filter
@@ -125,6 +130,7 @@ private:
     void updateMatches();
     void updateGroupTotals();
     void updateFlags();
+    void emitAllChanged(const QList<int>& opRoles);
     bool shouldFlag(const Item& item) const;
     QString flagReason(const Item& item) const;
     QString toolTip(const Item& item, bool isGroup) const;
@@ -141,10 +147,12 @@ private:
     double m_threshold = kDefaultLowUtilizationThreshold;
     QString m_filterText;
     bool m_topTimeOnly = false;
+    bool m_lowUtilOnly = false;
+    bool m_flat = false;
     std::vector<Item> m_ops;
     std::vector<Group> m_groups;
     std::vector<int> m_opRow; // per OpId: index into m_ops, -1 when not shown
-    std::vector<int> m_rowInGroup; // per m_ops entry: its row under its group
+    std::vector<int> m_rowInGroup; // per m_ops entry: its row under its group (its top-level row when flat)
 };
 
 } // namespace tpuscope::qt

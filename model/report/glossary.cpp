@@ -39,9 +39,9 @@ const std::vector<GlossaryEntry>& glossary()
             "VMEM (S(1)) copies",
             "xprof Roofline Model tool: bound_by (plugin/xprof/protobuf/roofline_model.proto)"},
         {"low-utilization", "Low utilization",
-            "A fusion with cost data that runs far from its roofline; bandwidth-bound ops near the HBM roof are not "
-            "low.",
-            "roofline efficiency below the \"Low utilization below\" setting (default 25 %), for fusions with ≥ 1 % of "
+            "An op of any kind with cost data that runs far from its roofline; bandwidth-bound ops near the HBM roof "
+            "are not low.",
+            "roofline efficiency below the \"Low utilization below\" setting (default 25 %), for ops with ≥ 1 % of "
             "op time",
             "ours"},
         {"wasted-time", "Wasted time",

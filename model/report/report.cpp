@@ -152,6 +152,19 @@ std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
     return {};
 }
 
+std::string lowUtilizationOpsText(std::optional<int> count)
+{
+    if (!count)
+        return kUnknownText;
+    return std::to_string(*count) + (*count == 1 ? " low-utilization op" : " low-utilization ops");
+}
+
+std::string lowUtilizationRuleText(double threshold)
+{
+    return "each below " + formatPercent(threshold, 0)
+        + " of its roofline bound with >= " + formatPercent(kLowUtilizationMinShare, 0) + " of op time";
+}
+
 std::string headlineUtilizationText(const HeadlineUtilization& h)
 {
     if (!h.capped)
@@ -472,6 +485,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
         json.field("cores_counted", breakdown.coresCounted);
         json.field("total_time_ps", breakdown.totalTimePs);
         writeHeadline(json, breakdown);
+        json.field("low_utilization_ops", countLowUtilizationOps(breakdown));
         json.key("rows").beginArray();
         for (size_t i = 0; i < count; ++i) {
             const OpRow& r = breakdown.rows[i];
@@ -577,19 +591,25 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     std::string out;
     const DeviceInfo& d = profile.device;
     const std::string scope = coresText(d, breakdown);
+    // The count of the whole breakdown (not only the rows shown), as the GUI's overview shows it.
+    const std::optional<int> lowCount = countLowUtilizationOps(breakdown);
+    auto lowOps = [&](const char* separator) {
+        return lowCount ? separator + lowUtilizationOpsText(lowCount) + " (" + lowUtilizationRuleText() + ")"
+                        : std::string();
+    };
     if (format == TableFormat::Markdown) {
         // The device type and the warnings come from the file: escaped like every Markdown cell.
         out += "**" + (d.type.empty() ? std::string("TPU") : neutralForMarkdown(d.type)) + "**, " + scope
             + ", total op time " + formatDurationPs(breakdown.totalTimePs) + ", FLOPS utilization "
             + headlineUtilizationText(breakdown.flops) + ", HBM utilization " + headlineUtilizationText(breakdown.hbm)
-            + ", " + costCoverageText(breakdown.costCoverage) + "\n\n";
+            + ", " + costCoverageText(breakdown.costCoverage) + lowOps(", ") + "\n\n";
         for (const std::string& w : breakdownWarnings(profile, breakdown))
             out += "> " + neutralForMarkdown(w) + "\n\n";
     } else if (format == TableFormat::Text) {
         out += (d.type.empty() ? std::string("TPU") : d.type) + " · " + scope + " · total op time "
             + formatDurationPs(breakdown.totalTimePs) + " · FLOPS util " + headlineUtilizationText(breakdown.flops)
             + " · HBM util " + headlineUtilizationText(breakdown.hbm) + " · " + costCoverageText(breakdown.costCoverage)
-            + "\n";
+            + lowOps(" · ") + "\n";
         out += peakText(d) + "\n";
         for (const std::string& w : breakdownWarnings(profile, breakdown))
             out += "Warning: " + w + "\n";
@@ -619,6 +639,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         json.field("total_op_time_ps", s.totalOpTimePs);
         json.field("busy_fraction", s.busyFraction);
         writeHeadline(json, s.flops, s.hbm, s.costCoverage);
+        json.field("low_utilization_ops", s.lowUtilizationOps);
         json.key("steps").beginObject();
         json.field("source", s.steps.source);
         json.field("count", s.steps.count);
@@ -716,6 +737,9 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
         out += "FLOPS util:      " + headlineUtilizationText(s.flops) + "\n";
         out += "HBM BW util:     " + headlineUtilizationText(s.hbm) + "\n";
         out += "Cost coverage:   " + costCoverageText(s.costCoverage) + "\n";
+        if (s.lowUtilizationOps)
+            out += "Low utilization: " + lowUtilizationOpsText(s.lowUtilizationOps) + " (" + lowUtilizationRuleText()
+                + ")\n";
         for (const std::string& w : s.warnings)
             out += "Warning:         " + w + "\n";
         if (s.steps.count) {

@@ -40,6 +40,12 @@ std::optional<double> transferRateGbps(const OpRow& row);
 std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device);
 /// "52.1%", "52.1% (7.6 points from 2 over-peak ops)", or "–" when no op has a known utilization.
 std::string headlineUtilizationText(const HeadlineUtilization& headline);
+/// "1 low-utilization op", "3 low-utilization ops" (countLowUtilizationOps), "–" when unknown: the
+/// overview's link, the op table's count, `tpuscope-cli ops` and `summary` say the same.
+std::string lowUtilizationOpsText(std::optional<int> count);
+/// What makes an op low-utilization at `threshold`, in one clause ("each below 25% of its roofline
+/// bound with >= 1% of op time").
+std::string lowUtilizationRuleText(double threshold = kDefaultLowUtilizationThreshold);
 
 /// A generic table: the same rows render as aligned text, CSV/TSV or a Markdown table.
 struct Table

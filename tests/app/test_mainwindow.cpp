@@ -25,6 +25,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
 #include <QSet>
 #include <QSettings>
@@ -193,6 +194,40 @@ TEST_F(MainWindowTest, OverviewAdviceOpensInTheAdvicePanel)
     EXPECT_EQ(advice->currentAdvice(), 2);
     overview->activateAdvice(1); // now computed: at once
     EXPECT_EQ(advice->currentAdvice(), 1);
+}
+
+// Issue 25.9: the overview's low-utilization count opens the op table (under the timeline) with
+// "Low utilization only" on, listing the ops of every kind it counted.
+TEST_F(MainWindowTest, OverviewLowUtilizationCountOpensTheFilteredOpTable)
+{
+    MainWindow window(MainWindow::Options {false, false});
+    ASSERT_TRUE(waitForLoaded(window, QStringLiteral(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb")));
+    auto* overview = qobject_cast<tpuscope::widgets::OverviewView*>(window.viewWidget(QStringLiteral("overview")));
+    auto* table = qobject_cast<tpuscope::widgets::OpTableView*>(window.viewWidget(QStringLiteral("ops")));
+    ASSERT_TRUE(overview);
+    ASSERT_TRUE(table);
+    QTabWidget* mainTabs = nullptr;
+    for (QTabWidget* t : window.findChildren<QTabWidget*>())
+        if (t->indexOf(overview) >= 0)
+            mainTabs = t;
+    ASSERT_TRUE(mainTabs);
+    EXPECT_EQ(mainTabs->currentWidget(), overview);
+    EXPECT_FALSE(table->lowUtilizationOnly());
+    ASSERT_EQ(overview->lowUtilizationOpCount(), 3);
+
+    emit overview->lowUtilizationLabel()->linkActivated(QStringLiteral("low-utilization"));
+    EXPECT_NE(mainTabs->currentWidget(), overview);
+    EXPECT_TRUE(table->isVisibleTo(&window));
+    EXPECT_TRUE(table->lowUtilizationOnly());
+    // The table lists what the overview counted, the transpose with the fusions.
+    EXPECT_EQ(table->shownOpCount(), 3);
+    EXPECT_EQ(table->model()->flaggedCount(), 3);
+    EXPECT_TRUE(table->exportText(tpuscope::model::TableFormat::Tsv).contains(QStringLiteral("transpose.2")));
+
+    // The toolbar's threshold moves both counts together.
+    window.setLowUtilizationThreshold(0.15);
+    EXPECT_EQ(overview->lowUtilizationOpCount(), table->model()->flaggedCount());
+    EXPECT_EQ(table->shownOpCount(), table->model()->flaggedCount());
 }
 
 TEST_F(MainWindowTest, TimelineOpensOnTheBusyRegionOfAMostlyIdleCapture)

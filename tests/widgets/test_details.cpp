@@ -431,3 +431,54 @@ TEST(DetailsPanel, ShowsTheArraysOfResolveOpPaddingAsTheCliDoes)
     if (!missing.empty())
         GTEST_SKIP() << "samples not found, their cases not run: " << missing.front() << " ...";
 }
+
+// Issue 25.9: the drill-down of a dynamic-update-slice shows its update operand, shape and layout,
+// and the strided write in the strided-update advice's words, the same in the panel and the CLI.
+TEST(DetailsPanel, DynamicUpdateSliceShowsTheUpdateOperandAsTheAdviceCitesIt)
+{
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v5_training.op_profile.json.gz";
+    if (!QFile::exists(q(path)))
+        GTEST_SKIP() << "sample missing";
+    LoadResult loaded = loadProfile(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const auto analysis = tpuscope::test::analysisOf(loaded.profile);
+    DetailsPanel panel;
+    panel.resize(720, 1000);
+    panel.setAnalysis(analysis);
+    ASSERT_TRUE(panel.showOpByName(QStringLiteral("dynamic-update-slice.33")));
+    const OpPadding padding = resolveOpPadding(*loaded.profile, panel.currentOp());
+    ASSERT_TRUE(padding.update);
+    const UpdateWrite& u = *padding.update;
+    EXPECT_EQ(u.role(), "update (operand 1 of dynamic-update-slice.33)");
+    EXPECT_EQ(hlo::shapeToString(u.update), "f32[1,7168,512]{2,0,1:T(1,128)}");
+    EXPECT_TRUE(u.strided);
+    const std::string write = updateWriteText(u);
+    EXPECT_NE(
+        write.find("each update fills 1 of the 8 rows of every tile it writes (12.5% of the tile)"), std::string::npos)
+        << write;
+
+    QString shown = panel.browser()->toPlainText();
+    shown.remove(QChar(0x200B));
+    const std::string cli = fusionCommandOutput(path, "dynamic-update-slice.33");
+    const std::string heading = u.role() + ": " + hlo::shapeToString(u.update);
+    EXPECT_TRUE(shown.contains(q(heading))) << shown.toStdString();
+    const std::string sentence = "dynamic-update-slice.33 " + write; // the advice's words
+    EXPECT_TRUE(shown.contains(q(sentence))) << shown.toStdString();
+    EXPECT_TRUE(shown.contains(q(paddingText(u.updatePadding)))) << shown.toStdString();
+    EXPECT_NE(cli.find(heading), std::string::npos) << cli;
+    EXPECT_NE(cli.find("  " + sentence), std::string::npos) << cli;
+    EXPECT_NE(cli.find("padding: " + paddingText(u.updatePadding)), std::string::npos) << cli;
+
+    // The advice cites the very phrase.
+    const Advice* strided = nullptr;
+    for (const Advice& a : analysis->advice.advice)
+        if (a.rule == "strided-update")
+            strided = &a;
+    ASSERT_TRUE(strided);
+    EXPECT_NE(strided->detail.find(sentence), std::string::npos) << strided->detail;
+
+    // An op that is no update op has none.
+    ASSERT_TRUE(panel.showOpByName(QStringLiteral("fusion.743")));
+    EXPECT_FALSE(resolveOpPadding(*loaded.profile, panel.currentOp()).update);
+    EXPECT_FALSE(panel.browser()->toPlainText().contains(QStringLiteral("update (operand")));
+}

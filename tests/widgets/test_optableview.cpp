@@ -9,9 +9,14 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
+#include <QDataStream>
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QIODevice>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTest>
 #include <QTimer>
@@ -158,4 +163,126 @@ TEST(CostBarDelegate, AUtilizationBarStaysLeftOfItsNumber)
                 EXPECT_GT(bar.width(), 10) << "a full bar still shows in a " << width << "-px cell";
         }
     }
+}
+
+namespace {
+
+/// Op rows of a flat proxy: its top-level rows, none with children.
+int countFlatRows(const QAbstractItemModel& model)
+{
+    int rows = 0;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        EXPECT_EQ(model.rowCount(model.index(r, 0)), 0) << "a flat row has children";
+        ++rows;
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST(OpTreeModel, FlatListsEveryOpAsOneSortableList)
+{
+    // Issue 25.9: a flat, ungrouped op list, under the model tester in both modes.
+    OpTreeModel model;
+    QAbstractItemModelTester sourceTester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    OpFilterProxyModel proxy;
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    proxy.setSourceModel(&model);
+    proxy.sort(OpTreeModel::TotalTimeColumn, Qt::AscendingOrder);
+
+    model.setFlat(true);
+    EXPECT_EQ(countFlatRows(proxy), 5);
+    // Ops of different categories sort as one list, no category parents.
+    EXPECT_EQ(childNames(proxy, {}),
+        (QStringList {QStringLiteral("fusion.tiny"), QStringLiteral("fusion.low"), QStringLiteral("copy.1"),
+            QStringLiteral("fusion.high"), QStringLiteral("dot.main")}));
+    for (OpId id = 0; id < model.profile()->ops.size(); ++id) {
+        const QModelIndex index = model.indexForOp(id);
+        ASSERT_TRUE(index.isValid());
+        EXPECT_FALSE(index.parent().isValid());
+        EXPECT_EQ(index.data(OpTreeModel::OpIdRole).toUInt(), id);
+    }
+    proxy.setFilterFixedString(QStringLiteral("fusion"));
+    EXPECT_EQ(countFlatRows(proxy), 3);
+    proxy.setFilterFixedString({});
+
+    // "Low utilization only" in both modes: fusion.low and copy.1 (not a fusion) at the default 25 %.
+    proxy.setLowUtilizationOnly(true);
+    EXPECT_EQ(childNames(proxy, {}), (QStringList {QStringLiteral("fusion.low"), QStringLiteral("copy.1")}));
+    model.setFlat(false);
+    EXPECT_EQ(countOpRows(proxy), 2);
+    EXPECT_TRUE(findRow(proxy, QStringLiteral("copy.1")).isValid());
+    EXPECT_TRUE(findRow(proxy, QStringLiteral("fusion.low")).isValid());
+    // The threshold moves the filter: at 70 % fusion.high (60 %) and dot.main (50 %) are low too.
+    model.setLowUtilizationThreshold(0.7);
+    EXPECT_EQ(countOpRows(proxy), 4);
+    model.setFlat(true);
+    EXPECT_EQ(countFlatRows(proxy), 4);
+    proxy.setLowUtilizationOnly(false);
+    EXPECT_EQ(countFlatRows(proxy), 5);
+}
+
+TEST(OpTableView, FlatAndLowUtilizationOnlyAreChosenAndRemembered)
+{
+    OpTableView table;
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    // The count names the low-utilization ops of every kind, in the model's words.
+    EXPECT_TRUE(table.countLabel()->text().contains(QStringLiteral("2 low-utilization ops")))
+        << table.countLabel()->text().toStdString();
+
+    table.layoutCombo()->setCurrentIndex(table.layoutCombo()->findData(true));
+    EXPECT_TRUE(table.isFlat());
+    EXPECT_EQ(table.shownOpCount(), 5);
+    table.lowUtilizationBox()->setChecked(true);
+    EXPECT_TRUE(table.lowUtilizationOnly());
+    EXPECT_EQ(table.shownOpCount(), 2);
+    EXPECT_TRUE(table.countLabel()->text().startsWith(QStringLiteral("2 of 5 ops")))
+        << table.countLabel()->text().toStdString();
+    // The export follows what is shown: two op rows, none of them bold group rows.
+    std::vector<size_t> groupRows;
+    EXPECT_EQ(table.exportTable(&groupRows).rows.size(), 2u);
+    EXPECT_TRUE(groupRows.empty());
+
+    const QByteArray state = table.saveState();
+    OpTableView other;
+    other.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    ASSERT_TRUE(other.restoreState(state));
+    EXPECT_TRUE(other.isFlat());
+    EXPECT_TRUE(other.lowUtilizationOnly());
+    EXPECT_TRUE(other.lowUtilizationBox()->isChecked());
+    EXPECT_EQ(other.shownOpCount(), 2);
+
+    // What the overview's link asks for: the filter text and the top-of-time cut give way.
+    OpTableView third;
+    third.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    third.setFilterText(QStringLiteral("dot"));
+    third.setTopTimeOnly(true);
+    third.showLowUtilizationOps();
+    EXPECT_FALSE(third.isFlat()); // the mode is the user's
+    EXPECT_TRUE(third.lowUtilizationOnly());
+    EXPECT_FALSE(third.proxy()->topTimeOnly());
+    EXPECT_TRUE(third.filterEdit()->text().isEmpty());
+    EXPECT_EQ(third.shownOpCount(), 2);
+    EXPECT_TRUE(third.view()->currentIndex().data(OpTreeModel::FlaggedRole).toBool());
+}
+
+TEST(OpTableView, ReadsAVersionOneState)
+{
+    // A state saved before Flat and "Low utilization only" existed: grouping and top-of-time only.
+    OpTableView table;
+    table.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    QByteArray old;
+    {
+        QDataStream stream(&old, QIODevice::WriteOnly);
+        stream << quint32(0x4f505456) << quint32(1) << table.view()->header()->saveState()
+               << static_cast<qint32>(OpTreeModel::Grouping::Program) << true;
+    }
+    OpTableView other;
+    other.setAnalysis(tpuscope::test::analysisOf(makeProfile()));
+    ASSERT_TRUE(other.restoreState(old));
+    EXPECT_EQ(other.model()->grouping(), OpTreeModel::Grouping::Program);
+    EXPECT_TRUE(other.proxy()->topTimeOnly());
+    EXPECT_FALSE(other.isFlat());
+    EXPECT_FALSE(other.lowUtilizationOnly());
 }

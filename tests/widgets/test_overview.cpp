@@ -171,3 +171,39 @@ TEST(OverviewView, ProgramColumnsFitTheirCellsAfterADeviceChange)
     ASSERT_GT(table->rowCount(), 0);
     expectColumnsFit("after the device change");
 }
+
+TEST(OverviewView, LowUtilizationOpsOfEveryKindAreOneClickAway)
+{
+    // Issue 25.9: the count covers every op kind (the demo's transpose.2 as well as its two
+    // fusions) and is a link that asks for the op table's "Low utilization only" list.
+    model::ProfilePtr p = load(demoPath());
+    ASSERT_TRUE(p);
+    widgets::OverviewView view(nullptr);
+    view.resize(1200, 800);
+    show(view, p);
+    QLabel* label = view.lowUtilizationLabel();
+    ASSERT_TRUE(label);
+    EXPECT_FALSE(label->isHidden());
+    EXPECT_EQ(view.lowUtilizationOpCount(), 3);
+    EXPECT_TRUE(label->text().contains(QStringLiteral("3 low-utilization ops"))) << label->text().toStdString();
+    EXPECT_TRUE(label->text().contains(QStringLiteral("<a href"))) << label->text().toStdString();
+    QSignalSpy requested(&view, &widgets::OverviewView::lowUtilizationOpsRequested);
+    emit label->linkActivated(QStringLiteral("low-utilization"));
+    EXPECT_EQ(requested.count(), 1);
+
+    // The toolbar's threshold moves the count as it moves the table's flags.
+    view.setLowUtilizationThreshold(0.01); // below transpose.2's 1.3 %, the lowest
+    EXPECT_EQ(view.lowUtilizationOpCount(), 0);
+    EXPECT_FALSE(label->text().contains(QStringLiteral("<a href"))) << label->text().toStdString();
+    view.activateLowUtilizationLink(); // nothing to list: no request
+    EXPECT_EQ(requested.count(), 1);
+
+    // The v5 sample's dynamic-update-slice ops, which the fusion-only count missed.
+    const std::string v5 = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_v5_training.op_profile.json.gz";
+    if (!std::filesystem::exists(v5))
+        GTEST_SKIP() << "sample missing";
+    widgets::OverviewView other(nullptr);
+    show(other, load(v5));
+    EXPECT_EQ(other.lowUtilizationOpCount(), 3);
+    EXPECT_TRUE(other.lowUtilizationLabel()->text().contains(QStringLiteral("3 low-utilization ops")));
+}
