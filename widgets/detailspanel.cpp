@@ -3,6 +3,7 @@
 #include "detailsdocument.h"
 #include "qt/colors.h"
 #include "qt/qstrings.h"
+#include "timelinelegend.h"
 
 #include "timelineeventinfo.h"
 
@@ -192,6 +193,13 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_splitter->setStretchFactor(1, 2);
     layout->addWidget(m_splitter, 1);
     connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSizedSplitter = true; });
+    // The utilization chips are the one scale's tint (as the op table's bars): say what they mean.
+    m_legend = new TimelineLegend(this);
+    m_legend->setObjectName(QStringLiteral("detailsLegend"));
+    m_legend->setShowsLowUtilizationMarker(false);
+    m_legend->setCaption(tr("Utilization colour:"));
+    m_legend->setEntries(utilizationScaleEntries(&palette()), 0.25);
+    layout->addWidget(m_legend);
 
     render();
 }
@@ -636,6 +644,8 @@ void DetailsPanel::resizeEvent(QResizeEvent* event)
 void DetailsPanel::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange) {
+        if (m_legend)
+            m_legend->setEntries(utilizationScaleEntries(&palette()), 0.25);
         const QString current = m_fusedTree->currentItem() ? m_fusedTree->currentItem()->text(0) : QString();
         render(); // colours are baked into the HTML
         if (!current.isEmpty())

@@ -30,6 +30,8 @@ class TraceSession;
 
 namespace tpuscope::widgets {
 
+class TimelineLegend;
+
 /// Fusion drill-down: everything known about one op (metrics from the op breakdown, provenance,
 /// HLO text, output shape with per-dimension tiling/padding) and, for a fusion, its fused
 /// instructions with the root and the convolution/dot marked. Fused instructions can be inspected
@@ -68,6 +70,8 @@ public:
     QLabel* subtitleLabel() const { return m_subtitle; }
     QTreeWidget* fusedTree() const { return m_fusedTree; }
     QTextBrowser* instructionBrowser() const { return m_instructionBrowser; }
+    /// The utilization colour legend under the panel.
+    TimelineLegend* legend() const { return m_legend; }
     /// Selects a fused instruction by name and shows its details; false when not in the tree.
     bool selectFusedInstruction(const QString& name);
 
@@ -106,6 +110,7 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_subtitle = nullptr;
     QToolButton* m_copyButton = nullptr;
+    TimelineLegend* m_legend = nullptr;
     QSplitter* m_splitter = nullptr;
     QSplitter* m_fusedSplitter = nullptr;
     bool m_userSizedSplitter = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "optableview.h"
 #include "sortarrows.h"
+#include "timelinelegend.h"
 
 #include "costbardelegate.h"
 #include "qt/colors.h"
@@ -216,6 +217,11 @@ OpTableView::OpTableView(QWidget* parent)
     layout->setSpacing(0);
     layout->addLayout(bar);
     layout->addWidget(m_view, 1);
+    m_legend = new TimelineLegend(this);
+    m_legend->setObjectName(QStringLiteral("opTableLegend"));
+    m_legend->setShowsLowUtilizationMarker(false);
+    layout->addWidget(m_legend);
+    updateLegend();
 
     m_filterTimer = new QTimer(this);
     m_filterTimer->setSingleShot(true);
@@ -273,6 +279,25 @@ void OpTableView::setLowUtilizationThreshold(double fraction)
 {
     m_model->setLowUtilizationThreshold(fraction);
     updateCountLabel();
+    updateLegend();
+}
+
+void OpTableView::updateLegend()
+{
+    // The FLOPS bars are the scale's tint over this palette, a low-utilization op is a tinted row.
+    std::vector<TimelineLegendEntry> entries = utilizationScaleEntries(&palette());
+    entries.push_back({tr("low-utilization op (\u2265 1% of time, below %1% of its roofline)")
+                           .arg(int(std::lround(m_model->lowUtilizationThreshold() * 100))),
+        {qt::colors::lowUtilizationRowBackground(palette()).rgb()}});
+    m_legend->setCaption(tr("FLOPS utilization:"));
+    m_legend->setEntries(std::move(entries), m_model->lowUtilizationThreshold());
+}
+
+void OpTableView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_legend)
+        updateLegend();
 }
 
 void OpTableView::setGrouping(OpTreeModel::Grouping grouping)
@@ -605,8 +630,10 @@ int OpTableView::heightForRows(int rows) const
     const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
     const int spacing = layout() ? std::max(0, layout()->spacing()) : 0;
     const int barHeight = m_filter->sizeHint().height() + 6; // the filter bar's own margins (4 + 2)
+    // The legend wraps at the table's width; before the first layout, one line.
+    const int legend = m_legend ? m_legend->heightForWidth(width() > 200 ? width() : QWIDGETSIZE_MAX) + spacing : 0;
     return margins.top() + margins.bottom() + barHeight + spacing + frame + m_view->header()->sizeHint().height()
-        + rows * rowHeight + scrollBar;
+        + rows * rowHeight + scrollBar + legend;
 }
 
 QSize OpTableView::sizeHint() const

@@ -26,6 +26,8 @@ class TraceSession;
 
 namespace tpuscope::widgets {
 
+class TimelineLegend;
+
 /// Filters the op tree: op rows match the filter text (name, category or program) and, when
 /// asked, belong to the top share of the time or are low-utilization ops. Group rows only show
 /// through their children (recursive filtering), so an empty group never stays on screen.
@@ -96,6 +98,8 @@ public:
     QComboBox* layoutCombo() const { return m_layoutMode; }
     QCheckBox* lowUtilizationBox() const { return m_lowOnly; }
     QLabel* countLabel() const { return m_count; }
+    /// The utilization colour legend under the table (the bars' tint and the low-utilization row).
+    TimelineLegend* legend() const { return m_legend; }
 
     /// The rows as shown (current grouping, sort, filter and visible columns, collapsed groups
     /// included) as a Markdown table, CSV or TSV, for pasting into a forum post or a spreadsheet.
@@ -130,8 +134,10 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    void updateLegend();
     void fitNameColumn();
     void onCurrentChanged(const QModelIndex& current);
     void onActivated(const QModelIndex& index);
@@ -149,6 +155,7 @@ private:
     QCheckBox* m_topOnly = nullptr;
     QCheckBox* m_lowOnly = nullptr;
     QLabel* m_count = nullptr;
+    TimelineLegend* m_legend = nullptr;
     QTimer* m_filterTimer = nullptr;
     qt::SelectionState* m_selection = nullptr;
     bool m_syncing = false;

@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 #include <QPainter>
+#include <QStringList>
 
 #include <cmath>
 
@@ -22,6 +23,50 @@ void TimelineLegend::setEntries(std::vector<Entry> entries, double threshold)
     m_threshold = threshold;
     updateGeometry();
     update();
+}
+
+void TimelineLegend::setCaption(const QString& caption)
+{
+    m_caption = caption;
+    updateGeometry();
+    update();
+}
+
+void TimelineLegend::setShowsLowUtilizationMarker(bool shown)
+{
+    m_marker = shown;
+    updateGeometry();
+    update();
+}
+
+QString TimelineLegend::markerText() const
+{
+    return QCoreApplication::translate("TimelineView", "low-utilization op (≥1% of time, below %1% of its roofline)")
+        .arg(int(std::lround(m_threshold * 100)));
+}
+
+QString TimelineLegend::text() const
+{
+    QStringList parts;
+    if (!m_caption.isEmpty())
+        parts << m_caption;
+    for (const Entry& entry : m_entries)
+        parts << entry.text;
+    if (m_marker)
+        parts << markerText();
+    return parts.join(QLatin1Char(' '));
+}
+
+std::vector<TimelineLegendEntry> utilizationScaleEntries(const QPalette* tintOn)
+{
+    std::vector<TimelineLegendEntry> entries;
+    for (const qt::colors::UtilizationLegendStop& stop : qt::colors::utilizationLegendStops()) {
+        const QColor color = tintOn ? qt::colors::utilizationTint(stop.fraction, *tintOn) : stop.color;
+        entries.push_back({std::isnan(stop.fraction) ? QCoreApplication::translate("TimelineView", "no FLOPS data")
+                                                     : QStringLiteral("%1%").arg(int(std::lround(stop.fraction * 100))),
+            {color.rgb()}});
+    }
+    return entries;
 }
 
 QSize TimelineLegend::minimumSizeHint() const
@@ -74,11 +119,18 @@ int TimelineLegend::layoutItems(int width, QPainter* p) const
         }
         x += w;
     };
+    if (!m_caption.isEmpty()) {
+        if (p) {
+            p->setPen(palette().color(QPalette::WindowText));
+            p->drawText(QRect(x, y, fm.horizontalAdvance(m_caption) + 8, lineHeight - 4),
+                Qt::AlignVCenter | Qt::AlignLeft, m_caption);
+        }
+        x += fm.horizontalAdvance(m_caption) + 8;
+    }
     for (const Entry& entry : m_entries)
         item(entry.text, entry.colors, false);
-    item(QCoreApplication::translate("TimelineView", "low-utilization op (≥1% of time, below %1% of its roofline)")
-             .arg(int(std::lround(m_threshold * 100))),
-        {}, true);
+    if (m_marker)
+        item(markerText(), {}, true);
     return y + lineHeight + 3;
 }
 

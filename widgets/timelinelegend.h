@@ -3,6 +3,8 @@
 
 #include "timelinetracks.h"
 
+#include <QPalette>
+#include <QString>
 #include <QWidget>
 
 #include <vector>
@@ -11,8 +13,15 @@ class QPainter;
 
 namespace tpuscope::widgets {
 
-/// The timeline's colour legend: a swatch and a text per entry (several colours for kinds
-/// coloured by name), wrapped to the width, and the low-utilization marker last.
+/// The utilization scale's legend entries (0 %, 10 %, 25 % … 100 %, then "no FLOPS data") as a
+/// view draws the scale: the full colour (timeline, charts) or, with `tintOn`, tinted over that
+/// palette's base as the op table's bars and the Details chips show it.
+std::vector<TimelineLegendEntry> utilizationScaleEntries(const QPalette* tintOn = nullptr);
+
+/// A colour legend strip: an optional caption, a swatch and a text per entry (several colours
+/// for kinds coloured by name), wrapped to the width, and the timeline's low-utilization marker
+/// last. The timeline, the op table and Details each show one, so the one utilization scale is
+/// explained wherever it is drawn.
 class TimelineLegend : public QWidget
 {
 public:
@@ -21,6 +30,13 @@ public:
 
     void setEntries(std::vector<Entry> entries, double threshold);
     const std::vector<Entry>& entries() const { return m_entries; }
+    /// Text before the entries ("FLOPS utilization:"); empty for none.
+    void setCaption(const QString& caption);
+    /// The timeline's marker entry (a red corner); views that mark low utilization otherwise
+    /// (the op table's row colour) give their own entry instead.
+    void setShowsLowUtilizationMarker(bool shown);
+    /// The legend as one line of text (for tests and copies).
+    QString text() const;
 
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override { return layoutItems(width, nullptr); }
@@ -31,11 +47,14 @@ protected:
     void paintEvent(QPaintEvent*) override;
 
 private:
+    QString markerText() const;
     /// Lays out (and paints when p is set) swatch+text items in wrapped lines; returns the height.
     int layoutItems(int width, QPainter* p) const;
 
     double m_threshold = 0.25;
     std::vector<Entry> m_entries;
+    QString m_caption;
+    bool m_marker = true;
 };
 
 } // namespace tpuscope::widgets

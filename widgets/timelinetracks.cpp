@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinetracks.h"
+#include "timelinelegend.h"
 
 #include "qt/colors.h"
 #include "qt/qstrings.h"
@@ -214,11 +215,7 @@ QRgb TimelineTracks::categoryPaletteColor(const std::string& category) const
 
 std::vector<TimelineLegendEntry> TimelineTracks::utilizationLegend(QRgb neutral) const
 {
-    std::vector<TimelineLegendEntry> entries;
-    for (const qt::colors::UtilizationLegendStop& stop : qt::colors::utilizationLegendStops())
-        entries.push_back({std::isnan(stop.fraction) ? tr("no FLOPS data")
-                                                     : QStringLiteral("%1%").arg(int(std::lround(stop.fraction * 100))),
-            {stop.color.rgb()}});
+    std::vector<TimelineLegendEntry> entries = utilizationScaleEntries();
     bool nonOps = false;
     for (const OpKind kind : m_opKind)
         nonOps = nonOps || (kind != OpKind::NotDrawn && kind != OpKind::Category);

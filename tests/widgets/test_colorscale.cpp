@@ -3,7 +3,10 @@
 // share card, with a legend; distinct category colours for the categories of one profile.
 #include "costbardelegate.h"
 #include "detailsdocument.h"
+#include "detailspanel.h"
+#include "optableview.h"
 #include "sharecard.h"
+#include "timelinelegend.h"
 #include "timelineview.h"
 
 #include "analysis/opbreakdown.h"
@@ -148,4 +151,34 @@ TEST(CategoryColours, EverySampleGetsDistinctColoursAndEveryViewUsesThem)
         ++checked;
     }
     EXPECT_GE(checked, 1);
+}
+
+// Issue 25: the scale has a legend in the op table and in Details too, in the tint those views
+// draw (light and dark), and the table's names the low-utilization row at the chosen threshold.
+TEST(UtilizationScale, TheOpTableAndDetailsHaveTheScalesLegendInTheirTint)
+{
+    widgets::OpTableView table;
+    widgets::DetailsPanel details;
+    for (int which = 0; which < 2; ++which) {
+        const QPalette pal = palettes(which);
+        table.setPalette(pal);
+        details.setPalette(pal);
+        for (widgets::TimelineLegend* legend : {table.legend(), details.legend()}) {
+            ASSERT_TRUE(legend);
+            for (const colors::UtilizationLegendStop& stop : colors::utilizationLegendStops()) {
+                const QRgb tint = colors::utilizationTint(stop.fraction, pal).rgb();
+                const bool listed = std::any_of(legend->entries().begin(), legend->entries().end(),
+                    [&](const widgets::TimelineLegendEntry& e) { return e.colors == std::vector<QRgb> {tint}; });
+                EXPECT_TRUE(listed) << legend->objectName().toStdString() << " " << stop.fraction << " palette "
+                                    << which;
+            }
+            EXPECT_TRUE(legend->text().contains(QStringLiteral("no FLOPS data"))) << legend->text().toStdString();
+            EXPECT_TRUE(legend->text().contains(QStringLiteral("100%"))) << legend->text().toStdString();
+        }
+        const widgets::TimelineLegendEntry& low = table.legend()->entries().back();
+        EXPECT_EQ(low.colors, std::vector<QRgb> {colors::lowUtilizationRowBackground(pal).rgb()});
+    }
+    table.setLowUtilizationThreshold(0.4);
+    EXPECT_TRUE(table.legend()->text().contains(QStringLiteral("below 40% of its roofline")))
+        << table.legend()->text().toStdString();
 }
