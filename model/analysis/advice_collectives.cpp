@@ -51,6 +51,24 @@ std::string largestArrayType(const OpPadding& padding)
     return type;
 }
 
+// On a profile of several hosts with a measured collective wait: the share of the collectives'
+// time per core and step that is that wait (cores weigh each host), else empty.
+std::optional<double> podWaitShare(const Context& ctx)
+{
+    if (!ctx.hosts || ctx.hosts->hosts.size() < 2)
+        return std::nullopt;
+    double wait = 0, collective = 0;
+    for (const HostRow& h : ctx.hosts->hosts) {
+        if (!h.collectiveWaitPs)
+            return std::nullopt;
+        wait += *h.collectiveWaitPs * h.cores;
+        collective += h.collectivePs * h.cores;
+    }
+    if (collective <= 0)
+        return std::nullopt;
+    return std::clamp(wait / collective, 0.0, 1.0);
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     std::vector<const OpRow*> rows;
@@ -118,9 +136,26 @@ void run(const Context& ctx, RuleOutput& out)
     else if (f32Time > 0)
         what += format(" %s %s f32 arrays (%s of op time): bf16 would halve their bytes if the precision allows.",
             opList(ctx, f32Rows, 3).c_str(), f32Rows.size() > 1 ? "move" : "moves", pct(f32Time / total).c_str());
-    a.detail = format("%s. By kind: %s.%s A single slow core (straggler) also shows up as collective time.",
-        opList(ctx, rows).c_str(), kinds.c_str(), what.c_str());
-    const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
+    // On several hosts, part of the collectives' time is waiting for the last participant: no
+    // overlap hides a host that arrives late, so that part is the straggler's, not this item's.
+    const std::optional<double> waitShare = podWaitShare(ctx);
+    std::string waiting = " A single slow core (straggler) also shows up as collective time.";
+    if (waitShare && *waitShare > 0)
+        waiting = format(" On these %zu hosts, %s of the collectives' time is waiting for the last participant "
+                         "(collective wait in the hosts table): overlapping cannot hide a host that arrives late, "
+                         "keeping the hosts in step can, so the gain below counts only the rest.",
+            ctx.hosts->hosts.size(), pct(*waitShare).c_str());
+    a.detail = format("%s. By kind: %s.%s%s", opList(ctx, rows).c_str(), kinds.c_str(), what.c_str(), waiting.c_str());
+    double gainTime = 0;
+    if (waitShare) {
+        for (const OpRow* r : rows)
+            if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
+                addEvidence(a, ctx, r->op);
+        for (const OpRow* r : rows)
+            gainTime += addOpGain(a, ctx, *r, r->totalTimePs * (1 - *waitShare), false);
+        a.numbers.set("wait_fraction", *waitShare);
+    } else
+        gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
     a.numbers.set("time_fraction", share)
         .set("sync_time_fraction", total > 0 ? syncTime / total : 0.0)
         .set("async_time_fraction", total > 0 ? asyncTime / total : 0.0)
@@ -133,8 +168,8 @@ void run(const Context& ctx, RuleOutput& out)
     a.threshold = format(">= %s of op time (xprof all-reduce bound); warning from %s (xprof CollectiveBound)",
         pct(kCollectivesInfoShare.value).c_str(), pct(kCollectivesWarningShare.value).c_str());
     a.gainPs = ctx.perStep(gainTime);
-    a.gain = format("up to %s if fully overlapped with compute (their time / %d cores%s). An upper bound",
-        ctx.perStepText(gainTime).c_str(), ctx.cores,
+    a.gain = format("up to %s if fully overlapped with compute (their time%s / %d cores%s). An upper bound",
+        ctx.perStepText(gainTime).c_str(), waitShare ? " less the wait for the last participant" : "", ctx.cores,
         ctx.steps > 0 ? format(" / %lld steps", static_cast<long long>(ctx.steps)).c_str()
                       : "; the profile records no steps, so this is over the whole profile");
     out.items.push_back(std::move(a));

@@ -2,6 +2,7 @@
 #include "hosts.h"
 
 #include "../core/devicepeaks.h"
+#include "../core/naturalorder.h"
 #include "../core/stopcheck.h"
 #include "opmodel.h"
 #include "steps.h"
@@ -194,15 +195,23 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
     std::map<uint32_t, std::vector<size_t>> coresOfHost;
     for (size_t c = 0; c < corePlanes.size(); ++c)
         coresOfHost[profile.planes[corePlanes[c]].host].push_back(c);
-    std::vector<std::vector<size_t>> rowCores;
+    // Rows in natural order of their names (w-2 before w-10), whatever order the hosts were loaded or
+    // merged in, so the table, the heat map and the reference host are the same on every path.
+    std::vector<std::pair<HostRow, std::vector<size_t>>> rows;
     for (const auto& [host, cores] : coresOfHost) {
         HostRow row;
         row.host = host;
         row.name = hostName(profile, host, coresOfHost.size());
         row.cores = static_cast<int>(cores.size());
         row.chips = chipsOf(profile, row.cores);
+        rows.emplace_back(std::move(row), cores);
+    }
+    std::stable_sort(
+        rows.begin(), rows.end(), [](const auto& a, const auto& b) { return naturalLess(a.first.name, b.first.name); });
+    std::vector<std::vector<size_t>> rowCores;
+    for (auto& [row, cores] : rows) {
         out.hosts.push_back(std::move(row));
-        rowCores.push_back(cores);
+        rowCores.push_back(std::move(cores));
     }
     const size_t hostCount = out.hosts.size();
     out.avgStepPs = steps.avgStepPs;

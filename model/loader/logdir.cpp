@@ -7,6 +7,7 @@
 
 #include "logdir.h"
 
+#include "core/naturalorder.h"
 #include "core/parallel.h"
 #include "decoder.h"
 
@@ -170,6 +171,9 @@ std::vector<RunHost> scanRun(const fs::path& dir, int64_t& mtime)
             continue;
         hosts.push_back(std::move(host));
     }
+    // Natural order (w-2 before w-10): the timeline's host groups and the hosts table follow it.
+    std::stable_sort(
+        hosts.begin(), hosts.end(), [](const RunHost& a, const RunHost& b) { return naturalLess(a.name, b.name); });
     return hosts;
 }
 

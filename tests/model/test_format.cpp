@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format.h"
+#include "core/naturalorder.h"
 #include "report/report.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 using namespace tpuscope::model;
 
@@ -69,4 +74,18 @@ TEST(Format, RenderTableAlignsTextAndEscapesMarkdown)
     EXPECT_NE(md.find("a\\|b"), std::string::npos) << md;
     const std::string csv = renderTable(t, TableFormat::Csv);
     EXPECT_EQ(csv.substr(0, csv.find('\n')), "name,time");
+}
+
+TEST(NaturalOrder, DigitRunsCompareByTheirValue)
+{
+    std::vector<std::string> hosts {"w-10", "w-2", "w-1", "w-0", "w-11", "w-02", "v-3", "w-", "w-1a", "w-1b"};
+    std::stable_sort(hosts.begin(), hosts.end(),
+        [](const std::string& a, const std::string& b) { return tpuscope::model::naturalLess(a, b); });
+    EXPECT_EQ(
+        hosts, (std::vector<std::string> {"v-3", "w-", "w-0", "w-1", "w-1a", "w-1b", "w-2", "w-02", "w-10", "w-11"}));
+    // A strict weak order: irreflexive, and equal names are neither before the other.
+    EXPECT_FALSE(tpuscope::model::naturalLess("w-7", "w-7"));
+    EXPECT_TRUE(tpuscope::model::naturalLess("t1v-n-pod-w-9", "t1v-n-pod-w-40"));
+    EXPECT_FALSE(tpuscope::model::naturalLess("t1v-n-pod-w-40", "t1v-n-pod-w-9"));
+    EXPECT_TRUE(tpuscope::model::naturalLess("host 99999999999999999999", "host 100000000000000000000"));
 }

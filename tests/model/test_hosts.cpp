@@ -250,6 +250,35 @@ TEST(PodHosts, SixtyFourHostsFindTheLateOne)
     ASSERT_TRUE(pod.straggler());
     EXPECT_EQ(pod.straggler()->numbers.find("host")->text, "t1v-n-pod-w-40");
     EXPECT_EQ(pod.straggler()->numbers.find("cause")->text, "input");
+    // Rows in natural order: w-2 before w-10 (text order put w-10 … w-19 between w-1 and w-2).
+    for (size_t h = 0; h < 64; ++h)
+        EXPECT_EQ(pod.hosts().hosts[h].name, "t1v-n-pod-w-" + std::to_string(h));
+    const Profile& p = *pod.analysis->profile;
+    for (size_t h = 0; h < 64; ++h)
+        EXPECT_EQ(p.hosts[h], "t1v-n-pod-w-" + std::to_string(h)) << "the timeline's host groups in the same order";
+}
+
+// The others' wait for the late host is most of the pod's collective time. Overlapping hides a
+// transfer, not a host that arrives late: the collectives item counts only the rest and says so.
+TEST(StragglerAdvice, CollectivesCountTheTransferNotTheWaitForTheLateHost)
+{
+    const Pod pod = makePod("collectives", "pod:hosts=8,chips=4,late=3:input");
+    ASSERT_TRUE(pod.analysis);
+    const Advice* collectives = pod.analysis->advice.find(AdviceRuleId::Collectives);
+    ASSERT_TRUE(collectives);
+    double wait = 0, collective = 0;
+    for (size_t h = 0; h < pod.truth.collectiveWaitPs.size(); ++h) {
+        wait += mean(pod.truth.collectiveWaitPs[h]);
+        collective += mean(pod.truth.collectivePs[h]);
+    }
+    const AdviceValue* waitFraction = collectives->numbers.find("wait_fraction");
+    ASSERT_TRUE(waitFraction);
+    EXPECT_NEAR(waitFraction->number, wait / collective, 1e-3);
+    EXPECT_GT(waitFraction->number, 0.7) << "seven of eight hosts wait ~356 µs of ~396 µs";
+    // Per core and step: the collectives' time less the wait (the same cores on every host).
+    EXPECT_NEAR(collectives->gainPs, (collective - wait) / 8, 0.02 * (collective - wait) / 8);
+    EXPECT_NE(collectives->detail.find("waiting for the last participant"), std::string::npos);
+    EXPECT_NE(collectives->gain.find("less the wait for the last participant"), std::string::npos);
 }
 
 TEST(PodHosts, OneHostIsOneRowAndNoStraggler)
