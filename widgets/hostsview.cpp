@@ -22,6 +22,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -451,6 +452,15 @@ void HostsView::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analys
                            .arg(duration(hosts->avgStepPs));
         if (!hosts->syncCollective.empty())
             summary += tr(" · synchronizing collective %1").arg(qs(hosts->syncCollective));
+        if (const int row = stragglerRow(); row >= 0) {
+            const HostRow& late = hosts->hosts[size_t(row)];
+            summary += tr(" · straggler: %1").arg(qs(late.name));
+            if (late.lateSteps && late.lateVsOthersPs)
+                summary += tr(" (late in %1 of %2 steps, %3 per step after the others)")
+                               .arg(*late.lateSteps)
+                               .arg(hosts->steps)
+                               .arg(duration(*late.lateVsOthersPs));
+        }
         if (!hosts->note.empty())
             summary += QStringLiteral("\n") + qs(hosts->note);
         m_summary->setText(summary);
@@ -468,6 +478,63 @@ void HostsView::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analys
     m_mapArea->setVisible(pod);
     showScale();
     showTable();
+    m_revealPending = stragglerRow() >= 0;
+    revealStragglerLater();
+}
+
+int HostsView::stragglerRow() const
+{
+    if (!m_analysis)
+        return -1;
+    // The host the advice names (read from its numbers, not its prose).
+    const model::Advice* a = m_analysis->advice.find(model::AdviceRuleId::Straggler);
+    const model::AdviceValue* host = a ? a->numbers.find("host") : nullptr;
+    if (!host)
+        return -1;
+    const auto& rows = m_analysis->hosts.hosts;
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const HostRow& r) { return r.name == host->text; });
+    return it == rows.end() ? -1 : int(it - rows.begin());
+}
+
+QString HostsView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void HostsView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    revealStragglerLater();
+}
+
+void HostsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    revealStragglerLater();
+}
+
+void HostsView::revealStragglerLater()
+{
+    // After the layout has given the scroll area and the table their sizes (queued behind it).
+    if (m_revealPending && isVisible())
+        QTimer::singleShot(0, this, &HostsView::revealStraggler);
+}
+
+void HostsView::revealStraggler()
+{
+    const int row = stragglerRow();
+    if (!m_revealPending || row < 0 || !isVisible())
+        return;
+    m_revealPending = false;
+    if (m_map->hostCount() > row) {
+        const QRect cell = m_map->cellRect(row, 0);
+        m_scroll->ensureVisible(0, cell.center().y(), 0, m_scroll->viewport()->height() / 2);
+    }
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        if (const QTableWidgetItem* name = m_table->item(r, 0); name && name->data(Qt::UserRole).toInt() == row) {
+            m_table->scrollToItem(name, QAbstractItemView::PositionAtCenter);
+            break;
+        }
 }
 
 QString HostsView::noMapText() const
@@ -508,11 +575,8 @@ void HostsView::showTable()
     m_table->setRowCount(hosts ? int(hosts->hosts.size()) : 0);
     if (!hosts)
         return;
-    // The straggler the advice names is bolded here too (read from its numbers, not its prose).
-    QString straggler;
-    if (const model::Advice* a = m_analysis->advice.find(model::AdviceRuleId::Straggler))
-        if (const model::AdviceValue* host = a->numbers.find("host"))
-            straggler = qs(host->text);
+    // The straggler the advice names is bolded here too.
+    const int stragglerIndex = stragglerRow();
     auto durationItem = [](double ps) { return new NumberItem(duration(ps), ps); };
     auto optionalDuration = [](const std::optional<double>& ps) {
         return ps ? new NumberItem(duration(*ps), *ps) : new NumberItem(unknownText(), kUnknown);
@@ -541,7 +605,7 @@ void HostsView::showTable()
         m_table->setItem(row, 12,
             optionalDuration(h.clockOffsetPs ? std::optional<double>(double(*h.clockOffsetPs)) : std::nullopt));
         m_table->setItem(row, 13, new QTableWidgetItem(h.offsetSource.empty() ? unknownText() : qs(h.offsetSource)));
-        if (!straggler.isEmpty() && qs(h.name) == straggler)
+        if (int(r) == stragglerIndex)
             for (int c = 0; c < m_table->columnCount(); ++c) {
                 QTableWidgetItem* item = m_table->item(row, c);
                 QFont font = item->font();

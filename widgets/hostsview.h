@@ -100,15 +100,26 @@ public:
     QString noMapText() const;
     bool isMapShown() const;
     void setMeasure(HostHeatMap::Measure measure);
+    /// The host row of the straggler the advice names, or -1.
+    int stragglerRow() const;
+    QString summaryText() const;
 
 signals:
     /// A cell was clicked: host `host` (index into Profile::hosts) in [begin, end) of the timeline.
     void hostStepSelected(uint32_t host, tpuscope::model::TimePs begin, tpuscope::model::TimePs end);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void showTable();
     void showScale();
     void openCell(int hostRow, int step);
+    /// Scrolls the map and the table to the straggler's row, once per analysis, after a layout:
+    /// on a 64-host pod it is otherwise below the fold.
+    void revealStragglerLater();
+    void revealStraggler();
 
     std::shared_ptr<const tpuscope::model::ProfileAnalysis> m_analysis;
     QLabel* m_summary = nullptr;
@@ -124,6 +135,7 @@ private:
     QLabel* m_noMap = nullptr;
     QSplitter* m_splitter = nullptr;
     QTableWidget* m_table = nullptr;
+    bool m_revealPending = false;
 };
 
 } // namespace tpuscope::widgets

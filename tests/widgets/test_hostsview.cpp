@@ -150,6 +150,37 @@ TEST(HostsView, SixtyFourHostsScrollAndElideTheirNames)
     EXPECT_EQ(view.hostTable()->rowCount(), 64);
 }
 
+// Host 40 of 64 is below the fold of both the map and the table: the view names it above the map
+// and scrolls both to its row, so the answer is on screen without a search.
+TEST(HostsView, TheStragglerOfSixtyFourHostsIsNamedAndScrolledIntoView)
+{
+    const test::SynthPodDir pod = test::writeSynthPod("pod:hosts=64,chips=4,late=40:input,steps=8");
+    const model::ProfileAnalysisPtr analysis = test::loadPodAnalysis(pod);
+    ASSERT_TRUE(analysis);
+    HostsView view(nullptr);
+    view.resize(1280, 720);
+    view.setAnalysis(analysis);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    test::deliverQueuedEvents();
+    ASSERT_EQ(view.stragglerRow(), 40);
+    EXPECT_TRUE(view.summaryText().contains("straggler: t1v-n-pod-w-40 (late in 8 of 8 steps"))
+        << qPrintable(view.summaryText());
+    HostHeatMap* map = view.heatMap();
+    QWidget* viewport = map->parentWidget();
+    const QRect cell(map->mapTo(viewport, map->cellRect(40, 0).topLeft()), map->cellRect(40, 0).size());
+    EXPECT_TRUE(viewport->rect().contains(cell)) << "the straggler's row of the map is on screen";
+    QTableWidget* table = view.hostTable();
+    int tableRow = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->item(r, 0)->text() == "t1v-n-pod-w-40")
+            tableRow = r;
+    ASSERT_GE(tableRow, 0);
+    const QRect item = table->visualItemRect(table->item(tableRow, 0));
+    EXPECT_TRUE(table->viewport()->rect().contains(item)) << "the straggler's row of the table is on screen";
+    EXPECT_TRUE(table->item(tableRow, 0)->font().bold());
+}
+
 TEST(HostsView, OneHostShowsItsRowAndASentenceNotAMap)
 {
     model::LoadResult loaded = model::loadProfile(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb");
