@@ -5,6 +5,7 @@
 
 #include "devicechooser.h"
 #include "glossarydialog.h"
+#include "isolatedsettings.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
 #include "qt/tracesession.h"
@@ -42,10 +43,7 @@ protected:
         if (!QFile::exists(vllmPath()))
             GTEST_SKIP() << "sample missing: " << vllmPath().toStdString();
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_devicechooser"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_devicechooser"));
     }
     QTemporaryDir m_dir;
 };

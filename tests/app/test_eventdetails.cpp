@@ -8,6 +8,7 @@
 #include "advicepanel.h"
 #include "analysis/eventoccurrence.h"
 #include "detailspanel.h"
+#include "isolatedsettings.h"
 #include "optableview.h"
 #include "qt/optreemodel.h"
 #include "qt/selectionstate.h"
@@ -42,10 +43,7 @@ protected:
     void SetUp() override
     {
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_app"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_app"));
     }
     QTemporaryDir m_dir;
 };

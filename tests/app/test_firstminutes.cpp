@@ -14,6 +14,7 @@
 #include "report/glossary.h"
 
 #include "../testevents.h"
+#include "isolatedsettings.h"
 
 #include <QAction>
 #include <QApplication>
@@ -55,10 +56,7 @@ protected:
     void SetUp() override
     {
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_app"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_app"));
     }
     void TearDown() override { tpuscope::app::setDarkMode(false); } // other tests expect the light look
 

@@ -9,6 +9,7 @@
 #include "../testevents.h"
 #include "../testpod.h"
 #include "analysis/hosts.h"
+#include "isolatedsettings.h"
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -25,8 +26,7 @@ namespace test = tpuscope::test;
 TEST(HostsViewWindow, ClickOnHostThreeStepFiveOpensItInTheTimeline)
 {
     QTemporaryDir settings;
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+    tpuscope::test::isolateSettings(settings);
     const test::SynthPodDir pod = test::writeSynthPod("pod:hosts=8,chips=4,late=3:input,steps=12");
     tpuscope::app::MainWindow window(tpuscope::app::MainWindow::Options {false, false});
     auto* view = qobject_cast<HostsView*>(window.viewWidget(QStringLiteral("hosts")));

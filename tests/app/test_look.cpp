@@ -41,6 +41,7 @@
 #include "../testanalysis.h"
 #include "../testevents.h"
 #include "../testsession.h"
+#include "isolatedsettings.h"
 
 #include <gtest/gtest.h>
 
@@ -69,10 +70,7 @@ protected:
         if (!QFile::exists(QString::fromStdString(samplePath())))
             GTEST_SKIP() << "sample missing: " << samplePath();
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets_look"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_widgets_look"));
     }
 
     bool openAt(app::MainWindow& window, QSize size)

@@ -10,6 +10,7 @@
 #include "advicepanel.h"
 #include "compareview.h"
 #include "detailspanel.h"
+#include "isolatedsettings.h"
 #include "optableview.h"
 #include "overviewview.h"
 #include "qt/optreemodel.h"
@@ -58,10 +59,7 @@ protected:
         if (!QFile::exists(samplePath()))
             GTEST_SKIP() << "sample missing: " << samplePath().toStdString();
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_widgets"));
     }
 
     QString writeFile(const QString& name, const QByteArray& bytes)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Memory tab inside the main window: it follows the session and a buffer reaches the details.
 #include "detailspanel.h"
+#include "isolatedsettings.h"
 #include "mainwindow.h"
 #include "memoryview.h"
 #include "qt/selectionstate.h"
@@ -35,8 +36,7 @@ TEST(MemoryView, MainWindowTabFollowsTheSessionAndReachesTheDetailsPanel)
     if (!QFile::exists(sample))
         GTEST_SKIP() << "sample missing";
     QTemporaryDir dir;
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
+    tpuscope::test::isolateSettings(dir);
     tpuscope::app::MainWindow window(tpuscope::app::MainWindow::Options {false, false});
     auto* view = qobject_cast<MemoryView*>(window.viewWidget(QStringLiteral("memory")));
     ASSERT_NE(view, nullptr);

@@ -22,6 +22,7 @@
 
 #include "../testevents.h"
 #include "../testsession.h"
+#include "isolatedsettings.h"
 
 #include <gtest/gtest.h>
 
@@ -50,10 +51,7 @@ protected:
     void SetUp() override
     {
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_app_notimeline"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_app_notimeline"));
     }
 
     static bool open(app::MainWindow& window, const QString& path)
@@ -128,7 +126,7 @@ TEST(NoTimeline, AProfileWithEventsKeepsItsTimelineAndCharts)
     if (!QFile::exists(path))
         GTEST_SKIP() << "sample missing";
     QTemporaryDir dir;
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
+    tpuscope::test::isolateSettings(dir);
     app::MainWindow window(app::MainWindow::Options {false, false});
     window.resize(1280, 720);
     window.show();

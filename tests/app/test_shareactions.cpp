@@ -12,6 +12,7 @@
 #include "../testsession.h"
 
 #include "analysis/opbreakdown.h"
+#include "isolatedsettings.h"
 #include "loader/loader.h"
 
 #include <QApplication>
@@ -58,10 +59,7 @@ protected:
             || !QFile::exists(sample("tpu_v6e_inference.xplane.pb")))
             GTEST_SKIP() << "samples missing";
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_widgets"));
     }
 
     bool load(MainWindow& window, const QString& path)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Help → Keyboard Shortcuts lists every shortcut the window and the timeline really have, and the About box
 // says version, licence, Qt and protobuf.
+#include "isolatedsettings.h"
 #include "mainwindow.h"
 #include "qt/tracesession.h"
 #include "shortcutsdialog.h"
@@ -31,10 +32,7 @@ protected:
     void SetUp() override
     {
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_widgets"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_widgets"));
     }
     QTemporaryDir m_dir;
 };

@@ -15,6 +15,7 @@
 #include "timelinesearch.h"
 #include "timelineview.h"
 
+#include "isolatedsettings.h"
 #include "loader/loader.h"
 #include "synth/synth.h"
 
@@ -97,10 +98,7 @@ protected:
     void SetUp() override
     {
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_app"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_app"));
         m_window = std::make_unique<app::MainWindow>(app::MainWindow::Options {false, false});
         QSignalSpy loaded(m_window->session(), &qt::TraceSession::loaded);
         m_window->openFile(QStringLiteral(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb"));

@@ -19,6 +19,7 @@
 
 #include "../testevents.h"
 #include "../testsession.h"
+#include "isolatedsettings.h"
 
 #include <gtest/gtest.h>
 
@@ -72,10 +73,7 @@ protected:
         if (!QFile::exists(QString::fromStdString(samplePath())))
             GTEST_SKIP() << "sample missing: " << samplePath();
         ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_app_windowlayout"));
+        tpuscope::test::isolateSettings(m_dir, QStringLiteral("tst_app_windowlayout"));
     }
 
     static bool openAt(app::MainWindow& window, QSize size)
@@ -130,10 +128,7 @@ TEST(WindowLayoutMemory, AClosedChartsDockStaysClosedInTheNextWindow)
         GTEST_SKIP() << "sample missing";
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("tpuscope-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_app_windowlayout_memory"));
+    tpuscope::test::isolateSettings(dir, QStringLiteral("tst_app_windowlayout_memory"));
     const auto chartsDock
         = [](app::MainWindow& window) { return window.findChild<QDockWidget*>(QStringLiteral("chartsDock")); };
     {
