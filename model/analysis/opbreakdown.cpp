@@ -28,11 +28,6 @@ std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbp
     return bytes * 1000.0 / (timePs * peakGbps);
 }
 
-double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits)
-{
-    return op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits.vmemBytes);
-}
-
 const char* boundByName(BoundBy bound)
 {
     switch (bound) {

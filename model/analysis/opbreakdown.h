@@ -207,9 +207,6 @@ uint64_t opBreakdownComputations();
 std::optional<double> flopsUtilization(double flops, double timePs, double peakTflops);
 /// Uncapped HBM utilization = bytes / time / peak; empty when the peak or the time is unknown.
 std::optional<double> hbmUtilization(double bytes, double timePs, double peakGbps);
-/// The HBM bytes one occurrence of an op moves: the breakdown's HBM entries where the file records
-/// them, else bytes accessed less the arrays in VMEM. An op row sums this over its occurrences.
-double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits);
 
 /// For every op of the profile, the index of its row in an op-level breakdown (ops that share a
 /// (program, name) share a row); SIZE_MAX when the op has no row.

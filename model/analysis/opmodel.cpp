@@ -515,6 +515,11 @@ std::string opHloText(const Profile& profile, OpId id)
     return {};
 }
 
+double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits)
+{
+    return op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits.vmemBytes);
+}
+
 OpModel buildOpModel(const Profile& profile)
 {
     OpModel model;

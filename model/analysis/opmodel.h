@@ -93,6 +93,11 @@ struct OpModel
 
 OpModel buildOpModel(const Profile& profile);
 
+/// The HBM bytes one occurrence of an op moves: the breakdown's HBM entries where the file records
+/// them, else bytes accessed less the arrays in VMEM. The op table, the utilization series and the
+/// share file's chunks all count HBM bytes through this one function.
+double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits);
+
 /// Matches the async pairs of one track, oldest open start first: calls `matched(doneIndex,
 /// startIndex)` for every done event whose start half is on the track before it. Events that start
 /// at the same instant are sorted longest first, so a start issued at its done half's instant comes

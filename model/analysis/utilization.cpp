@@ -146,7 +146,7 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
             || traits[i].ratedAgainst == RatedAgainst::OnChip)
             continue;
         opFlops[i] = op.flops;
-        opBytes[i] = op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits[i].vmemBytes);
+        opBytes[i] = hbmBytesPerOccurrence(op, traits[i]);
     }
 
     StopCheck stopCheck(std::move(stop));

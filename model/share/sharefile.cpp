@@ -679,7 +679,7 @@ std::vector<OtherChunk> groupOtherOps(const ProfileAnalysis& analysis, std::vect
         o.flops += op.flops * n;
         o.modelFlops += op.modelFlops * n;
         o.bytes += op.bytesAccessed * n;
-        o.hbm += (op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - model[id].vmemBytes)) * n;
+        o.hbm += hbmBytesPerOccurrence(op, model[id]) * n;
         o.flopsKnown = o.flopsKnown || model[id].flopsKnown;
         o.bytesKnown = o.bytesKnown || model[id].bytesKnown;
     }
