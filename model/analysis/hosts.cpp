@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 namespace tpuscope::model {
 
@@ -80,6 +81,12 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
     const std::vector<PlaneId>& corePlanes, size_t S, HostAnalysis& out, std::stop_token stop)
 {
     std::vector<std::vector<CoreStepEvents>> events(corePlanes.size(), std::vector<CoreStepEvents>(S));
+    // One byte per op, read per event: the op traits are large and the event loop would miss the
+    // cache on each (this pass was a tenth of `summary` on a one-host 1e6-event profile).
+    std::vector<uint8_t> collective(model.size());
+    for (size_t op = 0; op < model.size(); ++op)
+        collective[op]
+            = model.ops[op].opClass == OpClass::SyncCollective || model.ops[op].opClass == OpClass::AsyncCollectiveDone;
     StopCheck check(stop);
     for (size_t c = 0; c < corePlanes.size() && S > 0; ++c) {
         const auto& windows = steps.coreSteps[c];
@@ -101,15 +108,15 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
                     continue;
                 CoreStepEvents& e = events[c][s];
                 e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
-                const OpTraits& t = model[track.op[i]];
-                if (t.opClass == OpClass::SyncCollective || t.opClass == OpClass::AsyncCollectiveDone)
-                    e.collectives.push_back({track.op[i], 0, track.start[i], track.duration[i]});
+                if (const OpId op = track.op[i]; op < collective.size() && collective[op])
+                    e.collectives.push_back({op, 0, track.start[i], track.duration[i]});
             }
         }
+        std::unordered_map<OpId, int> seen;
         for (auto& step : events[c]) {
             std::stable_sort(step.collectives.begin(), step.collectives.end(),
                 [](const Instance& a, const Instance& b) { return a.start < b.start; });
-            std::map<OpId, int> seen;
+            seen.clear();
             for (Instance& in : step.collectives)
                 in.occurrence = seen[in.op]++;
         }
@@ -147,26 +154,35 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
                     break;
                 }
         }
+    // Per instance (op, occurrence in the step): its shortest duration over the cores, and on how
+    // many cores it ran. Hashed: a step can hold thousands of instances, an ordered map's compares
+    // were most of this pass.
+    struct InstanceStats
+    {
+        TimePs shortest = std::numeric_limits<TimePs>::max();
+        int participants = 0;
+    };
+    auto keyOf = [](const Instance& in) { return (uint64_t(in.op) << 32) | uint32_t(in.occurrence); };
+    std::unordered_map<uint64_t, InstanceStats> stats;
     for (size_t s = 0; s < S; ++s) {
-        std::map<std::pair<OpId, int>, TimePs> shortest;
-        std::map<std::pair<OpId, int>, int> participants;
+        stats.clear();
         for (size_t c = 0; c < corePlanes.size(); ++c)
             for (const Instance& in : events[c][s].collectives) {
                 if (&in == syncInstance[c][s])
                     continue;
-                const auto key = std::make_pair(in.op, in.occurrence);
-                auto [it, fresh] = shortest.emplace(key, in.duration);
-                if (!fresh)
-                    it->second = std::min(it->second, in.duration);
-                ++participants[key];
+                InstanceStats& st = stats[keyOf(in)];
+                st.shortest = std::min(st.shortest, in.duration);
+                ++st.participants;
             }
         for (size_t c = 0; c < corePlanes.size(); ++c)
             for (const Instance& in : events[c][s].collectives) {
-                const auto key = std::make_pair(in.op, in.occurrence);
-                if (&in == syncInstance[c][s] || participants[key] < 2)
+                if (&in == syncInstance[c][s])
+                    continue;
+                const InstanceStats& st = stats[keyOf(in)];
+                if (st.participants < 2)
                     continue;
                 out.otherWaitMeasured = true;
-                out.coreSync[c][s].otherWaitPs += static_cast<double>(in.duration - shortest[key]);
+                out.coreSync[c][s].otherWaitPs += static_cast<double>(in.duration - st.shortest);
             }
     }
     return true;
