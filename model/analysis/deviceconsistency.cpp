@@ -36,6 +36,11 @@ bool generationFits(const TpuGeneration& g, const DeviceConsistency& check)
 
 DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdown& breakdown)
 {
+    return checkDeviceConsistency(profile, breakdown, buildOpModel(profile));
+}
+
+DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdown& breakdown, const OpModel& traits)
+{
     DeviceConsistency check;
     const DeviceInfo& device = profile.device;
     check.deviceKnown = device.peakTflopsPerCore > 0 || device.peakHbmGbpsPerCore > 0;
@@ -60,7 +65,6 @@ DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdo
     // Footprint: per program, the distinct entry parameters its ops read (in HBM), or its largest
     // array. Programs without ids (Chrome JSON) share one key; names repeat per core, so a
     // parameter seen on every core is counted once, as a per-core figure should be.
-    const OpModel traits = buildOpModel(profile);
     std::map<std::string, std::unordered_map<std::string, double>> parameters;
     std::map<std::string, double> largest;
     for (OpId id = 0; id < profile.ops.size(); ++id) {

@@ -57,6 +57,8 @@ struct DeviceConsistency
 };
 
 DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdown& breakdown);
+/// The same with the profile's op model already built.
+DeviceConsistency checkDeviceConsistency(const Profile& profile, const OpBreakdown& breakdown, const OpModel& model);
 
 /// Whether a generation fits the evidence (rates within kDeviceTolerance, footprint within one
 /// chip's HBM).

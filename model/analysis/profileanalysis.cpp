@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "profileanalysis.h"
 
+#include "../core/parallel.h"
+
+#include <thread>
+
 namespace tpuscope::model {
 
 UtilizationOptions analysisUtilizationOptions(const Profile& profile)
@@ -50,28 +54,39 @@ ProfileAnalysisPtr buildProfileAnalysis(
     const Profile& p = *analysis->profile;
     report("Analysing ops", 0.0);
     analysis->opModel = buildOpModel(p);
-    analysis->hostLink = computeHostLink(p, analysis->opModel);
-    analysis->breakdown = computeOpBreakdown(p, analysis->opModel, &analysis->hostLink);
     if (stop.stop_requested())
         return nullptr;
-    report("Finding steps", 0.4);
-    analysis->steps = computeSteps(p, analysis->opModel);
-    analysis->deviceActivity = deviceActivityRange(p);
-    analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop);
+    report("Finding steps", 0.2);
+    // Three chains of passes over every event that read only the profile and the op model run
+    // side by side on the shared pool (each writes its own fields): the op table, the steps and
+    // the hosts, and the utilization series. One after the other they were a third of `summary`.
+    const bool tpu = p.hasTpuOps();
+    parallelFor(
+        {3, 3, 2}, std::max(1u, std::thread::hardware_concurrency()),
+        [&](size_t chain) {
+            if (chain == 0) {
+                analysis->hostLink = computeHostLink(p, analysis->opModel);
+                analysis->breakdown = computeOpBreakdown(p, analysis->opModel, &analysis->hostLink);
+            } else if (chain == 1) {
+                analysis->steps = computeSteps(p, analysis->opModel);
+                analysis->deviceActivity = deviceActivityRange(p);
+                analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop);
+            } else if (tpu) {
+                analysis->utilization = computeUtilization(p, analysis->opModel, analysisUtilizationOptions(p), stop);
+            }
+        },
+        [] {});
     if (stop.stop_requested())
         return nullptr;
     report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
     analysis->memory = analyzeMemory(p);
     if (p.hasTpuOps())
-        analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown);
+        analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown, analysis->opModel);
     analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel,
         analysis->hostLink, &analysis->deviceConsistency, &analysis->hosts);
     if (stop.stop_requested())
         return nullptr;
-    report("Sampling utilization", 0.8);
-    if (p.hasTpuOps())
-        analysis->utilization = computeUtilization(p, analysisUtilizationOptions(p));
     analysis->roofline = computeRoofline(p, analysis->breakdown);
     if (purpose == AnalysisFor::Timeline) {
         // Here rather than when the timeline is shown: a pass over every event, which the GUI

@@ -103,6 +103,12 @@ struct Accumulator
 
 UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOptions& options, std::stop_token stop)
 {
+    return computeUtilization(profile, buildOpModel(profile), options, std::move(stop));
+}
+
+UtilizationSeries computeUtilization(
+    const Profile& profile, const OpModel& traits, const UtilizationOptions& options, std::stop_token stop)
+{
     UtilizationSeries series;
     series.begin = options.begin;
     series.end = options.end;
@@ -138,7 +144,6 @@ UtilizationSeries computeUtilization(const Profile& profile, const UtilizationOp
     // Async halves and host transfers are left out: a copy-start's bytes over its few ns would
     // read as an impossible HBM rate, and host bytes cross the host link, not HBM (the op table
     // rates them over their start→done span instead). VMEM operands are not HBM bytes.
-    const OpModel traits = buildOpModel(profile);
     std::vector<double> opFlops(profile.ops.size()), opBytes(profile.ops.size());
     for (size_t i = 0; i < profile.ops.size(); ++i) {
         const OpInfo& op = profile.ops[i];

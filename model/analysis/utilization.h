@@ -61,6 +61,10 @@ struct UtilizationSeries
 /// Returns early with a partial series (which the caller discards) once `stop` is requested.
 UtilizationSeries computeUtilization(
     const Profile& profile, const UtilizationOptions& options = {}, std::stop_token stop = {});
+/// The same with the profile's op model already built (the analysis has one: building it again
+/// costs a pass over every op).
+UtilizationSeries computeUtilization(
+    const Profile& profile, const OpModel& model, const UtilizationOptions& options, std::stop_token stop = {});
 
 // ---------------------------------------------------------------------------------------------
 // Roofline
