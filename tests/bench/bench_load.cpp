@@ -10,6 +10,10 @@
 //   bench_load --gz-ratio FILE.gz [PLAIN] [R]  the .gz load as a ratio of `gzip -dc FILE.gz` and of
 //                                 the plain file's load (median of R, default 3), with libdeflate
 //                                 (the default) and with zlib (TPUSCOPE_INFLATER=zlib)
+//   bench_load --summary-ratio CLI FILE [R]  `CLI summary FILE` against a libprotobuf arena parse +
+//                                 walk of FILE (median of R, default 3)
+//   bench_load --scale-ratio SMALL BIG [R]  the load of BIG as a multiple of SMALL's, per event, and
+//                                 BIG's peak memory (median of R, default 3)
 #include "generators.h"
 #include "loader/gzip.h"
 #include "loader/loader.h"
@@ -182,6 +186,72 @@ void measureGzipRatio(const std::string& gzPath, const std::string& plainPath, s
     std::fflush(stdout);
 }
 
+// Issue 24 point 1: `tpuscope-cli summary FILE` (the real command, its output dropped) against a
+// plain libprotobuf arena parse + walk of the same file, each in a fresh process, alternating.
+void measureSummaryRatio(const std::string& cli, const std::string& path, int repeats)
+{
+    Series summary, protobuf;
+    tpuscope::bench::warmPageCache(path);
+    for (int r = 0; r < repeats; ++r) {
+        summary.time([&] { std::system(("'" + cli + "' summary '" + path + "' >/dev/null 2>&1").c_str()); });
+        protobuf.time([&] {
+            tpuscope::bench::runInChild([&] {
+                const tpuscope::bench::ProtobufWalk walk = tpuscope::bench::libprotobufArenaWalk(path);
+                return std::to_string(walk.events);
+            });
+        });
+    }
+    const double s = median(summary.wall), p = median(protobuf.wall);
+    std::printf("{\"case\":\"summary-vs-libprotobuf\",\"file\":\"%s\",\"repeats\":%d,\"summary_seconds\":%.4f,"
+                "\"libprotobuf_seconds\":%.4f,\"ratio\":%.3f,\"summary_cpu_seconds\":%.4f,"
+                "\"libprotobuf_cpu_seconds\":%.4f,\"cpu_ratio\":%.3f,%s}\n",
+        std::filesystem::path(path).filename().c_str(), repeats, s, p, s / p, median(summary.cpu), median(protobuf.cpu),
+        median(summary.cpu) / median(protobuf.cpu), machine().c_str());
+    std::fflush(stdout);
+}
+
+// Issue 24 point 3: the load of a large file as a multiple of a small one's, its cost per event
+// against the small one's, and its peak memory. Each load in a fresh process, alternating.
+void measureScaleRatio(const std::string& small, const std::string& big, int repeats)
+{
+    struct Load
+    {
+        double seconds = -1;
+        double events = 0;
+        double peakGiB = 0;
+    };
+    auto load = [](const std::string& path) {
+        const std::string text = tpuscope::bench::runInChild([&] {
+            const long baseKb = statusKb("VmRSS:");
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto result = tpuscope::model::loadProfile(path);
+            const double s = seconds(t0);
+            return result.ok() ? std::to_string(s) + " " + std::to_string(result.profile->eventCount()) + " "
+                    + std::to_string((statusKb("VmHWM:") - baseKb) / 1048576.0)
+                               : std::string("-1 0 0");
+        });
+        Load l;
+        std::sscanf(text.c_str(), "%lf %lf %lf", &l.seconds, &l.events, &l.peakGiB);
+        return l;
+    };
+    Series smallSeries, bigSeries;
+    Load smallLoad, bigLoad;
+    for (int r = 0; r < repeats; ++r) {
+        smallSeries.time([&] { smallLoad = load(small); });
+        bigSeries.time([&] { bigLoad = load(big); });
+    }
+    const double s = median(smallSeries.wall), b = median(bigSeries.wall);
+    const double sCpu = median(smallSeries.cpu), bCpu = median(bigSeries.cpu);
+    std::printf("{\"case\":\"scale\",\"small_events\":%.0f,\"big_events\":%.0f,\"repeats\":%d,\"small_seconds\":%.3f,"
+                "\"big_seconds\":%.3f,\"time_ratio\":%.2f,\"event_ratio\":%.2f,\"per_event_ratio\":%.2f,"
+                "\"small_cpu_seconds\":%.3f,\"big_cpu_seconds\":%.3f,\"cpu_time_ratio\":%.2f,"
+                "\"big_ns_per_event\":%.1f,\"big_peak_gib\":%.2f,%s}\n",
+        smallLoad.events, bigLoad.events, repeats, s, b, b / s, bigLoad.events / smallLoad.events,
+        (b / bigLoad.events) / (s / smallLoad.events), sCpu, bCpu, bCpu / sCpu, b * 1e9 / bigLoad.events,
+        bigLoad.peakGiB, machine().c_str());
+    std::fflush(stdout);
+}
+
 template <typename Fn> void inChild(Fn fn)
 {
     std::fflush(stdout);
@@ -213,6 +283,14 @@ int main(int argc, char** argv)
         const auto bytes = std::filesystem::file_size(path);
         for (int r = 0; r < repeats; ++r)
             inChild([&] { measureTpuscope(path, 0, bytes); });
+        return 0;
+    }
+    if (argc >= 4 && std::strcmp(argv[1], "--summary-ratio") == 0) {
+        measureSummaryRatio(argv[2], argv[3], argc >= 5 ? std::max(1, std::atoi(argv[4])) : 3);
+        return 0;
+    }
+    if (argc >= 4 && std::strcmp(argv[1], "--scale-ratio") == 0) {
+        measureScaleRatio(argv[2], argv[3], argc >= 5 ? std::max(1, std::atoi(argv[4])) : 3);
         return 0;
     }
     if (argc >= 3 && std::strcmp(argv[1], "--gz-ratio") == 0) {
