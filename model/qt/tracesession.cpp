@@ -204,7 +204,7 @@ void TraceSession::requestUtilization(const model::UtilizationOptions& options, 
     request<model::UtilizationSeries>(
         m_utilizationRequests, context,
         [options](const model::ProfileAnalysis& analysis, std::stop_token stop) {
-            return model::computeUtilization(*analysis.profile, options, std::move(stop));
+            return model::computeUtilization(*analysis.profile, analysis.opModel, options, std::move(stop));
         },
         std::move(done));
 }
