@@ -698,4 +698,18 @@ void ProfileBuilder::sendPreview()
     preview(snapshot(m_previewDevice));
 }
 
+void ProfileBuilder::sendPreview(const std::function<void(ProfileBuilder&)>& fill)
+{
+    if (!m_preview)
+        return;
+    PreviewFn preview = std::move(m_preview);
+    m_preview = nullptr; // once per load
+    ProfileBuilder copy;
+    *copy.m_profile = *m_profile;
+    copy.m_opIndex = m_opIndex;
+    copy.m_limits = m_limits;
+    fill(copy);
+    preview(copy.finish(m_previewDevice));
+}
+
 } // namespace tpuscope::model

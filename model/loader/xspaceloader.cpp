@@ -382,12 +382,25 @@ public:
             profile.originNs = origin;
         m_originNs = profile.originNs;
 
-        // Pass 2: events, into plane-local columns.
+        // Pass 2: events, into plane-local columns. A plane is marked decoded once its worker is
+        // done with it, so the calling thread may read it for a preview (poll runs there).
+        std::vector<std::atomic<bool>> decoded(locals.size());
         parallelFor(
-            weight, threads, [&](size_t i) { decodeLines(locals[i]); }, poll);
+            weight, threads,
+            [&](size_t i) {
+                decodeLines(locals[i]);
+                decoded[i].store(true, std::memory_order_release);
+            },
+            [&] {
+                poll();
+                offerPreview(locals, decoded);
+            });
         if (m_stop.stop_requested())
             return "cancelled";
         reportProgress();
+        // Merging, sorting and the analysis of a large file still take a while: a preview that came
+        // due while the last planes were decoded is shown meanwhile.
+        offerPreview(locals, decoded);
 
         // Merge: ops get global ids in the order a sequential decode would give them (plane by
         // plane, first use first), then op columns are remapped in parallel and moved in.
@@ -794,6 +807,22 @@ private:
                 std::string_view(released, static_cast<size_t>(line.bytes.data() + line.bytes.size() - released)));
             m_bytesDone.fetch_add(line.bytes.size(), std::memory_order_relaxed);
         }
+    }
+
+    /// The preview of a large file (ProfileBuilder::setPreview): once it is due, the planes decoded
+    /// so far, each track up to one time for all, at most kPreviewEvents events copied. Calling
+    /// thread only.
+    void offerPreview(const std::vector<LocalPlane>& locals, const std::vector<std::atomic<bool>>& decoded)
+    {
+        if (!m_builder.previewDue() || m_stop.stop_requested())
+            return;
+        std::vector<const LocalPlane*> done;
+        for (size_t i = 0; i < locals.size(); ++i)
+            if (decoded[i].load(std::memory_order_acquire) && locals[i].kind != PlaneKind::Metadata)
+                done.push_back(&locals[i]);
+        if (done.empty())
+            return;
+        m_builder.sendPreview([&](ProfileBuilder& preview) { addPreviewPlanes(preview, done, kPreviewEvents); });
     }
 
     void reportProgress()
