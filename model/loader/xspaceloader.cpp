@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -385,8 +386,13 @@ public:
         // Pass 2: events, into plane-local columns. A plane is marked decoded once its worker is
         // done with it, so the calling thread may read it for a preview (poll runs there).
         std::vector<std::atomic<bool>> decoded(locals.size());
+        // The metadata plane (HLO: the ops' categories, so a preview's colours) goes first.
+        std::vector<size_t> order = weight;
+        for (size_t i = 0; i < locals.size(); ++i)
+            if (locals[i].kind == PlaneKind::Metadata)
+                order[i] = SIZE_MAX;
         parallelFor(
-            weight, threads,
+            order, threads,
             [&](size_t i) {
                 decodeLines(locals[i]);
                 decoded[i].store(true, std::memory_order_release);
@@ -818,9 +824,9 @@ private:
             return;
         std::vector<const LocalPlane*> done;
         for (size_t i = 0; i < locals.size(); ++i)
-            if (decoded[i].load(std::memory_order_acquire) && locals[i].kind != PlaneKind::Metadata)
+            if (decoded[i].load(std::memory_order_acquire))
                 done.push_back(&locals[i]);
-        if (done.empty())
+        if (std::none_of(done.begin(), done.end(), [](const LocalPlane* p) { return p->kind != PlaneKind::Metadata; }))
             return;
         m_builder.sendPreview([&](ProfileBuilder& preview) { addPreviewPlanes(preview, done, kPreviewEvents); });
     }

@@ -147,6 +147,17 @@ void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlan
     }
 
     for (const LocalPlane* local : done) {
+        if (local->kind == PlaneKind::Metadata) {
+            // The programs' HLO (shared, not copied) gives the ops their categories, so the preview
+            // has the colours the whole profile will have.
+            for (const HloResult& result : local->programs) {
+                std::string name(local->metas[result.meta].name);
+                if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
+                    name.resize(paren);
+                preview.addProgram(result.programId, result.module ? result.module->name : name, result.module);
+            }
+            continue;
+        }
         // mergeOps only reads the plane: it interns and adds its ops in the preview builder.
         const std::vector<OpId> remap = mergeOps(preview, *local);
         Profile& profile = preview.profile();

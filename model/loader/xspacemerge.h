@@ -29,7 +29,8 @@ inline constexpr size_t kPreviewEvents = size_t(1) << 20;
 
 /// Adds to `preview` (a copy of the builder, see ProfileBuilder::sendPreview) the ops and tracks of
 /// the decoded planes `done` (file order; none of them merged yet), each track cut at one time for
-/// all: the latest time that keeps the events copied within `maxEvents`. The planes are only read.
+/// all: the latest time that keeps the events copied within `maxEvents`, and the programs of a
+/// decoded metadata plane. The planes are only read.
 void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlane*>& done, size_t maxEvents);
 
 } // namespace tpuscope::model::xspace

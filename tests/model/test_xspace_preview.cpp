@@ -14,6 +14,7 @@
 #include <map>
 
 using namespace tpuscope::model;
+using namespace tpuscope::test;
 
 namespace {
 
@@ -110,6 +111,28 @@ TEST(XSpacePreview, DecodedPlanesAreHandedOverOnceBeforeTheLoadEnds)
     late.previewAfterSeconds = 3600;
     ASSERT_TRUE(loadProfileFromBytes(xspace, "big.xplane.pb", late).ok());
     EXPECT_EQ(calls, 0);
+}
+
+TEST(XSpacePreview, HasThePrograms)
+{
+    // The metadata plane is decoded first, so a preview has the HLO that gives ops their categories
+    // (and so their colours) and the Details their HLO, as the whole profile will.
+    TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");
+    const std::string bytes = readFile(samplePath("tpu_v6e_inference.xplane.pb"));
+    DecodeThreads scope(1);
+    LoadOptions options;
+    ProfilePtr partial;
+    options.preview = [&](ProfilePtr p) { partial = std::move(p); };
+    options.previewAfterSeconds = 0;
+    const LoadResult whole = loadProfileFromBytes(bytes, "v6e.xplane.pb", options);
+    ASSERT_TRUE(whole.ok()) << whole.error;
+    ASSERT_TRUE(partial);
+    ASSERT_EQ(whole.profile->programs.size(), 4u);
+    ASSERT_EQ(partial->programs.size(), whole.profile->programs.size());
+    for (size_t i = 0; i < partial->programs.size(); ++i) {
+        EXPECT_EQ(partial->programs[i].id, whole.profile->programs[i].id);
+        EXPECT_EQ(partial->programs[i].hlo, whole.profile->programs[i].hlo); // shared, not copied
+    }
 }
 
 TEST(XSpacePreview, CopiesAtMostTheCapCutAtOneTimeForEveryTrack)
