@@ -815,20 +815,11 @@ private:
         }
     }
 
-    /// The preview of a large file (ProfileBuilder::setPreview): once it is due, the planes decoded
-    /// so far, each track up to one time for all, at most kPreviewEvents events copied. Calling
-    /// thread only.
+    /// The preview of a large file, once it is due (see offerXSpacePreview). Calling thread only.
     void offerPreview(const std::vector<LocalPlane>& locals, const std::vector<std::atomic<bool>>& decoded)
     {
-        if (!m_builder.previewDue() || m_stop.stop_requested())
-            return;
-        std::vector<const LocalPlane*> done;
-        for (size_t i = 0; i < locals.size(); ++i)
-            if (decoded[i].load(std::memory_order_acquire))
-                done.push_back(&locals[i]);
-        if (std::none_of(done.begin(), done.end(), [](const LocalPlane* p) { return p->kind != PlaneKind::Metadata; }))
-            return;
-        m_builder.sendPreview([&](ProfileBuilder& preview) { addPreviewPlanes(preview, done, kPreviewEvents); });
+        if (m_builder.previewDue() && !m_stop.stop_requested())
+            offerXSpacePreview(m_builder, locals, decoded);
     }
 
     void reportProgress()

@@ -184,4 +184,16 @@ void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlan
     }
 }
 
+void offerXSpacePreview(
+    ProfileBuilder& builder, const std::vector<LocalPlane>& locals, const std::vector<std::atomic<bool>>& decoded)
+{
+    std::vector<const LocalPlane*> done;
+    for (size_t i = 0; i < locals.size(); ++i)
+        if (decoded[i].load(std::memory_order_acquire))
+            done.push_back(&locals[i]);
+    if (std::none_of(done.begin(), done.end(), [](const LocalPlane* p) { return p->kind != PlaneKind::Metadata; }))
+        return;
+    builder.sendPreview([&](ProfileBuilder& preview) { addPreviewPlanes(preview, done, kPreviewEvents); });
+}
+
 } // namespace tpuscope::model::xspace

@@ -9,6 +9,7 @@
 
 #include "xspaceplane.h"
 
+#include <atomic>
 #include <vector>
 
 namespace tpuscope::model::xspace {
@@ -32,5 +33,11 @@ inline constexpr size_t kPreviewEvents = size_t(1) << 20;
 /// all: the latest time that keeps the events copied within `maxEvents`, and the programs of a
 /// decoded metadata plane. The planes are only read.
 void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlane*>& done, size_t maxEvents);
+
+/// Sends the builder's preview (ProfileBuilder::sendPreview) of the planes decoded so far (those
+/// whose `decoded` flag is set), each track up to one time for all, at most kPreviewEvents events
+/// copied; nothing while no plane with events is decoded.
+void offerXSpacePreview(
+    ProfileBuilder& builder, const std::vector<LocalPlane>& locals, const std::vector<std::atomic<bool>>& decoded);
 
 } // namespace tpuscope::model::xspace
