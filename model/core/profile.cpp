@@ -277,12 +277,31 @@ namespace {
 constexpr uint16_t kMaxDepth = 512;
 constexpr TimePs kTouchTolerancePs = 1000;
 
-void sortTrack(Track& track)
+/// Clamps negative durations to 0 (counted) and sorts the track by start, parents first. One
+/// pass does the clamp and the order check: each pass over a track's columns costs ~0.1 s per 1e8
+/// events.
+void sortTrack(Track& track, ImportStats& stats)
 {
     bool sorted = true;
-    for (size_t i = 1; i < track.size() && sorted; ++i)
-        sorted = track.start[i - 1] < track.start[i]
-            || (track.start[i - 1] == track.start[i] && track.duration[i - 1] >= track.duration[i]);
+    const size_t n = track.size();
+    const TimePs* start = track.start.data();
+    TimePs* duration = track.duration.data();
+    size_t i = 0;
+    for (; i < n; ++i) {
+        if (duration[i] < 0) {
+            ++stats.negativeDurations;
+            duration[i] = 0;
+        }
+        if (i > 0 && !(start[i - 1] < start[i] || (start[i - 1] == start[i] && duration[i - 1] >= duration[i]))) {
+            sorted = false;
+            break;
+        }
+    }
+    for (; i < n; ++i)
+        if (duration[i] < 0) {
+            ++stats.negativeDurations;
+            duration[i] = 0;
+        }
     if (sorted) {
         // Columns grown by push_back keep up to half their capacity unused (JSON: ~8 B/event);
         // the copy costs ~20 ms per 1e7 events once, the slack would cost memory for good.
@@ -314,15 +333,18 @@ void sortTrack(Track& track)
     permute(track.op);
 }
 
-void computeDepth(Track& track, ImportStats& stats)
+/// Nesting depth of every event of a sorted track; returns the latest end (0 for no event).
+TimePs computeDepth(Track& track, ImportStats& stats)
 {
     track.depth.assign(track.size(), 0);
     track.maxDepth = 0;
+    TimePs lastEnd = track.size() ? track.end(0) : 0;
     std::vector<TimePs> openEnds;
     openEnds.reserve(16);
     for (size_t i = 0; i < track.size(); ++i) {
         const TimePs begin = track.start[i];
         const TimePs end = begin + track.duration[i];
+        lastEnd = std::max(lastEnd, end);
         while (!openEnds.empty() && openEnds.back() <= begin)
             openEnds.pop_back();
         // Device timespans of consecutive ops overlap by a picosecond or so (rounding in the
@@ -341,6 +363,7 @@ void computeDepth(Track& track, ImportStats& stats)
         track.depth[i] = static_cast<uint16_t>(depth);
         track.maxDepth = std::max<uint16_t>(track.maxDepth, static_cast<uint16_t>(depth));
     }
+    return lastEnd;
 }
 
 std::string categoryFromInstruction(const hlo::Instruction& instruction)
@@ -546,18 +569,9 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         for (const OpId op : track.op)
             if (op < p.ops.size() && p.ops[op].firstTrack == kNone)
                 p.ops[op].firstTrack = id;
-        for (auto& d : track.duration) {
-            if (d < 0) {
-                ++p.stats.negativeDurations;
-                d = 0;
-            }
-        }
-        sortTrack(track);
-        computeDepth(track, p.stats);
+        sortTrack(track, p.stats);
+        const TimePs lastEnd = computeDepth(track, p.stats);
         if (track.size()) {
-            TimePs lastEnd = track.end(0);
-            for (size_t i = 1; i < track.size(); ++i)
-                lastEnd = std::max(lastEnd, track.end(i));
             if (!anyEvent) {
                 spanBegin = track.start.front();
                 spanEnd = lastEnd;
@@ -696,6 +710,20 @@ void ProfileBuilder::sendPreview()
     PreviewFn preview = std::move(m_preview);
     m_preview = nullptr; // once per load
     preview(snapshot(m_previewDevice));
+}
+
+void ProfileBuilder::sendPreview(const std::function<void(ProfileBuilder&)>& fill)
+{
+    if (!m_preview)
+        return;
+    PreviewFn preview = std::move(m_preview);
+    m_preview = nullptr; // once per load
+    ProfileBuilder copy;
+    *copy.m_profile = *m_profile;
+    copy.m_opIndex = m_opIndex;
+    copy.m_limits = m_limits;
+    fill(copy);
+    preview(copy.finish(m_previewDevice));
 }
 
 } // namespace tpuscope::model

@@ -441,9 +441,15 @@ public:
     /// it is due.
     void offerPreview()
     {
-        if (m_preview && std::chrono::steady_clock::now() >= m_previewDue)
+        if (previewDue())
             sendPreview();
     }
+    /// True while a preview is asked for and its time has come (offerPreview would send it now).
+    bool previewDue() const { return m_preview && std::chrono::steady_clock::now() >= m_previewDue; }
+    /// Sends the preview once, built by `fill` on a copy of what this builder holds: for a decoder
+    /// that keeps its events outside the builder until the end (XSpace), so only what `fill` adds is
+    /// copied, not every event read so far.
+    void sendPreview(const std::function<void(ProfileBuilder&)>& fill);
 
 private:
     void sendPreview();

@@ -44,8 +44,8 @@ struct LoadOptions
     /// but not their HLO, with a warning.
     uint64_t maxHloInstructions = 0;
     /// Called once, from the loading thread, with the part of a large profile read so far when
-    /// the load is still running after `previewAfterSeconds` (formats read front to back: Chrome
-    /// JSON). Empty = no preview.
+    /// the load is still running after `previewAfterSeconds` (Chrome JSON: the events read so far;
+    /// XSpace: the planes decoded so far, up to one time). Empty = no preview.
     ProfileBuilder::PreviewFn preview;
     double previewAfterSeconds = 0.4;
 };

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "xspacemerge.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 
 namespace tpuscope::model::xspace {
 
-std::vector<OpId> mergeOps(ProfileBuilder& builder, LocalPlane& local)
+std::vector<OpId> mergeOps(ProfileBuilder& builder, const LocalPlane& local)
 {
     std::vector<OpId> remap(local.usedOps.size());
     // Most of these stats are absent; StringPool id 0 is always the empty string.
@@ -96,6 +98,102 @@ void mergePlane(ProfileBuilder& builder, LocalPlane& local)
     }
     local.metas = {};
     local.lines = {};
+}
+
+namespace {
+
+/// Events of `line` that start before `cut`: the prefix a binary search finds (lines come sorted
+/// by start from the profiler; an unsorted one gives some prefix, still bounded by its size).
+size_t eventsBefore(const LocalLine& line, TimePs cut)
+{
+    return static_cast<size_t>(std::partition_point(line.start.begin(), line.start.end(), [cut](TimePs t) {
+        return t < cut;
+    }) - line.start.begin());
+}
+
+} // namespace
+
+void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlane*>& done, size_t maxEvents)
+{
+    // The cut: the latest start time whose prefixes hold at most maxEvents events, found by
+    // bisection over the time range (the count only grows with the cut).
+    std::vector<const LocalLine*> lines;
+    size_t total = 0;
+    TimePs low = std::numeric_limits<TimePs>::max(), high = std::numeric_limits<TimePs>::min();
+    for (const LocalPlane* local : done)
+        for (const LocalLine& line : local->lines)
+            if (!line.start.empty()) {
+                lines.push_back(&line);
+                total += line.start.size();
+                low = std::min(low, line.start.front());
+                high = std::max(high, line.start.back());
+            }
+    auto count = [&lines](TimePs cut) {
+        size_t n = 0;
+        for (const LocalLine* line : lines)
+            n += eventsBefore(*line, cut);
+        return n;
+    };
+    TimePs cut = std::numeric_limits<TimePs>::max();
+    if (total > maxEvents && low < high) {
+        // Invariant: count(low) <= maxEvents (nothing starts before the earliest start), and the
+        // answer is below high + 1 (which would take every event of the sorted lines).
+        TimePs lo = low, hi = high;
+        while (hi - lo > 1) {
+            const TimePs mid = lo + (hi - lo) / 2;
+            (count(mid) <= maxEvents ? lo : hi) = mid;
+        }
+        cut = lo;
+    }
+
+    for (const LocalPlane* local : done) {
+        if (local->kind == PlaneKind::Metadata) {
+            // The programs' HLO (shared, not copied) gives the ops their categories, so the preview
+            // has the colours the whole profile will have.
+            for (const HloResult& result : local->programs) {
+                std::string name(local->metas[result.meta].name);
+                if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
+                    name.resize(paren);
+                preview.addProgram(result.programId, result.module ? result.module->name : name, result.module);
+            }
+            continue;
+        }
+        // mergeOps only reads the plane: it interns and adds its ops in the preview builder.
+        const std::vector<OpId> remap = mergeOps(preview, *local);
+        Profile& profile = preview.profile();
+        Plane& plane = profile.planes[local->planeId];
+        if (local->deviceType)
+            plane.deviceType = std::string(*local->deviceType);
+        if (local->peakTflops)
+            plane.peakTflops = *local->peakTflops;
+        if (local->peakHbmGbps)
+            plane.peakHbmGbps = *local->peakHbmGbps;
+        for (const LocalLine& line : local->lines) {
+            const LineHeader& header = line.header;
+            const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
+            const TrackId trackId = preview.addTrack(local->planeId, name, line.kind, header.id);
+            Track& track = profile.tracks[trackId];
+            track.displayId = header.displayId ? header.displayId : header.id;
+            const size_t n = cut == std::numeric_limits<TimePs>::max() ? line.start.size() : eventsBefore(line, cut);
+            track.start.assign(line.start.begin(), line.start.begin() + static_cast<ptrdiff_t>(n));
+            track.duration.assign(line.duration.begin(), line.duration.begin() + static_cast<ptrdiff_t>(n));
+            track.op.resize(n);
+            for (size_t i = 0; i < n; ++i)
+                track.op[i] = remap[line.op[i]];
+        }
+    }
+}
+
+void offerXSpacePreview(
+    ProfileBuilder& builder, const std::vector<LocalPlane>& locals, const std::vector<std::atomic<bool>>& decoded)
+{
+    std::vector<const LocalPlane*> done;
+    for (size_t i = 0; i < locals.size(); ++i)
+        if (decoded[i].load(std::memory_order_acquire))
+            done.push_back(&locals[i]);
+    if (std::none_of(done.begin(), done.end(), [](const LocalPlane* p) { return p->kind != PlaneKind::Metadata; }))
+        return;
+    builder.sendPreview([&](ProfileBuilder& preview) { addPreviewPlanes(preview, done, kPreviewEvents); });
 }
 
 } // namespace tpuscope::model::xspace
