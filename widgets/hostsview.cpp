@@ -39,7 +39,7 @@ namespace {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
-QString durationText(double ps)
+QString duration(double ps)
 {
     return qs(model::formatDurationPs(ps));
 }
@@ -302,7 +302,7 @@ bool HostHeatMap::event(QEvent* event)
         QToolTip::showText(help->globalPos(), name, this);
         return true;
     }
-    auto text = [](double v) { return std::isnan(v) ? unknownText() : durationText(v); };
+    auto text = [](double v) { return std::isnan(v) ? unknownText() : duration(v); };
     const size_t h = size_t(host), s = size_t(step);
     QString tip = tr("<b>%1</b>, step %2<br>step time %3<br>late %4 after the earliest host")
                       .arg(name)
@@ -448,7 +448,7 @@ void HostsView::setAnalysis(std::shared_ptr<const model::ProfileAnalysis> analys
         if (hosts->steps > 0)
             summary += tr(" · %1 steps matched across hosts · average step %2")
                            .arg(hosts->steps)
-                           .arg(durationText(hosts->avgStepPs));
+                           .arg(duration(hosts->avgStepPs));
         if (!hosts->syncCollective.empty())
             summary += tr(" · synchronizing collective %1").arg(qs(hosts->syncCollective));
         if (!hosts->note.empty())
@@ -492,8 +492,8 @@ void HostsView::setMeasure(HostHeatMap::Measure measure)
 void HostsView::showScale()
 {
     const auto [low, high] = m_map->scaleRange();
-    m_scaleLow->setText(durationText(low));
-    m_scaleHigh->setText(durationText(high));
+    m_scaleLow->setText(duration(low));
+    m_scaleHigh->setText(duration(high));
     m_scaleNote->setText(m_map->measure() == HostHeatMap::Measure::StepTime
             ? tr("a corner mark: the host was counted late in that step · click a cell for the timeline")
             : tr("after the earliest host, clocks aligned · a corner mark: counted late · click a cell for the "
@@ -513,9 +513,9 @@ void HostsView::showTable()
     if (const model::Advice* a = m_analysis->advice.find(model::AdviceRuleId::Straggler))
         if (const model::AdviceValue* host = a->numbers.find("host"))
             straggler = qs(host->text);
-    auto durationItem = [](double ps) { return new NumberItem(durationText(ps), ps); };
+    auto durationItem = [](double ps) { return new NumberItem(duration(ps), ps); };
     auto optionalDuration = [](const std::optional<double>& ps) {
-        return ps ? new NumberItem(durationText(*ps), *ps) : new NumberItem(unknownText(), kUnknown);
+        return ps ? new NumberItem(duration(*ps), *ps) : new NumberItem(unknownText(), kUnknown);
     };
     for (size_t r = 0; r < hosts->hosts.size(); ++r) {
         const HostRow& h = hosts->hosts[r];
