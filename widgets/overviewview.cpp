@@ -58,7 +58,7 @@ const std::array<Part, 5>& parts()
     return list;
 }
 
-QString duration(double ps)
+QString durationText(double ps)
 {
     return qs(model::formatDurationPs(ps));
 }
@@ -379,7 +379,7 @@ void OverviewView::showHeadline()
         text += (s->stepsPerCore == 1
                 ? tr("<br><span style='font-size:large'>Step <b>%1</b></span> &middot; %2 step per core from %3")
                 : tr("<br><span style='font-size:large'>Step <b>%1</b></span> &middot; %2 steps per core from %3"))
-                    .arg(duration(s->avgStepPs))
+                    .arg(durationText(s->avgStepPs))
                     .arg(s->stepsPerCore)
                     .arg(sourceText(*s));
         const StepTimeSplit a = s->averageStep();
@@ -390,7 +390,7 @@ void OverviewView::showHeadline()
         text += tr("<br>Where a step goes: %1").arg(split.join(QStringLiteral(" &middot; ")));
         text += tr("<br>Idle outside the steps: warm-up %1 before the first, tail %2 after the last (not "
                    "input-bound evidence)")
-                    .arg(duration(s->warmup.idlePs), duration(s->tail.idlePs));
+                    .arg(durationText(s->warmup.idlePs), durationText(s->tail.idlePs));
     } else if (s) {
         text += tr("<br>Steps: %1").arg(qs(s->note).toHtmlEscaped());
     }
@@ -498,8 +498,8 @@ void OverviewView::showPrograms()
     const QString shownProgram = m_shown ? qs(m_shown->program) : QString();
     for (size_t r = 0; r < s->programs.size(); ++r) {
         const model::ProgramRunStats& p = s->programs[r];
-        const QStringList cells = {qs(p.name), QString::number(p.runsPerCore, 'g', 6), duration(p.avgPs),
-            duration(p.minPs), duration(p.maxPs), duration(p.stddevPs), percent(p.timeFraction)};
+        const QStringList cells = {qs(p.name), QString::number(p.runsPerCore, 'g', 6), durationText(p.avgPs),
+            durationText(p.minPs), durationText(p.maxPs), durationText(p.stddevPs), percent(p.timeFraction)};
         const bool shown = !shownProgram.isEmpty() && qs(p.name) == shownProgram;
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -569,16 +569,16 @@ void OverviewView::showSteps()
         label->setColor(muted);
         label->setPadding(QMargins(4, 0, 4, 0));
     };
-    mark(-0.5, tr("warm-up %1\n(%2 idle)").arg(duration(s->warmupPs), duration(s->warmup.idlePs)),
+    mark(-0.5, tr("warm-up %1\n(%2 idle)").arg(durationText(s->warmupPs), durationText(s->warmup.idlePs)),
         s->warmupPs > 0 ? Qt::AlignLeft : Qt::AlignLeft);
-    mark(n - 0.5, tr("tail %1\n(%2 idle)").arg(duration(s->tailPs), duration(s->tail.idlePs)), Qt::AlignRight);
+    mark(n - 0.5, tr("tail %1\n(%2 idle)").arg(durationText(s->tailPs), durationText(s->tail.idlePs)), Qt::AlignRight);
 
     const QString where = s->core >= 0 ? tr("core %1").arg(s->core) : tr("average of %1 cores").arg(s->cores);
     m_stepStatus->setText(
         (n == 1 ? tr("%1 step from %2, %3 · average %4 · click the bar to see it in the timeline")
                 : tr("%1 steps from %2, %3 · average %4 · click a bar to see the step in the timeline"))
             .arg(n)
-            .arg(sourceText(*s).remove(QStringLiteral("&quot;")), where, duration(s->avgStepPs)));
+            .arg(sourceText(*s).remove(QStringLiteral("&quot;")), where, durationText(s->avgStepPs)));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -18,10 +18,10 @@ namespace tpuscope::widgets {
 
 namespace {
 
-const QColor kBackground = qt::colors::pageBackground();
-const QColor kInk = qt::colors::pageInk();
-const QColor kMuted(0x55, 0x5e, 0x68); // darker than the card's: it sits on striped rows
-const QColor kRule = qt::colors::pageRule();
+const QColor kTableBackground = qt::colors::pageBackground();
+const QColor kTableInk = qt::colors::pageInk();
+const QColor kTableMuted(0x55, 0x5e, 0x68); // darker than the card's: it sits on striped rows
+const QColor kTableRule = qt::colors::pageRule();
 const QColor kStripe(0xf3, 0xf5, 0xf8);
 const QColor kHeaderBand = qt::colors::pageHeaderBand();
 
@@ -95,14 +95,14 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
     width = std::max(width, 480);
 
     QImage image(width, height, QImage::Format_RGB32);
-    image.fill(kBackground);
+    image.fill(kTableBackground);
     QPainter p(&image);
     p.setRenderHint(QPainter::TextAntialiasing);
 
     int y = kMargin;
     for (int i = 0; i < header.size(); ++i) {
         p.setFont(i == 0 ? titleFont : headerFont);
-        p.setPen(i == 0 ? kHeaderBand : kMuted);
+        p.setPen(i == 0 ? kHeaderBand : kTableMuted);
         const int h = i == 0 ? titleHeight : headerLineHeight;
         p.drawText(QRect(kMargin, y, width - 2 * kMargin, h), Qt::AlignLeft | Qt::AlignVCenter, header[i]);
         y += h;
@@ -128,7 +128,7 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
     std::vector<QString> headerCells;
     for (const std::string& h : table.header)
         headerCells.push_back(QString::fromStdString(h));
-    drawRow(y, headerCells, boldFont, kBackground);
+    drawRow(y, headerCells, boldFont, kTableBackground);
     y += kRowHeight;
     for (size_t r = 0; r < shownRows; ++r) {
         if (r % 2 == 1)
@@ -136,14 +136,14 @@ QImage renderTableImage(const model::Table& table, const QStringList& header, co
         std::vector<QString> cells;
         for (size_t c = 0; c < columns; ++c)
             cells.push_back(cellText(r, c));
-        drawRow(y, cells, isBold(r) ? boldFont : cellFont, kInk);
+        drawRow(y, cells, isBold(r) ? boldFont : cellFont, kTableInk);
         y += kRowHeight;
     }
-    p.setPen(kRule);
+    p.setPen(kTableRule);
     p.drawLine(kMargin, y, kMargin + tableWidth, y);
     if (truncated) {
         p.setFont(headerFont);
-        p.setPen(kMuted);
+        p.setPen(kTableMuted);
         p.drawText(QRect(kMargin, y, tableWidth, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
             QStringLiteral("… %1 more rows not shown").arg(table.rows.size() - shownRows));
     }

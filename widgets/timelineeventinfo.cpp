@@ -27,7 +27,7 @@ namespace {
 
 using tpuscope::qt::qs;
 
-QString tr(const char* text)
+QString trEventInfo(const char* text)
 {
     return QCoreApplication::translate("TimelineEventInfo", text);
 }
@@ -87,7 +87,8 @@ QString modulesDuring(const model::Profile& p, model::PlaneId plane, TimePs begi
     }
     if (names.isEmpty())
         return {};
-    return runs > 1 ? tr("%1 (%2 module runs)").arg(names.join(QStringLiteral(", "))).arg(runs) : names.front();
+    return runs > 1 ? trEventInfo("%1 (%2 module runs)").arg(names.join(QStringLiteral(", "))).arg(runs)
+                    : names.front();
 }
 
 } // namespace
@@ -95,17 +96,17 @@ QString modulesDuring(const model::Profile& p, model::PlaneId plane, TimePs begi
 QString timelineEventKind(const model::Profile& profile, model::TrackId track)
 {
     if (!TPUSCOPE_CHECK(track < profile.tracks.size()))
-        return tr("Event");
+        return trEventInfo("Event");
     switch (profile.tracks[track].kind) {
     case TrackKind::Steps:
-        return tr("Step");
+        return trEventInfo("Step");
     case TrackKind::XlaModules:
-        return tr("XLA module run");
+        return trEventInfo("XLA module run");
     default:
         break;
     }
     const model::Plane& plane = profile.planes[profile.tracks[track].plane];
-    return plane.kind == model::PlaneKind::Host ? tr("Host event") : tr("Event");
+    return plane.kind == model::PlaneKind::Host ? trEventInfo("Host event") : trEventInfo("Event");
 }
 
 std::vector<std::pair<QString, QString>> timelineEventFacts(
@@ -117,36 +118,39 @@ std::vector<std::pair<QString, QString>> timelineEventFacts(
     const Track& track = p.tracks[trackId];
     const model::OpInfo& op = p.ops[track.op[index]];
     const std::string& name = p.str(op.name);
-    facts.emplace_back(tr("Event"), timelineEventKind(p, trackId) + QStringLiteral(": ") + qs(name));
+    facts.emplace_back(trEventInfo("Event"), timelineEventKind(p, trackId) + QStringLiteral(": ") + qs(name));
     facts.emplace_back(
-        tr("Line"), qs(p.str(p.planes[track.plane].name)) + QStringLiteral(" / ") + qs(p.str(track.name)));
-    facts.emplace_back(tr("Duration"), qs(model::formatDurationPs(double(track.duration[index]))));
-    facts.emplace_back(tr("Start"), offset(p, track.start[index]) + tr(" from the profile start"));
-    facts.emplace_back(tr("End"), offset(p, track.end(index)));
+        trEventInfo("Line"), qs(p.str(p.planes[track.plane].name)) + QStringLiteral(" / ") + qs(p.str(track.name)));
+    facts.emplace_back(trEventInfo("Duration"), qs(model::formatDurationPs(double(track.duration[index]))));
+    facts.emplace_back(trEventInfo("Start"), offset(p, track.start[index]) + trEventInfo(" from the profile start"));
+    facts.emplace_back(trEventInfo("End"), offset(p, track.end(index)));
 
     // The step: the event itself on a Steps line, else the step of the same core it starts in.
     if (track.kind == TrackKind::Steps) {
         const auto number = stepNumber(name);
-        facts.emplace_back(tr("Step number"),
+        facts.emplace_back(trEventInfo("Step number"),
             number ? QString::number(*number)
-                   : tr("%1 of %2 on this line (the event is not named by a number)").arg(index + 1).arg(track.size()));
+                   : trEventInfo("%1 of %2 on this line (the event is not named by a number)")
+                         .arg(index + 1)
+                         .arg(track.size()));
     } else if (const auto [steps, step] = stepAt(p, track.plane, track.start[index]); steps) {
         const std::string& stepName = p.str(p.ops[steps->op[step]].name);
         const auto number = stepNumber(stepName);
-        facts.emplace_back(tr("Step number"), number ? QString::number(*number) : qs(stepName));
+        facts.emplace_back(trEventInfo("Step number"), number ? QString::number(*number) : qs(stepName));
     }
 
     QString program;
     if (op.program != kNone && op.program < p.programs.size())
         program = qs(p.programs[op.program].name);
     if (op.hasProgramId)
-        program += (program.isEmpty() ? QString() : QStringLiteral(" ")) + tr("(program id %1)").arg(op.programId);
+        program
+            += (program.isEmpty() ? QString() : QStringLiteral(" ")) + trEventInfo("(program id %1)").arg(op.programId);
     if (program.isEmpty() && track.kind == TrackKind::XlaModules)
         program = qs(name);
     if (program.isEmpty() && track.kind == TrackKind::Steps)
         program = modulesDuring(p, track.plane, track.start[index], track.end(index));
     if (!program.isEmpty())
-        facts.emplace_back(tr("Program"), program);
+        facts.emplace_back(trEventInfo("Program"), program);
 
     // How often this name runs on the line, so one run can be put next to the others.
     int64_t runs = 0;
@@ -158,8 +162,8 @@ std::vector<std::pair<QString, QString>> timelineEventFacts(
         }
     }
     if (runs > 1)
-        facts.emplace_back(tr("On this line"),
-            tr("%1 events of this name, %2 on average")
+        facts.emplace_back(trEventInfo("On this line"),
+            trEventInfo("%1 events of this name, %2 on average")
                 .arg(runs)
                 .arg(qs(model::formatDurationPs(total / double(runs)))));
     return facts;
@@ -170,57 +174,60 @@ void addEventOccurrenceSection(
 {
     if (!e.found)
         return;
-    doc.heading(tr("This occurrence"));
-    doc.kv(tr("Start"), qs(model::formatEventTime(e.startPs, e.durationPs)) + tr(" from the profile start"));
-    doc.kv(tr("End"), qs(model::formatEventTime(e.endPs, e.durationPs)));
-    doc.kv(tr("Duration"), qs(model::formatDurationPs(double(e.durationPs))));
+    doc.heading(trEventInfo("This occurrence"));
+    doc.kv(trEventInfo("Start"),
+        qs(model::formatEventTime(e.startPs, e.durationPs)) + trEventInfo(" from the profile start"));
+    doc.kv(trEventInfo("End"), qs(model::formatEventTime(e.endPs, e.durationPs)));
+    doc.kv(trEventInfo("Duration"), qs(model::formatDurationPs(double(e.durationPs))));
     QString core = qs(e.plane) + QStringLiteral(" / ") + qs(e.line);
     if (!e.host.empty())
-        core += tr(" on host %1").arg(qs(e.host));
-    doc.kv(tr("Core"), core);
+        core += trEventInfo(" on host %1").arg(qs(e.host));
+    doc.kv(trEventInfo("Core"), core);
 
     QString step;
     if (e.stepIndex) {
-        const QString place = tr("step %1 of %2").arg(*e.stepIndex + 1).arg(e.stepCount);
-        step = e.stepNumber >= 0 ? tr("%1 (%2)").arg(e.stepNumber).arg(place) : place + tr(", not numbered");
+        const QString place = trEventInfo("step %1 of %2").arg(*e.stepIndex + 1).arg(e.stepCount);
+        step = e.stepNumber >= 0 ? trEventInfo("%1 (%2)").arg(e.stepNumber).arg(place)
+                                 : place + trEventInfo(", not numbered");
     } else if (e.coreOrdinal >= 0) {
-        step = e.stepCount > 0 ? tr("none: before the first step or after the last")
-                               : tr("none: this profile has no steps");
+        step = e.stepCount > 0 ? trEventInfo("none: before the first step or after the last")
+                               : trEventInfo("none: this profile has no steps");
     }
     if (!step.isEmpty())
-        doc.kv(tr("Step"), step);
-    doc.kv(tr("Program"), e.program.empty() ? tr("unknown") : qs(e.program));
+        doc.kv(trEventInfo("Step"), step);
+    doc.kv(trEventInfo("Program"), e.program.empty() ? trEventInfo("unknown") : qs(e.program));
     if (!e.moduleRun.empty())
-        doc.kv(tr("Module run"),
-            tr("%1 at %2 for %3")
+        doc.kv(trEventInfo("Module run"),
+            trEventInfo("%1 at %2 for %3")
                 .arg(qs(e.moduleRun), qs(model::formatEventTime(e.moduleRunStartPs, e.moduleRunDurationPs)),
                     qs(model::formatDurationPs(double(e.moduleRunDurationPs)))));
 
     if (e.occurrences > 0) {
-        doc.kv(tr("Occurrence"),
-            tr("%1 of %2 on this core (%3 on all cores)")
+        doc.kv(trEventInfo("Occurrence"),
+            trEventInfo("%1 of %2 on this core (%3 on all cores)")
                 .arg(e.occurrenceOnCore)
                 .arg(e.occurrencesOnCore)
                 .arg(e.occurrences));
         // The ends by name; between them the share rounded down, so 399 of 400 never reads "100%".
         const double duration = double(e.durationPs);
-        QString rank
-            = tr("longer than %1 of them").arg(qs(model::formatPercent(std::floor(e.shorterFraction * 100) / 100, 0)));
+        QString rank = trEventInfo("longer than %1 of them")
+                           .arg(qs(model::formatPercent(std::floor(e.shorterFraction * 100) / 100, 0)));
         if (e.occurrences == 1 || e.minPs >= e.maxPs)
-            rank = e.occurrences == 1 ? tr("the only one") : tr("all as long");
+            rank = e.occurrences == 1 ? trEventInfo("the only one") : trEventInfo("all as long");
         else if (duration >= e.maxPs)
-            rank = tr("the longest");
+            rank = trEventInfo("the longest");
         else if (duration <= e.minPs)
-            rank = tr("the shortest");
-        doc.kv(tr("Against the op's"),
-            tr("min %1 · median %2 · max %3; %4")
+            rank = trEventInfo("the shortest");
+        doc.kv(trEventInfo("Against the op's"),
+            trEventInfo("min %1 · median %2 · max %3; %4")
                 .arg(qs(model::formatDurationPs(e.minPs)), qs(model::formatDurationPs(e.medianPs)),
                     qs(model::formatDurationPs(e.maxPs)), rank));
     } else if (comparing) {
-        doc.kv(tr("Occurrence"), tr("counting the op's occurrences…"));
+        doc.kv(trEventInfo("Occurrence"), trEventInfo("counting the op's occurrences…"));
     }
 
-    QString note = tr("The profile keeps no arguments per event: the op's recorded ones (HLO, provenance) are below.");
+    QString note
+        = trEventInfo("The profile keeps no arguments per event: the op's recorded ones (HLO, provenance) are below.");
     if (e.xlaOp) {
         auto rate = [&](const std::optional<double>& u, const std::optional<double>& attained, double scale,
                         const char* unit, QColor (*color)(double, const QPalette&)) {
@@ -230,15 +237,17 @@ void addEventOccurrenceSection(
             return std::make_pair(util + rest, u ? chip(util, color(std::min(1.0, *u), pal)) + esc(rest) : QString());
         };
         const auto [fu, fuHtml] = rate(e.flopsUtilization, e.attainedTflops, 1e12, "FLOP/s", flopsUtilColor);
-        doc.kv(tr("FLOPS utilization, this occurrence"), fu, fuHtml);
+        doc.kv(trEventInfo("FLOPS utilization, this occurrence"), fu, fuHtml);
         const auto [hu, huHtml] = rate(e.hbmUtilization, e.attainedHbmGbps, 1e9, "B/s", hbmUtilColor);
-        doc.kv(tr("HBM bandwidth, this occurrence"), hu, huHtml);
-        note = (e.flopsUtilization || e.hbmUtilization
-                       ? tr("Its rates: the op's cost per occurrence (%1, %2 of HBM traffic) over this event's "
-                            "duration. ")
-                             .arg(qs(model::formatCount(e.flops, "FLOP")), qs(model::formatBytes(e.hbmBytes)))
-                       : tr("Its rates are unknown where the op's are (no cost data, no device peak, or an op not "
-                            "rated on the roofline). "))
+        doc.kv(trEventInfo("HBM bandwidth, this occurrence"), hu, huHtml);
+        note
+            = (e.flopsUtilization || e.hbmUtilization
+                      ? trEventInfo("Its rates: the op's cost per occurrence (%1, %2 of HBM traffic) over this event's "
+                                    "duration. ")
+                            .arg(qs(model::formatCount(e.flops, "FLOP")), qs(model::formatBytes(e.hbmBytes)))
+                      : trEventInfo(
+                          "Its rates are unknown where the op's are (no cost data, no device peak, or an op not "
+                          "rated on the roofline). "))
             + note;
     }
     doc.para(note);

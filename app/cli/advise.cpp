@@ -13,7 +13,7 @@ using namespace tpuscope::model;
 int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     AdviceFormat format = AdviceFormat::Text;
-    parseAdviceFormat(args.format, format); // one of kFormats (or none): the parser took no other
+    parseAdviceFormat(args.format, format); // one of kAdviseFormats (or none): the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
@@ -23,16 +23,16 @@ int runAdvise(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat, kMarkdownFormat};
-constexpr const OptionGroup* kGroups[] = {&kLoadOptions};
+constexpr FormatName kAdviseFormats[] = {kTextFormat, kJsonFormat, kMarkdownFormat};
+constexpr const OptionGroup* kAdviseGroups[] = {&kLoadOptions};
 } // namespace
 
 constinit const Command kAdviseCommand {
     .name = "advise",
     .operands = "FILE",
     .about = "The advice: what to change, with its evidence.",
-    .formats = kFormats,
-    .groups = kGroups,
+    .formats = kAdviseFormats,
+    .groups = kAdviseGroups,
     .run = runAdvise,
 };
 

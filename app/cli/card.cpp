@@ -84,18 +84,18 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr Option kOwnOptions[] = {
+constexpr Option kCardOptions[] = {
     {"--top", "N", "the N ops with the most time on the card", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kLoadOptions};
+constexpr OptionGroup kCardOwn {"", kCardOptions};
+constexpr const OptionGroup* kCardGroups[] = {&kCardOwn, &kOutputFileOption, &kLoadOptions};
 } // namespace
 
 constinit const Command kCardCommand {
     .name = "card",
     .operands = "FILE [AFTER]",
     .about = "The share card PNG (-o card.png; no display needed), or a before/after card of two profiles.",
-    .groups = kGroups,
+    .groups = kCardGroups,
     .run = runCard,
 };
 

@@ -42,11 +42,11 @@ int runDiff(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr Option kOwnOptions[] = {
+constexpr Option kDiffOptions[] = {
     {"--top", "N", "the N ops that changed most only", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kDiffOwn {"", kDiffOptions};
+constexpr const OptionGroup* kDiffGroups[] = {&kDiffOwn, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kDiffCommand {
@@ -54,7 +54,7 @@ constinit const Command kDiffCommand {
     .operands = "BEFORE AFTER",
     .about = "What changed from one profile to another: per-op deltas before and after a fix.",
     .formats = kTableFormats,
-    .groups = kGroups,
+    .groups = kDiffGroups,
     .run = runDiff,
 };
 

@@ -328,20 +328,20 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
-constexpr Option kOwnOptions[] = {
+constexpr FormatName kFusionFormats[] = {kTextFormat, kJsonFormat};
+constexpr Option kFusionOptions[] = {
     {"--program", "NAME", "the op's program, where several programs have an op of that name", setProgram},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kFusionOwn {"", kFusionOptions};
+constexpr const OptionGroup* kFusionGroups[] = {&kFusionOwn, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kFusionCommand {
     .name = "fusion",
     .operands = "FILE NAME",
     .about = "One fusion's drill-down: HLO, tiled layouts, padding per dimension, rates.",
-    .formats = kFormats,
-    .groups = kGroups,
+    .formats = kFusionFormats,
+    .groups = kFusionGroups,
     .run = runFusion,
 };
 

@@ -24,7 +24,7 @@ int runHosts(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr const OptionGroup* kGroups[] = {&kTextTableOptions, &kLoadOptions};
+constexpr const OptionGroup* kHostsGroups[] = {&kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kHostsCommand {
@@ -32,7 +32,7 @@ constinit const Command kHostsCommand {
     .operands = "FILE|DIR",
     .about = "One row per host: step time, where it goes, collective wait, late steps and clock offset.",
     .formats = kTableFormats,
-    .groups = kGroups,
+    .groups = kHostsGroups,
     .run = runHosts,
 };
 

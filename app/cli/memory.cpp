@@ -15,7 +15,7 @@ int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
 {
     TableFormat format = TableFormat::Text;
     if (!args.format.empty())
-        parseTableFormat(args.format, format); // one of kFormats: the parser took no other
+        parseTableFormat(args.format, format); // one of kMemoryFormats: the parser took no other
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile); rc != 0)
         return rc;
@@ -37,8 +37,8 @@ int runMemory(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr FormatName kFormats[] = {kTableFormat, kJsonFormat, kMarkdownFormat};
-constexpr Option kOwnOptions[] = {
+constexpr FormatName kMemoryFormats[] = {kTableFormat, kJsonFormat, kMarkdownFormat};
+constexpr Option kMemoryOptions[] = {
     {"--module", "NAME", "one module (by its name) only",
         [](Arguments& args, std::string_view value, std::string&) {
             args.module = value;
@@ -46,16 +46,16 @@ constexpr Option kOwnOptions[] = {
         }},
     {"--top", "N", "the N largest buffers at each peak only", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kMemoryOwn {"", kMemoryOptions};
+constexpr const OptionGroup* kMemoryGroups[] = {&kMemoryOwn, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kMemoryCommand {
     .name = "memory",
     .operands = "FILE",
     .about = "The HBM peak of each module, the buffers alive at it and their padding.",
-    .formats = kFormats,
-    .groups = kGroups,
+    .formats = kMemoryFormats,
+    .groups = kMemoryGroups,
     .run = runMemory,
 };
 

@@ -95,7 +95,7 @@ int runMerge(const Arguments& args, std::ostream&, std::ostream& err)
 }
 
 namespace {
-constexpr const OptionGroup* kGroups[] = {&kOutputFileOption};
+constexpr const OptionGroup* kMergeGroups[] = {&kOutputFileOption};
 } // namespace
 
 constinit const Command kMergeCommand {
@@ -103,7 +103,7 @@ constinit const Command kMergeCommand {
     .operands = "A.tpuscope B.tpuscope ...",
     .about = "One share file from the share files of the hosts of one run (-o POD.tpuscope): the pod's hosts "
              "table and straggler advice, for pods too large for one machine.",
-    .groups = kGroups,
+    .groups = kMergeGroups,
     .run = runMerge,
 };
 

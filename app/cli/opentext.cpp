@@ -106,20 +106,20 @@ int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
-constexpr Option kOwnOptions[] = {
+constexpr FormatName kOpenTextFormats[] = {kTextFormat, kJsonFormat};
+constexpr Option kOpenTextOptions[] = {
     {"--top", "N", "the N ops with the most time in the text summary (default: 10)", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kOpenTextOwn {"", kOpenTextOptions};
+constexpr const OptionGroup* kOpenTextGroups[] = {&kOpenTextOwn, &kOutputFileOption, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kOpenTextCommand {
     .name = "open-text",
     .operands = "FILE|-",
     .about = "A pasted share-text block (or - for standard input) back into a share file (-o) or a summary.",
-    .formats = kFormats,
-    .groups = kGroups,
+    .formats = kOpenTextFormats,
+    .groups = kOpenTextGroups,
     .run = runOpenText,
 };
 

@@ -58,7 +58,7 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr Option kOwnOptions[] = {
+constexpr Option kOpsOptions[] = {
     {"--by", "op|category|program|framework-op|source", "what one row is (default: op)",
         [](Arguments& args, std::string_view value, std::string&) {
             args.by = value;
@@ -67,8 +67,8 @@ constexpr Option kOwnOptions[] = {
     {"--core", "N", "the ops of one TPU core (0, 1, ...; default: every core)", setCore},
     {"--top", "N", "the N rows with the most time only", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kOpsOwn {"", kOpsOptions};
+constexpr const OptionGroup* kOpsGroups[] = {&kOpsOwn, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kOpsCommand {
@@ -76,7 +76,7 @@ constinit const Command kOpsCommand {
     .operands = "FILE",
     .about = "The op-breakdown table.",
     .formats = kTableFormats,
-    .groups = kGroups,
+    .groups = kOpsGroups,
     .run = runOps,
 };
 

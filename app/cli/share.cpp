@@ -112,7 +112,7 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr Option kOwnOptions[] = {
+constexpr Option kShareOptions[] = {
     {"--redact", "LIST",
         "paths,names,hash, all or none: what the file leaves out (default: paths, with user and host names)",
         [](Arguments& args, std::string_view value, std::string&) {
@@ -131,15 +131,15 @@ constexpr Option kOwnOptions[] = {
         }},
     {"--top", "N", "the N ops with the most time kept", setTop},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kOutputFileOption, &kLoadOptions};
+constexpr OptionGroup kShareOwn {"", kShareOptions};
+constexpr const OptionGroup* kShareGroups[] = {&kShareOwn, &kOutputFileOption, &kLoadOptions};
 } // namespace
 
 constinit const Command kShareCommand {
     .name = "share",
     .operands = "FILE",
     .about = "A small share file (-o OUT.tpuscope) in place of the trace, its pasteable text or the forum post.",
-    .groups = kGroups,
+    .groups = kShareGroups,
     .run = runShare,
 };
 

@@ -43,12 +43,12 @@ int runSteps(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr Option kOwnOptions[] = {
+constexpr Option kStepsOptions[] = {
     {"--program", "NAME", "the program whose runs are the steps (default: the one that runs most)", setProgram},
     {"--core", "N", "the steps of one TPU core (0, 1, ...)", setCore},
 };
-constexpr OptionGroup kOwn {"", kOwnOptions};
-constexpr const OptionGroup* kGroups[] = {&kOwn, &kTextTableOptions, &kLoadOptions};
+constexpr OptionGroup kStepsOwn {"", kStepsOptions};
+constexpr const OptionGroup* kStepsGroups[] = {&kStepsOwn, &kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kStepsCommand {
@@ -56,7 +56,7 @@ constinit const Command kStepsCommand {
     .operands = "FILE",
     .about = "How long a step is and where its time goes.",
     .formats = kTableFormats,
-    .groups = kGroups,
+    .groups = kStepsGroups,
     .run = runSteps,
 };
 

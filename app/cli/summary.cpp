@@ -21,16 +21,16 @@ int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr FormatName kFormats[] = {kTextFormat, kJsonFormat};
-constexpr const OptionGroup* kGroups[] = {&kTextTableOptions, &kLoadOptions};
+constexpr FormatName kSummaryFormats[] = {kTextFormat, kJsonFormat};
+constexpr const OptionGroup* kSummaryGroups[] = {&kTextTableOptions, &kLoadOptions};
 } // namespace
 
 constinit const Command kSummaryCommand {
     .name = "summary",
     .operands = "FILE",
     .about = "Device, cores, busy time and where the time goes.",
-    .formats = kFormats,
-    .groups = kGroups,
+    .formats = kSummaryFormats,
+    .groups = kSummaryGroups,
     .run = runSummary,
 };
 

@@ -40,7 +40,7 @@ int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
 }
 
 namespace {
-constexpr const OptionGroup* kGroups[] = {&kOutputFileOption};
+constexpr const OptionGroup* kSynthGroups[] = {&kOutputFileOption};
 } // namespace
 
 constinit const Command kSynthCommand {
@@ -48,7 +48,7 @@ constinit const Command kSynthCommand {
     .operands = "SCENARIO",
     .about
     = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story, bench:N), or pod:... to -o LOGDIR.",
-    .groups = kGroups,
+    .groups = kSynthGroups,
     .run = runSynth,
 };
 

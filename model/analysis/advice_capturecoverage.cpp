@@ -6,7 +6,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace capture_coverage {
 
 constexpr AdviceThreshold kCaptureMinBusyShare {"capture-coverage", "busy_share", 0.20, "share",
     "the device is busy less than this share of the profile span", "ours"};
@@ -66,10 +66,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace capture_coverage
 
 const AdviceRuleEntry& captureCoverageRule()
 {
+    using namespace capture_coverage;
     static const AdviceRuleEntry entry {AdviceRuleId::CaptureCoverage, {kCaptureMinBusyShare, kCaptureMinRuns}, &run};
     return entry;
 }

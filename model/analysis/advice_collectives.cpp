@@ -4,7 +4,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace collectives {
 
 constexpr AdviceThreshold kCollectivesInfoShare {"collectives", "info_share", 0.06, "share",
     "collective share of op time", "xprof overview all-reduce bound (op_stats_to_input_pipeline_analysis.cc)"};
@@ -175,10 +175,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace collectives
 
 const AdviceRuleEntry& collectivesRule()
 {
+    using namespace collectives;
     static const AdviceRuleEntry entry {
         AdviceRuleId::Collectives, {kCollectivesInfoShare, kCollectivesWarningShare}, &run};
     return entry;

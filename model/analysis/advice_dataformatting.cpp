@@ -4,7 +4,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace data_formatting {
 
 constexpr AdviceThreshold kDataFormattingInfoShare {
     "data-formatting", "info_share", 0.10, "share", "copy/transpose/data formatting share", "ours"};
@@ -68,10 +68,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace data_formatting
 
 const AdviceRuleEntry& dataFormattingRule()
 {
+    using namespace data_formatting;
     static const AdviceRuleEntry entry {AdviceRuleId::DataFormatting,
         {kDataFormattingInfoShare, kDataFormattingWarningShare, kDataFormattingHostShare, kDataFormattingAsyncShare},
         &run};

@@ -5,7 +5,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace device_consistency {
 
 std::string rateText(const std::string& what, double value)
 {
@@ -47,9 +47,9 @@ std::string evidenceText(const DeviceConsistency& check)
     return out;
 }
 
-} // namespace
+} // namespace device_consistency
 
-namespace {
+namespace device_consistency {
 
 void run(const Context& ctx, RuleOutput& out)
 {
@@ -121,10 +121,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace device_consistency
 
 const AdviceRuleEntry& deviceConsistencyRule()
 {
+    using namespace device_consistency;
     // The check itself (deviceconsistency.cpp) is an analysis of its own, so its limits live there.
     static const AdviceRuleEntry entry {AdviceRuleId::DeviceConsistency,
         {{"device-consistency", "tolerance", kDeviceTolerance, "share",

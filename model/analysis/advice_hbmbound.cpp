@@ -4,7 +4,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace hbm_bound {
 
 constexpr AdviceThreshold kHbmBoundHbmUtilization {"hbm-bound", "hbm_utilization", 0.70, "share",
     "HBM bandwidth utilization above this", "xprof MemoryBoundRule (smart_suggestion/constants.h)"};
@@ -64,10 +64,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace hbm_bound
 
 const AdviceRuleEntry& hbmBoundRule()
 {
+    using namespace hbm_bound;
     static const AdviceRuleEntry entry {AdviceRuleId::HbmBound,
         {kHbmBoundHbmUtilization, kHbmBoundFlopsUtilization, kHbmBoundMinShare, kHbmBoundWarningShare}, &run};
     return entry;

@@ -10,7 +10,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace host_offload {
 
 constexpr AdviceThreshold kHostOffloadMinShare {"host-offload", "min_share", 0.10, "share",
     "waiting in copy-done for host-memory (S(5)) copies, share of op time", "ours"};
@@ -120,10 +120,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace host_offload
 
 const AdviceRuleEntry& hostOffloadRule()
 {
+    using namespace host_offload;
     static const AdviceRuleEntry entry {
         AdviceRuleId::HostOffload, {kHostOffloadMinShare, kHostOffloadWarningShare, kHostOffloadCriticalShare}, &run};
     return entry;

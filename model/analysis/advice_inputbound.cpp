@@ -6,7 +6,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace input_bound {
 
 constexpr AdviceThreshold kInputBoundShare {"input-bound", "idle_share", 0.10, "share",
     "steady-state idle + infeed waits, share of the steady-state step time (warm-up and tail excluded)",
@@ -66,10 +66,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace input_bound
 
 const AdviceRuleEntry& inputBoundRule()
 {
+    using namespace input_bound;
     static const AdviceRuleEntry entry {AdviceRuleId::InputBound, {kInputBoundShare, kInputBoundCriticalShare}, &run};
     return entry;
 }

@@ -4,7 +4,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace low_utilization_fusion {
 
 constexpr AdviceThreshold kLowUtilDominantShare {"low-utilization-fusion", "dominant_share", 0.10, "share",
     "the largest such fusion takes at least this share of op time", "ours"};
@@ -103,10 +103,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace low_utilization_fusion
 
 const AdviceRuleEntry& lowUtilizationFusionRule()
 {
+    using namespace low_utilization_fusion;
     static const AdviceRuleEntry entry {AdviceRuleId::LowUtilizationFusion,
         {kLowUtilDominantShare, kLowUtilWarningShare, kLowUtilCriticalShare, kTargetUtilization,
             kLatencyHbmUtilization},

@@ -8,7 +8,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace memory_padding {
 
 std::string bytes(int64_t n)
 {
@@ -105,9 +105,9 @@ void boundCollectivesAdviceByMemory(const Context& ctx, const MemoryReport& repo
         bytes(whatIf.peakHeapBytes).c_str(), bytes(largest.peakHeapBytes).c_str(), fit.c_str());
 }
 
-} // namespace
+} // namespace memory_padding
 
-namespace {
+namespace memory_padding {
 
 constexpr AdviceThreshold kMemoryPaddingShare {"memory-padding", "peak_padding_share", 0.25, "share",
     "tile padding is at least this share of a module's HBM peak", "ours"};
@@ -230,10 +230,11 @@ void run(const Context& ctx, RuleOutput& out)
     }
 }
 
-} // namespace
+} // namespace memory_padding
 
 const AdviceRuleEntry& memoryPaddingRule()
 {
+    using namespace memory_padding;
     static const AdviceRuleEntry entry {
         AdviceRuleId::MemoryPadding, {kMemoryPaddingShare, kMemoryPaddingMinPeakBytes, kMemoryAtCapacityShare}, &run};
     return entry;

@@ -6,7 +6,7 @@ namespace tpuscope::model::advice_detail {
 
 using layout::DimSemantics;
 
-namespace {
+namespace padding {
 
 constexpr AdviceThreshold kPaddingNonBatchEfficiency {"padding", "non_batch_efficiency", 0.75, "share",
     "...and its padded non-batch dimensions alone leave less than this fraction of the tiles to data", "ours"};
@@ -142,10 +142,11 @@ void run(const Context& ctx, RuleOutput& out)
     }
 }
 
-} // namespace
+} // namespace padding
 
 const AdviceRuleEntry& paddingRule()
 {
+    using namespace padding;
     static const AdviceRuleEntry entry {AdviceRuleId::Padding,
         {kPaddingEfficiency, kPaddingNonBatchEfficiency, kPaddingWarningShare, kPaddingMaxItems}, &run};
     return entry;

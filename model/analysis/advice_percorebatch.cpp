@@ -4,7 +4,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace per_core_batch {
 
 constexpr AdviceThreshold kBatchEvidenceMinShare {"per-core-batch", "evidence_min_share", 0.05, "share",
     "ops whose batch dimension is padded in its tile take at least this share of op time",
@@ -125,10 +125,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace per_core_batch
 
 const AdviceRuleEntry& perCoreBatchRule()
 {
+    using namespace per_core_batch;
     static const AdviceRuleEntry entry {
         AdviceRuleId::PerCoreBatch, {kBatchEvidenceMinShare, kBatchCriticalShare}, &run};
     return entry;

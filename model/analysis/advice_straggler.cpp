@@ -9,7 +9,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace straggler {
 
 constexpr AdviceThreshold kStragglerLateShare {"straggler", "late_share", 0.5, "share",
     "share of the steps in which a host reaches the step's synchronizing collective last and late (by the minimum "
@@ -185,10 +185,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace straggler
 
 const AdviceRuleEntry& stragglerRule()
 {
+    using namespace straggler;
     static const AdviceRuleEntry entry {AdviceRuleId::Straggler,
         {kStragglerLateShare, kStragglerMinLate, kStragglerCriticalGain, kStragglerCauseShare}, &run};
     return entry;

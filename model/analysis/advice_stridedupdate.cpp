@@ -11,7 +11,7 @@
 
 namespace tpuscope::model::advice_detail {
 
-namespace {
+namespace strided_update {
 
 constexpr AdviceThreshold kStridedMaxHbmShare {"strided-update", "max_hbm_share", 0.10, "share",
     "an update op writing slices thinner than its tile runs below this share of the HBM peak",
@@ -99,10 +99,11 @@ void run(const Context& ctx, RuleOutput& out)
     out.items.push_back(std::move(a));
 }
 
-} // namespace
+} // namespace strided_update
 
 const AdviceRuleEntry& stridedUpdateRule()
 {
+    using namespace strided_update;
     static const AdviceRuleEntry entry {
         AdviceRuleId::StridedUpdate, {kStridedMaxHbmShare, kStridedMinTimeShare, kStridedWarningShare}, &run};
     return entry;

@@ -34,7 +34,7 @@ struct DeviceInfoLegacy
     std::map<uint64_t, ResourceInfo> resources;
 };
 
-std::string describe(const Reader& r, const char* where)
+std::string describeTraceDamage(const Reader& r, const char* where)
 {
     return std::string("corrupt or truncated TF1 trace: ") + r.error() + " at byte offset "
         + std::to_string(r.errorOffset()) + " (" + where + ")";
@@ -273,8 +273,9 @@ std::string decodeLegacyTrace(
     }
     if (top.failed()) {
         if (devices.empty() && events.empty())
-            return describe(top, "top-level Trace");
-        profile.load.warnings.push_back(describe(top, "top-level Trace") + "; showing what was read before the damage");
+            return describeTraceDamage(top, "top-level Trace");
+        profile.load.warnings.push_back(
+            describeTraceDamage(top, "top-level Trace") + "; showing what was read before the damage");
     }
     if (devices.empty() && events.empty())
         return "the TF1 trace holds no devices and no events";

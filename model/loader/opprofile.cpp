@@ -35,7 +35,7 @@ using json::Value;
 // Times of the TF1 schema are fractions only; they are spread over this nominal total.
 constexpr double kNominalTotalPs = 1e12;
 
-const Value& member(const Value& v, std::string_view camel, std::string_view snake)
+const Value& camelOrSnake(const Value& v, std::string_view camel, std::string_view snake)
 {
     if (const Value* m = v.find(camel))
         return *m;
@@ -67,18 +67,18 @@ Metrics readMetrics(const Value& node)
     m.present = true;
     m.time = v["time"].number();
     m.flops = v["flops"].number();
-    m.memoryBandwidth = member(v, "memoryBandwidth", "memory_bandwidth").number();
-    m.rawTime = member(v, "rawTime", "raw_time").number();
-    m.rawFlops = member(v, "rawFlops", "raw_flops").number();
-    if (const Value& b = member(v, "rawBytesAccessed", "raw_bytes_accessed"); !b.isNull())
+    m.memoryBandwidth = camelOrSnake(v, "memoryBandwidth", "memory_bandwidth").number();
+    m.rawTime = camelOrSnake(v, "rawTime", "raw_time").number();
+    m.rawFlops = camelOrSnake(v, "rawFlops", "raw_flops").number();
+    if (const Value& b = camelOrSnake(v, "rawBytesAccessed", "raw_bytes_accessed"); !b.isNull())
         m.rawBytes = b.number();
-    m.bf16Flops = member(v, "bf16Flops", "bf16_flops").number();
-    if (const Value& u = member(v, "uncappedFlops", "uncapped_flops"); !u.isNull())
+    m.bf16Flops = camelOrSnake(v, "bf16Flops", "bf16_flops").number();
+    if (const Value& u = camelOrSnake(v, "uncappedFlops", "uncapped_flops"); !u.isNull())
         m.uncappedFlops = u.number();
     m.occurrences = static_cast<int64_t>(v["occurrences"].uint64(0));
-    for (const Value& x : member(v, "rawBytesAccessedArray", "raw_bytes_accessed_array").array())
+    for (const Value& x : camelOrSnake(v, "rawBytesAccessedArray", "raw_bytes_accessed_array").array())
         m.bytesArray.push_back(x.number());
-    for (const Value& x : member(v, "bandwidthUtils", "bandwidth_utils").array())
+    for (const Value& x : camelOrSnake(v, "bandwidthUtils", "bandwidth_utils").array())
         m.bandwidthUtils.push_back(x.number());
     return m;
 }
@@ -150,7 +150,7 @@ public:
         for (auto [camel, snake] : {std::pair {"byProgram", "by_program"}, std::pair {"byCategory", "by_category"},
                  std::pair {"byProgramExcludeIdle", "by_program_exclude_idle"},
                  std::pair {"byCategoryExcludeIdle", "by_category_exclude_idle"}}) {
-            const Value& candidate = member(document, camel, snake);
+            const Value& candidate = camelOrSnake(document, camel, snake);
             if (candidate.isObject() && candidate["children"].size() > 0) {
                 root = &candidate;
                 m_rootKey = camel;
@@ -159,7 +159,7 @@ public:
         }
         if (!root)
             return "op_profile JSON has no non-empty byProgram or byCategory tree";
-        m_deviceType = member(document, "deviceType", "device_type").string();
+        m_deviceType = camelOrSnake(document, "deviceType", "device_type").string();
 
         const Metrics rootMetrics = readMetrics(*root);
         m_rawMode = rootMetrics.rawTime > 0;
@@ -424,12 +424,12 @@ private:
                 const std::string& category = xla["category"].string();
                 op.category = m_builder.intern(category.empty() ? leaf.fallbackCategory : std::string_view(category));
                 op.tfOp = m_builder.intern(xla["provenance"].string());
-                const Value& source = member(xla, "sourceInfo", "source_info");
-                if (const std::string& file = member(source, "fileName", "file_name").string(); !file.empty()) {
-                    const uint64_t line = member(source, "lineNumber", "line_number").uint64(0);
+                const Value& source = camelOrSnake(xla, "sourceInfo", "source_info");
+                if (const std::string& file = camelOrSnake(source, "fileName", "file_name").string(); !file.empty()) {
+                    const uint64_t line = camelOrSnake(source, "lineNumber", "line_number").uint64(0);
                     op.source = m_builder.intern(line ? file + ":" + std::to_string(line) : file);
                 }
-                if (const uint64_t id = member(xla, "programId", "program_id").uint64(0)) {
+                if (const uint64_t id = camelOrSnake(xla, "programId", "program_id").uint64(0)) {
                     op.programId = id;
                     op.hasProgramId = true;
                 }

@@ -28,7 +28,7 @@ std::string durationOrUnknown(const std::optional<double>& v)
 }
 
 /// A signed offset ("-312 µs"): the formatter prints magnitudes.
-std::string signedDuration(const std::optional<TimePs>& v)
+std::string signedOffset(const std::optional<TimePs>& v)
 {
     if (!v)
         return kUnknownText;
@@ -100,7 +100,7 @@ std::string hostsReport(const HostAnalysis& h, TableFormat format)
             formatDurationPs(r.computePs), formatDurationPs(r.collectivePs), durationOrUnknown(r.collectiveWaitPs),
             formatDurationPs(r.idlePs), formatDurationPs(r.hostTransferPs),
             r.lateSteps ? std::to_string(*r.lateSteps) : std::string(kUnknownText), lateVsOthers,
-            signedDuration(r.clockOffsetPs), r.offsetSource});
+            signedOffset(r.clockOffsetPs), r.offsetSource});
     }
     std::string out = md ? "## Hosts\n\n" : "Hosts: ";
     out += std::to_string(h.hosts.size()) + " host" + (h.hosts.size() == 1 ? "" : "s") + ", " + std::to_string(h.steps)

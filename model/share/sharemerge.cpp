@@ -121,7 +121,7 @@ struct MergedOp
     double occurrences = 0, time = 0, self = 0, pairSpan = 0, pairsTimed = 0;
 };
 
-struct OtherChunk
+struct MergedOtherChunk
 {
     std::string category;
     double ops = 0, occurrences = 0, time = 0, flops = 0, modelFlops = 0, bytes = 0, hbm = 0;
@@ -213,7 +213,7 @@ private:
     std::vector<uint64_t> m_programOrder;
     std::unordered_map<std::string, size_t> m_opIndex, m_briefIndex;
     std::vector<MergedOp> m_ops, m_brief;
-    std::vector<OtherChunk> m_other;
+    std::vector<MergedOtherChunk> m_other;
     std::map<std::pair<std::string, int>, size_t> m_otherIndex;
     // Host link: sums, and per-run figures weighted by runs.
     bool m_hasHostLink = false;
@@ -411,7 +411,7 @@ std::string Merger::add(const ShareMergeInput& input, const json::Value& doc)
         auto [it, fresh] = m_otherIndex.emplace(std::make_pair(category, rank[category]++), m_other.size());
         if (fresh)
             m_other.push_back({category});
-        OtherChunk& c = m_other[it->second];
+        MergedOtherChunk& c = m_other[it->second];
         c.ops += finite(o["ops"]);
         c.occurrences += finite(o["occurrences"]);
         c.time += finite(o["time_ps"]);
@@ -669,7 +669,7 @@ ShareMergeResult Merger::finish(size_t inputs)
     writeOps(w, "ops", m_ops);
     writeOps(w, "brief_ops", brief);
     w.key("other").beginArray();
-    for (const OtherChunk& o : m_other) {
+    for (const MergedOtherChunk& o : m_other) {
         w.beginObject().field("category", o.category).field("ops", o.ops).field("occurrences", o.occurrences);
         w.field("time_ps", o.time).field("flops", o.flops).field("model_flops", o.modelFlops);
         w.field("bytes", o.bytes).field("hbm_bytes", o.hbm);
