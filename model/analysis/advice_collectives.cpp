@@ -146,16 +146,9 @@ void run(const Context& ctx, RuleOutput& out)
                          "keeping the hosts in step can, so the gain below counts only the rest.",
             ctx.hosts->hosts.size(), pct(*waitShare).c_str());
     a.detail = format("%s. By kind: %s.%s%s", opList(ctx, rows).c_str(), kinds.c_str(), what.c_str(), waiting.c_str());
-    double gainTime = 0;
-    if (waitShare) {
-        for (const OpRow* r : rows)
-            if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
-                addEvidence(a, ctx, r->op);
-        for (const OpRow* r : rows)
-            gainTime += addOpGain(a, ctx, *r, r->totalTimePs * (1 - *waitShare), false);
+    const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows, waitShare ? 1 - *waitShare : 1.0);
+    if (waitShare)
         a.numbers.set("wait_fraction", *waitShare);
-    } else
-        gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
     a.numbers.set("time_fraction", share)
         .set("sync_time_fraction", total > 0 ? syncTime / total : 0.0)
         .set("async_time_fraction", total > 0 ? asyncTime / total : 0.0)

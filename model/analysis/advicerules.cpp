@@ -39,14 +39,14 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
         pct(paddingEfficiency).c_str());
 }
 
-double addRowsAsEvidenceAndWholeGain(Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows)
+double addRowsAsEvidenceAndWholeGain(Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows, double share)
 {
     for (const OpRow* r : rows)
         if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
             addEvidence(a, ctx, r->op);
     double gain = 0;
     for (const OpRow* r : rows)
-        gain += addOpGain(a, ctx, *r, r->totalTimePs, false);
+        gain += addOpGain(a, ctx, *r, r->totalTimePs * share, false);
     return gain;
 }
 

@@ -73,8 +73,10 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row);
 /// Adds an op to an item's evidence once.
 void addEvidence(Advice& a, const Context& ctx, OpId op);
 /// Adds the rows as evidence (each over kMinOpShare, and the first three whatever their share) and
-/// their whole time as the gain (the work goes away, none of it stays); returns that gain.
-double addRowsAsEvidenceAndWholeGain(Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows);
+/// their whole time as the gain (the work goes away, none of it stays), or `share` of it when only
+/// that part can go; returns that gain.
+double addRowsAsEvidenceAndWholeGain(
+    Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows, double share = 1.0);
 /// Appends "Top evidence: fusion.3 = unet/conv2d_18/Conv2D, unet.py:87." to the detail when the
 /// text does not name them yet (computeAdvice calls it for every item).
 void nameTopEvidence(Advice& a);
