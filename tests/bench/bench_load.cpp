@@ -294,7 +294,9 @@ int main(int argc, char** argv)
         return 0;
     }
     if (argc >= 3 && std::strcmp(argv[1], "--gz-ratio") == 0) {
-        const std::string plain = argc >= 4 && std::atoi(argv[3]) == 0 ? argv[3] : "";
+        // PLAIN is optional: an existing file is one, else the argument is the repeat count ("1e7.xplane.pb"
+        // would read as 1 by atoi).
+        const std::string plain = argc >= 4 && std::filesystem::is_regular_file(argv[3]) ? argv[3] : "";
         const int repeats = argc >= 5 ? std::atoi(argv[4]) : argc == 4 && plain.empty() ? std::atoi(argv[3]) : 3;
         // Counted in a child: a load here would start the worker pool, which a forked child lacks.
         const std::string probe = tpuscope::bench::runInChild([&] {
