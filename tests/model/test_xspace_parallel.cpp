@@ -7,6 +7,7 @@
 #include "loader/gzip.h"
 #include "loader/loader.h"
 
+#include "decodethreads.h"
 #include "xplane.pb.h"
 
 #include <algorithm>
@@ -20,27 +21,6 @@ using namespace tpuscope::test;
 namespace tp = tensorflow::profiler;
 
 namespace {
-
-class DecodeThreads
-{
-public:
-    explicit DecodeThreads(int n)
-    {
-        if (const char* old = std::getenv("TPUSCOPE_DECODE_THREADS"))
-            m_old = old;
-        setenv("TPUSCOPE_DECODE_THREADS", std::to_string(n).c_str(), 1);
-    }
-    ~DecodeThreads()
-    {
-        if (m_old.empty())
-            unsetenv("TPUSCOPE_DECODE_THREADS");
-        else
-            setenv("TPUSCOPE_DECODE_THREADS", m_old.c_str(), 1);
-    }
-
-private:
-    std::string m_old;
-};
 
 LoadResult loadWithThreads(const std::string& bytes, int threads)
 {

@@ -6,6 +6,7 @@
 // decoded plane is seen (or right after the last one), never on a timer.
 #include "testutil.h"
 
+#include "decodethreads.h"
 #include "loader/loader.h"
 #include "loader/xspacemerge.h"
 #include "synth/synth.h"
@@ -17,27 +18,6 @@ using namespace tpuscope::model;
 using namespace tpuscope::test;
 
 namespace {
-
-class DecodeThreads
-{
-public:
-    explicit DecodeThreads(int n)
-    {
-        if (const char* old = std::getenv("TPUSCOPE_DECODE_THREADS"))
-            m_old = old;
-        setenv("TPUSCOPE_DECODE_THREADS", std::to_string(n).c_str(), 1);
-    }
-    ~DecodeThreads()
-    {
-        if (m_old.empty())
-            unsetenv("TPUSCOPE_DECODE_THREADS");
-        else
-            setenv("TPUSCOPE_DECODE_THREADS", m_old.c_str(), 1);
-    }
-
-private:
-    std::string m_old;
-};
 
 std::string trackKey(const Profile& p, const Track& t)
 {

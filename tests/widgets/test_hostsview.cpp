@@ -132,16 +132,31 @@ TEST_F(PodHostsView, ClickOnACellOpensThatHostAndStep)
     EXPECT_EQ(opened.count(), 0);
 }
 
-TEST(HostsView, SixtyFourHostsScrollAndElideTheirNames)
+namespace {
+
+/// A 64-host pod whose late host (w-40) is below the fold, in a 1280×720 view on screen.
+struct SixtyFourHostsView : ::testing::Test
 {
-    const test::SynthPodDir pod = test::writeSynthPod("pod:hosts=64,chips=4,late=40:input,steps=8");
-    const model::ProfileAnalysisPtr analysis = test::loadPodAnalysis(pod);
-    ASSERT_TRUE(analysis);
-    HostsView view(nullptr);
-    view.resize(1280, 720);
-    view.setAnalysis(analysis);
-    view.show();
-    test::deliverQueuedEvents();
+    void SetUp() override
+    {
+        pod = test::writeSynthPod("pod:hosts=64,chips=4,late=40:input,steps=8");
+        analysis = test::loadPodAnalysis(pod);
+        ASSERT_TRUE(analysis);
+        view.resize(1280, 720);
+        view.setAnalysis(analysis);
+        view.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+        test::deliverQueuedEvents();
+    }
+    test::SynthPodDir pod;
+    model::ProfileAnalysisPtr analysis;
+    HostsView view {nullptr};
+};
+
+} // namespace
+
+TEST_F(SixtyFourHostsView, ScrollAndElideTheirNames)
+{
     HostHeatMap* map = view.heatMap();
     ASSERT_EQ(map->hostCount(), 64);
     // Rows keep a readable height (at least a line of text): the map scrolls instead of shrinking.
@@ -152,17 +167,8 @@ TEST(HostsView, SixtyFourHostsScrollAndElideTheirNames)
 
 // Host 40 of 64 is below the fold of both the map and the table: the view names it above the map
 // and scrolls both to its row, so the answer is on screen without a search.
-TEST(HostsView, TheStragglerOfSixtyFourHostsIsNamedAndScrolledIntoView)
+TEST_F(SixtyFourHostsView, TheStragglerIsNamedAndScrolledIntoView)
 {
-    const test::SynthPodDir pod = test::writeSynthPod("pod:hosts=64,chips=4,late=40:input,steps=8");
-    const model::ProfileAnalysisPtr analysis = test::loadPodAnalysis(pod);
-    ASSERT_TRUE(analysis);
-    HostsView view(nullptr);
-    view.resize(1280, 720);
-    view.setAnalysis(analysis);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-    test::deliverQueuedEvents();
     ASSERT_EQ(view.stragglerRow(), 40);
     EXPECT_TRUE(view.summaryText().contains("straggler: t1v-n-pod-w-40 (late in 8 of 8 steps"))
         << qPrintable(view.summaryText());
