@@ -52,18 +52,47 @@ void remapOps(LocalPlane& local, const std::vector<OpId>& remap)
     }
 }
 
+namespace {
+
+/// The plane's own device type and peaks, where its stats gave them.
+void setPlaneDevice(Profile& profile, const LocalPlane& local)
+{
+    Plane& plane = profile.planes[local.planeId];
+    if (local.deviceType)
+        plane.deviceType = std::string(*local.deviceType);
+    if (local.peakTflops)
+        plane.peakTflops = *local.peakTflops;
+    if (local.peakHbmGbps)
+        plane.peakHbmGbps = *local.peakHbmGbps;
+}
+
+/// A program's name: its module's, else the metadata event's without its "(id)" suffix.
+std::string programName(const LocalPlane& local, const HloResult& result)
+{
+    if (result.module)
+        return result.module->name;
+    std::string name(local.metas[result.meta].name);
+    if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
+        name.resize(paren);
+    return name;
+}
+
+/// The (empty) track of a line, named and numbered as the line header says.
+Track& addLineTrack(ProfileBuilder& builder, const LocalPlane& local, const LocalLine& line)
+{
+    const LineHeader& header = line.header;
+    const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
+    Track& track = builder.profile().tracks[builder.addTrack(local.planeId, name, line.kind, header.id)];
+    track.displayId = header.displayId ? header.displayId : header.id;
+    return track;
+}
+
+} // namespace
+
 void mergePlane(ProfileBuilder& builder, LocalPlane& local)
 {
     Profile& profile = builder.profile();
-    {
-        Plane& plane = profile.planes[local.planeId];
-        if (local.deviceType)
-            plane.deviceType = std::string(*local.deviceType);
-        if (local.peakTflops)
-            plane.peakTflops = *local.peakTflops;
-        if (local.peakHbmGbps)
-            plane.peakHbmGbps = *local.peakHbmGbps;
-    }
+    setPlaneDevice(profile, local);
     profile.stats.unknownMetadataIds += local.unknownMetadataIds;
     profile.stats.malformedEvents += local.malformedEvents;
     for (HloResult& result : local.programs) {
@@ -73,10 +102,7 @@ void mergePlane(ProfileBuilder& builder, LocalPlane& local)
                 ++profile.stats.hloDecodeFailures;
             profile.load.warnings.push_back("program " + std::string(meta.name) + ": " + result.error);
         }
-        std::string name(meta.name);
-        if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
-            name.resize(paren);
-        builder.addProgram(result.programId, result.module ? result.module->name : name, std::move(result.module));
+        builder.addProgram(result.programId, programName(local, result), std::move(result.module));
     }
     if (local.kind == PlaneKind::Metadata)
         return; // events of the metadata plane are not decoded (see decodeLines)
@@ -86,11 +112,7 @@ void mergePlane(ProfileBuilder& builder, LocalPlane& local)
         builder.addStepMarker({m.start, m.duration, m.stepNum, builder.intern(name), local.planeId});
     }
     for (LocalLine& line : local.lines) {
-        const LineHeader& header = line.header;
-        const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
-        const TrackId trackId = builder.addTrack(local.planeId, name, line.kind, header.id);
-        Track& track = profile.tracks[trackId];
-        track.displayId = header.displayId ? header.displayId : header.id;
+        Track& track = addLineTrack(builder, local, line);
         track.start = std::move(line.start);
         track.duration = std::move(line.duration);
         track.op = std::move(line.op);
@@ -150,30 +172,15 @@ void addPreviewPlanes(ProfileBuilder& preview, const std::vector<const LocalPlan
         if (local->kind == PlaneKind::Metadata) {
             // The programs' HLO (shared, not copied) gives the ops their categories, so the preview
             // has the colours the whole profile will have.
-            for (const HloResult& result : local->programs) {
-                std::string name(local->metas[result.meta].name);
-                if (auto paren = name.rfind('('); paren != std::string::npos && paren > 0)
-                    name.resize(paren);
-                preview.addProgram(result.programId, result.module ? result.module->name : name, result.module);
-            }
+            for (const HloResult& result : local->programs)
+                preview.addProgram(result.programId, programName(*local, result), result.module);
             continue;
         }
         // mergeOps only reads the plane: it interns and adds its ops in the preview builder.
         const std::vector<OpId> remap = mergeOps(preview, *local);
-        Profile& profile = preview.profile();
-        Plane& plane = profile.planes[local->planeId];
-        if (local->deviceType)
-            plane.deviceType = std::string(*local->deviceType);
-        if (local->peakTflops)
-            plane.peakTflops = *local->peakTflops;
-        if (local->peakHbmGbps)
-            plane.peakHbmGbps = *local->peakHbmGbps;
+        setPlaneDevice(preview.profile(), *local);
         for (const LocalLine& line : local->lines) {
-            const LineHeader& header = line.header;
-            const std::string_view name = header.displayName.empty() ? header.name : header.displayName;
-            const TrackId trackId = preview.addTrack(local->planeId, name, line.kind, header.id);
-            Track& track = profile.tracks[trackId];
-            track.displayId = header.displayId ? header.displayId : header.id;
+            Track& track = addLineTrack(preview, *local, line);
             const size_t n = cut == std::numeric_limits<TimePs>::max() ? line.start.size() : eventsBefore(line, cut);
             track.start.assign(line.start.begin(), line.start.begin() + static_cast<ptrdiff_t>(n));
             track.duration.assign(line.duration.begin(), line.duration.begin() + static_cast<ptrdiff_t>(n));
