@@ -286,22 +286,14 @@ void sortTrack(Track& track, ImportStats& stats)
     const size_t n = track.size();
     const TimePs* start = track.start.data();
     TimePs* duration = track.duration.data();
-    size_t i = 0;
-    for (; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         if (duration[i] < 0) {
             ++stats.negativeDurations;
             duration[i] = 0;
         }
-        if (i > 0 && !(start[i - 1] < start[i] || (start[i - 1] == start[i] && duration[i - 1] >= duration[i]))) {
-            sorted = false;
-            break;
-        }
+        sorted = sorted
+            && (i == 0 || start[i - 1] < start[i] || (start[i - 1] == start[i] && duration[i - 1] >= duration[i]));
     }
-    for (; i < n; ++i)
-        if (duration[i] < 0) {
-            ++stats.negativeDurations;
-            duration[i] = 0;
-        }
     if (sorted) {
         // Columns grown by push_back keep up to half their capacity unused (JSON: ~8 B/event);
         // the copy costs ~20 ms per 1e7 events once, the slack would cost memory for good.
