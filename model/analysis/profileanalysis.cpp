@@ -81,7 +81,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
     report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
     analysis->memory = analyzeMemory(p);
-    if (p.hasTpuOps())
+    if (tpu)
         analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown, analysis->opModel);
     analysis->advice = computeAdvice(p, analysis->breakdown, analysis->steps, analysis->memory, analysis->opModel,
         analysis->hostLink, &analysis->deviceConsistency, &analysis->hosts);
