@@ -120,18 +120,31 @@ double childrenCpuSeconds()
     return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-// Seconds of one load in a fresh child (so each run starts cold in memory), -1 on failure.
-double childLoadSeconds(const std::string& path, const char* inflater)
+// One load in a fresh child (so each run starts cold in memory): its seconds (-1 on failure), its
+// events and its peak memory above the child's start.
+struct ChildLoad
+{
+    double seconds = -1;
+    double events = 0;
+    double peakGiB = 0;
+};
+
+ChildLoad childLoad(const std::string& path, const char* inflater = nullptr)
 {
     const std::string text = tpuscope::bench::runInChild([&] {
         if (inflater)
             setenv("TPUSCOPE_INFLATER", inflater, 1);
+        const long baseKb = statusKb("VmRSS:");
         const auto t0 = std::chrono::steady_clock::now();
         const auto result = tpuscope::model::loadProfile(path);
-        return result.ok() ? std::to_string(seconds(t0)) + " " + std::to_string(result.profile->eventCount())
-                           : std::string("-1 0");
+        const double s = seconds(t0);
+        return result.ok() ? std::to_string(s) + " " + std::to_string(result.profile->eventCount()) + " "
+                + std::to_string((statusKb("VmHWM:") - baseKb) / 1048576.0)
+                           : std::string("-1 0 0");
     });
-    return text.empty() ? -1 : std::atof(text.c_str());
+    ChildLoad load;
+    std::sscanf(text.c_str(), "%lf %lf %lf", &load.seconds, &load.events, &load.peakGiB);
+    return load;
 }
 
 // Issue 24 point 2: the .gz load against `gzip -dc` of the same file (the speed of the disk's
@@ -166,10 +179,10 @@ void measureGzipRatio(const std::string& gzPath, const std::string& plainPath, s
                     return std::string();
                 });
         });
-        fast.time([&] { childLoadSeconds(gzPath, nullptr); });
-        slow.time([&] { childLoadSeconds(gzPath, "zlib"); });
+        fast.time([&] { childLoad(gzPath); });
+        slow.time([&] { childLoad(gzPath, "zlib"); });
         if (!plainPath.empty())
-            plain.time([&] { childLoadSeconds(plainPath, nullptr); });
+            plain.time([&] { childLoad(plainPath); });
     }
     const double reference = median(gzipDc.wall), f = median(fast.wall), z = median(slow.wall), p = median(plain.wall);
     const double referenceCpu = median(gzipDc.cpu), fCpu = median(fast.cpu), zCpu = median(slow.cpu),
@@ -214,31 +227,11 @@ void measureSummaryRatio(const std::string& cli, const std::string& path, int re
 // against the small one's, and its peak memory. Each load in a fresh process, alternating.
 void measureScaleRatio(const std::string& small, const std::string& big, int repeats)
 {
-    struct Load
-    {
-        double seconds = -1;
-        double events = 0;
-        double peakGiB = 0;
-    };
-    auto load = [](const std::string& path) {
-        const std::string text = tpuscope::bench::runInChild([&] {
-            const long baseKb = statusKb("VmRSS:");
-            const auto t0 = std::chrono::steady_clock::now();
-            const auto result = tpuscope::model::loadProfile(path);
-            const double s = seconds(t0);
-            return result.ok() ? std::to_string(s) + " " + std::to_string(result.profile->eventCount()) + " "
-                    + std::to_string((statusKb("VmHWM:") - baseKb) / 1048576.0)
-                               : std::string("-1 0 0");
-        });
-        Load l;
-        std::sscanf(text.c_str(), "%lf %lf %lf", &l.seconds, &l.events, &l.peakGiB);
-        return l;
-    };
     Series smallSeries, bigSeries;
-    Load smallLoad, bigLoad;
+    ChildLoad smallLoad, bigLoad;
     for (int r = 0; r < repeats; ++r) {
-        smallSeries.time([&] { smallLoad = load(small); });
-        bigSeries.time([&] { bigLoad = load(big); });
+        smallSeries.time([&] { smallLoad = childLoad(small); });
+        bigSeries.time([&] { bigLoad = childLoad(big); });
     }
     const double s = median(smallSeries.wall), b = median(bigSeries.wall);
     const double sCpu = median(smallSeries.cpu), bCpu = median(bigSeries.cpu);
