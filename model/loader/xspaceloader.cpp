@@ -7,10 +7,11 @@
 // maps (4, 5) they refer to.
 //
 // Planes are independent, so both passes run on worker threads, one plane at a time per
-// worker, into plane-local columns and metadata tables holding views into the input. Only the
-// merge touches the ProfileBuilder (which is not thread-safe): it interns and adds the ops
-// events used, in the order a sequential decode would, so the result does not depend on the
-// number of threads.
+// worker, into plane-local columns and metadata tables holding views into the input; a plane far
+// larger than the others has its events decoded in chunks on several workers (see "Chunked
+// planes"). Only the merge touches the ProfileBuilder (which is not thread-safe): it interns and
+// adds the ops events used, in the order a sequential decode would, so the result does not depend
+// on the number of threads.
 
 #include "xspaceloader.h"
 
@@ -29,6 +30,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -215,6 +217,8 @@ std::optional<uint64_t> programIdFromName(std::string_view name)
     return value;
 }
 
+std::atomic<uint64_t> g_chunksDecoded {0};
+
 /// Decode threads: TPUSCOPE_DECODE_THREADS=n overrides the default (one per hardware thread).
 /// It exists so tests can compare a parallel decode with a single-threaded one and so users can
 /// keep a load off a busy machine; LoadOptions is shared API and stays free of tuning knobs.
@@ -241,6 +245,7 @@ public:
         , m_progress(progress)
         , m_stop(stop)
     {
+        m_chunkEvents = chunkEventsFromEnvironment(m_chunkingForced);
     }
 
     std::string run()
@@ -348,9 +353,12 @@ public:
         if (m_stop.stop_requested())
             return "cancelled";
         uint64_t events = 0;
-        for (const auto& local : locals)
-            for (const auto& line : local.lines)
-                events += line.header.eventCount;
+        std::vector<uint64_t> planeEvents(locals.size(), 0);
+        for (size_t i = 0; i < locals.size(); ++i)
+            for (const auto& line : locals[i].lines)
+                planeEvents[i] += line.header.eventCount;
+        for (uint64_t n : planeEvents)
+            events += n;
         // HLO costs what its decoded instructions take, not its wire bytes (an empty instruction
         // is 2 bytes on the wire): charged with the events before either is decoded.
         uint64_t hloInstructions = 0;
@@ -386,16 +394,49 @@ public:
         // Pass 2: events, into plane-local columns. A plane is marked decoded once its worker is
         // done with it, so the calling thread may read it for a preview (poll runs there).
         std::vector<std::atomic<bool>> decoded(locals.size());
-        // The metadata plane (HLO: the ops' categories, so a preview's colours) goes first.
-        std::vector<size_t> order = weight;
-        for (size_t i = 0; i < locals.size(); ++i)
-            if (locals[i].kind == PlaneKind::Metadata)
-                order[i] = SIZE_MAX;
+        // Work items: whole planes, and the chunks of a plane far larger than the others.
+        struct Item
+        {
+            size_t plane;
+            size_t chunk; // SIZE_MAX: the whole plane
+        };
+        std::vector<Item> items;
+        std::vector<size_t> order;
+        std::vector<std::unique_ptr<ChunkedPlane>> chunked(locals.size());
+        for (size_t i = 0; i < locals.size(); ++i) {
+            chunked[i] = chunkPlane(locals[i], planeEvents[i], events, threads);
+            if (!chunked[i]) {
+                // The metadata plane (HLO: the ops' categories, so a preview's colours) goes first.
+                items.push_back({i, SIZE_MAX});
+                order.push_back(locals[i].kind == PlaneKind::Metadata ? SIZE_MAX : weight[i]);
+                continue;
+            }
+            for (size_t c = 0; c < chunked[i]->chunks.size(); ++c) {
+                const DecodeChunk& chunk = chunked[i]->chunks[c];
+                items.push_back({i, c});
+                order.push_back(chunk.end - chunk.begin);
+            }
+            if (chunked[i]->chunks.empty())
+                decoded[i].store(true, std::memory_order_relaxed);
+        }
         parallelFor(
             order, threads,
-            [&](size_t i) {
-                decodeLines(locals[i]);
-                decoded[i].store(true, std::memory_order_release);
+            [&](size_t n) {
+                const Item item = items[n];
+                LocalPlane& local = locals[item.plane];
+                if (item.chunk == SIZE_MAX) {
+                    decodeLines(local);
+                    decoded[item.plane].store(true, std::memory_order_release);
+                    return;
+                }
+                ChunkedPlane& plane = *chunked[item.plane];
+                if (!decodeChunk(local, plane.chunks[item.chunk]))
+                    return; // cancelled: the plane is never finished, and the load says so
+                // acq_rel: the last chunk's worker sees every other chunk's columns and results.
+                if (plane.left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                    finishChunkedPlane(local, plane);
+                    decoded[item.plane].store(true, std::memory_order_release);
+                }
             },
             [&] {
                 poll();
@@ -465,14 +506,21 @@ private:
         LineHeader header;
         // Events (tag 0x22) are only counted here and skipped with raw pointers; other fields
         // (and damage) take one step of the checked Reader each.
-        const uint8_t* p = reinterpret_cast<const uint8_t*>(blob.data());
+        const uint8_t* const begin = reinterpret_cast<const uint8_t*>(blob.data());
+        const uint8_t* p = begin;
         const uint8_t* const end = p + blob.size();
+        // Called where an event starts, before it is counted.
+        auto countEvent = [&] {
+            if (header.eventCount != 0 && header.eventCount % m_chunkEvents == 0)
+                header.chunkOffsets.push_back(static_cast<size_t>(p - begin));
+            ++header.eventCount;
+        };
         while (p < end) {
             if (*p == 0x22) {
                 const uint8_t* q = p + 1;
                 uint64_t length = 0;
                 if (fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
-                    ++header.eventCount;
+                    countEvent();
                     p = q + length;
                     continue;
                 }
@@ -492,7 +540,7 @@ private:
                 break;
             case 4:
                 r.skip();
-                ++header.eventCount;
+                countEvent();
                 break;
             case 10:
                 header.displayId = r.i64();
@@ -683,6 +731,124 @@ private:
             m_source->release(bytes.data(), bytes.data() + bytes.size());
     }
 
+    /// One event of pass 2, checked and placed in time. `at` is its metas index, or kNone for a
+    /// metadata id the plane has no entry for (the sink names it).
+    struct PlacedEvent
+    {
+        TimePs start;
+        TimePs duration;
+        int64_t metadataId;
+        uint32_t at;
+        bool aggregated;
+        int64_t occurrences;
+        int64_t stepNum;
+    };
+
+    /// A line's start in ps from the origin; false for a damaged timestamp (~1e18 ns away from the
+    /// origin), whose ps would overflow.
+    bool lineStartPs(const LocalLine& line, TimePs& startPs) const
+    {
+        return !__builtin_sub_overflow(line.header.timestampNs, m_originNs, &startPs)
+            && !__builtin_mul_overflow(startPs, 1000, &startPs);
+    }
+
+    /// Worker: decodes the events in `bytes` (a line, or a chunk of one starting at an event) and
+    /// hands each to `sink`, which returns false to stop. Counts what it skips in `malformed`, hands
+    /// the bytes back as it goes and counts them as done. False when the load was cancelled.
+    template <class Sink>
+    bool decodeEvents(const LocalPlane& local, std::string_view bytes, TimePs lineStart, Sink& sink, int64_t& malformed)
+    {
+        const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
+        const PlaneContext& ctx = local.ctx;
+        // Stats are read on device planes, and on host planes that define step_num (step markers).
+        const bool statsApply = deviceStatsApply || (local.kind == PlaneKind::Host && ctx.hasStepNum);
+        uint64_t eventsDecoded = 0;
+        // Events are almost always tag 0x22 with a short length: that case is walked with raw
+        // pointers; anything else (other fields, damage) takes the checked Reader.
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
+        const uint8_t* const end = p + bytes.size();
+        const char* released = bytes.data();
+        bool done = false;
+        while (!done && p < end) {
+            EventFields f;
+            bool ok = true;
+            uint64_t length = 0;
+            const uint8_t* q = p + 1;
+            if (*p == 0x22 && fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
+                const uint8_t* eventEnd = q + length;
+                if (!parseEventFast(q, eventEnd, ctx, statsApply, f)) {
+                    f = EventFields();
+                    ok = parseEventChecked(Reader(chars(q), chars(eventEnd), chars(q)), ctx, statsApply, f);
+                }
+                p = eventEnd;
+            } else {
+                Reader reader(chars(p), chars(end), chars(p));
+                if (!reader.next())
+                    break;
+                if (reader.field() != 4 || reader.type() != wire::Len) {
+                    reader.skip();
+                    if (reader.failed())
+                        break;
+                    p += reader.offset();
+                    continue;
+                }
+                ok = parseEventChecked(reader.sub(), ctx, statsApply, f);
+                if (reader.failed())
+                    done = true; // the event ran past the line: counted below, then stop
+                else
+                    p += reader.offset();
+            }
+            if (!ok) {
+                ++malformed;
+                continue;
+            }
+            PlacedEvent e;
+            e.metadataId = f.metadataId;
+            e.duration = f.durationPs;
+            const int64_t offsetPs = f.offsetPs;
+            const int64_t deviceOffset = deviceStatsApply ? f.deviceOffset : -1;
+            const int64_t deviceDuration = deviceStatsApply ? f.deviceDuration : -1;
+            if (TimePs ignored; __builtin_add_overflow(lineStart, offsetPs, &ignored)
+                || __builtin_add_overflow(lineStart, deviceOffset, &ignored)) {
+                ++malformed; // offset beyond the representable time range
+                continue;
+            }
+            // xprof uses the device timespan when both stats exist (GetDeviceEventTimespan):
+            // device_offset_ps is relative to the line start like offset_ps.
+            const bool deviceSpan = deviceOffset >= 0 && deviceDuration >= 0;
+            const int64_t spanDuration = deviceSpan ? deviceDuration : e.duration;
+            if (TimePs spanEnd; spanDuration > kMaxEventDurationPs
+                || __builtin_add_overflow(lineStart + (deviceSpan ? deviceOffset : offsetPs), spanDuration, &spanEnd)) {
+                ++malformed; // an INT64_MAX duration would outlast the profile's span
+                continue;
+            }
+            e.start = lineStart + (deviceSpan ? deviceOffset : offsetPs);
+            e.duration = spanDuration;
+            e.at = e.metadataId >= 0 && static_cast<uint64_t>(e.metadataId) < local.dense.size()
+                ? local.dense[static_cast<size_t>(e.metadataId)]
+                : kNone;
+            if (e.at == kNone)
+                if (auto it = local.index.find(e.metadataId); it != local.index.end())
+                    e.at = it->second;
+            e.aggregated = f.aggregated;
+            e.occurrences = std::max<int64_t>(1, f.occurrences);
+            e.stepNum = deviceStatsApply ? -1 : f.stepNum;
+            if (!sink(e)) {
+                ++malformed; // more events than pass 1 counted: not stored
+                break;
+            }
+            if ((++eventsDecoded & 0xffff) == 0) {
+                if (m_stop.stop_requested())
+                    return false;
+                releaseInput(std::string_view(released, static_cast<size_t>(chars(p) - released)));
+                released = chars(p);
+            }
+        }
+        releaseInput(std::string_view(released, static_cast<size_t>(bytes.data() + bytes.size() - released)));
+        m_bytesDone.fetch_add(bytes.size(), std::memory_order_relaxed);
+        return true;
+    }
+
     // Worker: decodes the events of every line of one plane into plane-local columns.
     void decodeLines(LocalPlane& local)
     {
@@ -690,16 +856,9 @@ private:
             decodeHloPrograms(local);
             return;
         }
-        const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
-        const PlaneContext& ctx = local.ctx;
-        // Stats are read on device planes, and on host planes that define step_num (step markers).
-        const bool statsApply = deviceStatsApply || (local.kind == PlaneKind::Host && ctx.hasStepNum);
-        uint64_t eventsDecoded = 0;
         for (LocalLine& line : local.lines) {
-            // A damaged line timestamp can be ~1e18 ns away from the origin; ps would overflow.
-            TimePs lineStartPs = 0;
-            if (__builtin_sub_overflow(line.header.timestampNs, m_originNs, &lineStartPs)
-                || __builtin_mul_overflow(lineStartPs, 1000, &lineStartPs)) {
+            TimePs lineStart = 0;
+            if (!lineStartPs(line, lineStart)) {
                 ++local.malformedEvents;
                 continue;
             }
@@ -707,111 +866,230 @@ private:
             line.start.reserve(line.header.eventCount);
             line.duration.reserve(line.header.eventCount);
             line.op.reserve(line.header.eventCount);
-
-            // Events are almost always tag 0x22 with a short length: that case is walked with raw
-            // pointers; anything else (other fields, damage) takes the checked Reader.
-            const uint8_t* p = reinterpret_cast<const uint8_t*>(line.bytes.data());
-            const uint8_t* const end = p + line.bytes.size();
-            const char* released = line.bytes.data();
-            bool lineDone = false;
-            while (!lineDone && p < end) {
-                EventFields f;
-                bool ok = true;
-                uint64_t length = 0;
-                const uint8_t* q = p + 1;
-                if (*p == 0x22 && fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
-                    const uint8_t* eventEnd = q + length;
-                    if (!parseEventFast(q, eventEnd, ctx, statsApply, f)) {
-                        f = EventFields();
-                        ok = parseEventChecked(Reader(chars(q), chars(eventEnd), chars(q)), ctx, statsApply, f);
-                    }
-                    p = eventEnd;
-                } else {
-                    Reader reader(chars(p), chars(end), chars(p));
-                    if (!reader.next())
-                        break;
-                    if (reader.field() != 4 || reader.type() != wire::Len) {
-                        reader.skip();
-                        if (reader.failed())
-                            break;
-                        p += reader.offset();
-                        continue;
-                    }
-                    ok = parseEventChecked(reader.sub(), ctx, statsApply, f);
-                    if (reader.failed())
-                        lineDone = true; // the event ran past the line: counted below, then stop
-                    else
-                        p += reader.offset();
+            auto sink = [&](const PlacedEvent& e) {
+                const uint32_t at = e.at != kNone ? e.at : unknownMeta(local, e.metadataId);
+                const uint32_t op = localOp(local, at, xla);
+                if (e.aggregated) {
+                    line.aggregated.push_back({op, e.occurrences, e.duration});
+                    return true;
                 }
-                if (!ok) {
-                    ++local.malformedEvents;
-                    continue;
-                }
-                const int64_t metadataId = f.metadataId;
-                int64_t durationPs = f.durationPs;
-                const int64_t offsetPs = f.offsetPs, occurrences = f.occurrences;
-                const int64_t deviceOffset = deviceStatsApply ? f.deviceOffset : -1;
-                const int64_t deviceDuration = deviceStatsApply ? f.deviceDuration : -1;
-                const bool aggregated = f.aggregated;
-                if (TimePs ignored; __builtin_add_overflow(lineStartPs, offsetPs, &ignored)
-                    || __builtin_add_overflow(lineStartPs, deviceOffset, &ignored)) {
-                    ++local.malformedEvents; // offset beyond the representable time range
-                    continue;
-                }
-                const bool deviceSpan = deviceOffset >= 0 && deviceDuration >= 0;
-                const int64_t spanDuration = deviceSpan ? deviceDuration : durationPs;
-                if (TimePs end; spanDuration > kMaxEventDurationPs
-                    || __builtin_add_overflow(
-                        lineStartPs + (deviceSpan ? deviceOffset : offsetPs), spanDuration, &end)) {
-                    ++local.malformedEvents; // an INT64_MAX duration would outlast the profile's span
-                    continue;
-                }
-                uint32_t at = metadataId >= 0 && static_cast<uint64_t>(metadataId) < local.dense.size()
-                    ? local.dense[static_cast<size_t>(metadataId)]
-                    : kNone;
-                if (at == kNone) {
-                    auto it = local.index.find(metadataId);
-                    if (it == local.index.end()) {
-                        ++local.unknownMetadataIds;
-                        EventMeta unknown;
-                        unknown.unknown = true;
-                        unknown.unknownId = metadataId;
-                        it = local.index.emplace(metadataId, static_cast<uint32_t>(local.metas.size())).first;
-                        local.metas.push_back(unknown);
-                    }
-                    at = it->second;
-                }
-                uint32_t& op = local.metas[at].localOp[xla];
-                if (op == kNone) {
-                    op = static_cast<uint32_t>(local.usedOps.size());
-                    local.usedOps.emplace_back(at, line.xlaOpLine);
-                }
-                TimePs start = lineStartPs + offsetPs;
-                // xprof uses the device timespan when both stats exist (GetDeviceEventTimespan):
-                // device_offset_ps is relative to the line start like offset_ps.
-                if (deviceOffset >= 0 && deviceDuration >= 0) {
-                    start = lineStartPs + deviceOffset;
-                    durationPs = deviceDuration;
-                }
-                if (aggregated) {
-                    line.aggregated.push_back({op, std::max<int64_t>(1, occurrences), durationPs});
-                    continue;
-                }
-                line.start.push_back(start);
-                line.duration.push_back(durationPs);
+                line.start.push_back(e.start);
+                line.duration.push_back(e.duration);
                 line.op.push_back(op);
-                if (f.stepNum >= 0 && !deviceStatsApply)
-                    local.stepMarkers.push_back({start, durationPs, f.stepNum, at});
-                if ((++eventsDecoded & 0xffff) == 0) {
-                    if (m_stop.stop_requested())
-                        return;
-                    releaseInput(std::string_view(released, static_cast<size_t>(chars(p) - released)));
-                    released = chars(p);
-                }
+                if (e.stepNum >= 0)
+                    local.stepMarkers.push_back({e.start, e.duration, e.stepNum, at});
+                return true;
+            };
+            if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents))
+                return;
+        }
+    }
+
+    /// The metas index of a metadata id the plane has no entry for: a placeholder named after the
+    /// id, made the first time the id is seen.
+    static uint32_t unknownMeta(LocalPlane& local, int64_t id)
+    {
+        auto it = local.index.find(id);
+        if (it == local.index.end()) {
+            ++local.unknownMetadataIds;
+            EventMeta unknown;
+            unknown.unknown = true;
+            unknown.unknownId = id;
+            it = local.index.emplace(id, static_cast<uint32_t>(local.metas.size())).first;
+            local.metas.push_back(unknown);
+        }
+        return it->second;
+    }
+
+    /// The plane-local op of metas entry `at` on an XLA-op line (xla = 1) or another line: ops are
+    /// numbered in the order of their first event, which the merge keeps (mergeOps).
+    static uint32_t localOp(LocalPlane& local, uint32_t at, int xla)
+    {
+        uint32_t& op = local.metas[at].localOp[xla];
+        if (op == kNone) {
+            op = static_cast<uint32_t>(local.usedOps.size());
+            local.usedOps.emplace_back(at, xla != 0);
+        }
+        return op;
+    }
+
+    // ---- Chunked planes ---------------------------------------------------------------------
+    // A plane far larger than the others (a single-chip profile: one TPU core's XLA Ops line holds
+    // nearly every event) would leave all workers but one idle. Its lines are cut at the event
+    // offsets pass 1 recorded (LineHeader::chunkOffsets), and each chunk is decoded on its own
+    // worker straight into its slice of the line's columns, sized from pass 1's count, so no event
+    // is copied to merge them. A chunk writes metas indices, not ops: op numbers follow first use
+    // over the whole plane, so the worker that finishes the plane's last chunk numbers them in one
+    // pass in file order (and closes the gaps skipped events left), giving exactly the ops and
+    // columns of a sequential decode.
+
+    /// Bit of a chunk's op-column code that marks an index into the chunk's own unknown ids.
+    static constexpr uint32_t kUnknownCode = 1u << 31;
+
+    struct DecodeChunk
+    {
+        size_t line = 0;
+        size_t firstEvent = 0; // index in the line's columns of the chunk's first event
+        size_t eventCount = 0; // events pass 1 counted in it: the slice the chunk may write
+        size_t begin = 0, end = 0; // byte range in the line
+        TimePs lineStart = 0;
+        // Results, read by the plane's last worker:
+        size_t written = 0;
+        int64_t malformed = 0;
+        std::vector<Track::Aggregated> aggregated; // op = code, as the columns
+        std::vector<size_t> aggregatedAfter; // events written before each aggregated one
+        std::vector<int64_t> unknownIds; // code & ~kUnknownCode indexes these
+        std::unordered_map<int64_t, uint32_t> unknownIndex;
+
+        uint32_t unknownCode(int64_t id)
+        {
+            auto [it, added] = unknownIndex.emplace(id, static_cast<uint32_t>(unknownIds.size()));
+            if (added)
+                unknownIds.push_back(id);
+            return kUnknownCode | it->second;
+        }
+    };
+
+    struct ChunkedPlane
+    {
+        std::vector<DecodeChunk> chunks; // in file order, a line's chunks together
+        std::atomic<size_t> left {0};
+    };
+
+    /// Events per chunk: TPUSCOPE_DECODE_CHUNK_EVENTS=n overrides the default, and then every
+    /// device plane of over two chunks is cut, not only one larger than its share, so tests can
+    /// compare a chunked decode of a small file with a sequential one.
+    static size_t chunkEventsFromEnvironment(bool& forced)
+    {
+        forced = false;
+        if (const char* env = std::getenv("TPUSCOPE_DECODE_CHUNK_EVENTS"); env && *env) {
+            size_t value = 0;
+            auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
+            if (ec == std::errc() && value > 0) {
+                forced = true;
+                return value;
             }
-            releaseInput(
-                std::string_view(released, static_cast<size_t>(line.bytes.data() + line.bytes.size() - released)));
-            m_bytesDone.fetch_add(line.bytes.size(), std::memory_order_relaxed);
+        }
+        return size_t(1) << 18; // ~6 MB of wire: a few ms of work per chunk
+    }
+
+    /// Calling thread, before pass 2: the chunks of plane `local` (whose lines are sized for
+    /// them), or nothing when it is decoded whole.
+    std::unique_ptr<ChunkedPlane> chunkPlane(
+        LocalPlane& local, uint64_t planeEvents, uint64_t allEvents, unsigned threads)
+    {
+        const bool device = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu; // no step markers
+        if (threads <= 1 || !device || planeEvents < 2 * m_chunkEvents || local.metas.size() >= kUnknownCode / 2
+            || (!m_chunkingForced && planeEvents * threads <= allEvents))
+            return nullptr;
+        auto plane = std::make_unique<ChunkedPlane>();
+        for (size_t l = 0; l < local.lines.size(); ++l) {
+            LocalLine& line = local.lines[l];
+            const size_t n = line.header.eventCount;
+            TimePs lineStart = 0;
+            if (!lineStartPs(line, lineStart)) {
+                ++local.malformedEvents; // as decodeLines counts a line it cannot place
+                continue;
+            }
+            if (n == 0)
+                continue;
+            line.start.resize(n);
+            line.duration.resize(n);
+            line.op.resize(n);
+            const std::vector<size_t>& offsets = line.header.chunkOffsets;
+            for (size_t k = 0; k <= offsets.size(); ++k) {
+                DecodeChunk chunk;
+                chunk.line = l;
+                chunk.firstEvent = k * m_chunkEvents;
+                chunk.eventCount = std::min(m_chunkEvents, n - std::min(n, chunk.firstEvent));
+                chunk.begin = k == 0 ? 0 : offsets[k - 1];
+                chunk.end = k < offsets.size() ? offsets[k] : line.bytes.size();
+                chunk.lineStart = lineStart;
+                plane->chunks.push_back(std::move(chunk));
+            }
+        }
+        plane->left.store(plane->chunks.size(), std::memory_order_relaxed);
+        return plane;
+    }
+
+    /// Worker: one chunk's events into its slice of the line's columns.
+    bool decodeChunk(LocalPlane& local, DecodeChunk& chunk)
+    {
+        LocalLine& line = local.lines[chunk.line];
+        size_t next = chunk.firstEvent;
+        const size_t limit = chunk.firstEvent + chunk.eventCount;
+        auto sink = [&](const PlacedEvent& e) {
+            const uint32_t code = e.at != kNone ? e.at : chunk.unknownCode(e.metadataId);
+            if (e.aggregated) {
+                chunk.aggregated.push_back({code, e.occurrences, e.duration});
+                chunk.aggregatedAfter.push_back(chunk.written);
+                return true;
+            }
+            if (next == limit)
+                return false;
+            line.start[next] = e.start;
+            line.duration[next] = e.duration;
+            line.op[next] = code;
+            ++next;
+            ++chunk.written;
+            return true;
+        };
+        g_chunksDecoded.fetch_add(1, std::memory_order_relaxed);
+        return decodeEvents(
+            local, line.bytes.substr(chunk.begin, chunk.end - chunk.begin), chunk.lineStart, sink, chunk.malformed);
+    }
+
+    /// Worker that finished a plane's last chunk: numbers its ops in file order (as decodeLines
+    /// would have, aggregated events in their place) and closes the gaps of skipped events.
+    static void finishChunkedPlane(LocalPlane& local, ChunkedPlane& plane)
+    {
+        std::vector<size_t> kept(local.lines.size(), 0);
+        std::vector<bool> chunked(local.lines.size(), false);
+        // (metas index, XLA-op line) → op, for the entries pass 1 read: a small table, where the
+        // ops numbered in EventMeta are spread over the large metadata entries.
+        const size_t knownMetas = local.metas.size();
+        std::vector<uint32_t> opOfKnown(2 * knownMetas, kNone);
+        for (DecodeChunk& chunk : plane.chunks) {
+            LocalLine& line = local.lines[chunk.line];
+            const int xla = line.xlaOpLine ? 1 : 0;
+            chunked[chunk.line] = true;
+            local.malformedEvents += chunk.malformed;
+            auto opOf = [&](uint32_t code) {
+                if (code & kUnknownCode)
+                    return localOp(local, unknownMeta(local, chunk.unknownIds[code & ~kUnknownCode]), xla);
+                uint32_t& op = opOfKnown[2 * size_t(code) + size_t(xla)];
+                if (op == kNone)
+                    op = localOp(local, code, xla);
+                return op;
+            };
+            size_t& out = kept[chunk.line];
+            size_t k = 0;
+            auto aggregatedUpTo = [&](size_t written) {
+                for (; k < chunk.aggregated.size() && chunk.aggregatedAfter[k] <= written; ++k) {
+                    Track::Aggregated a = chunk.aggregated[k];
+                    a.op = opOf(a.op);
+                    line.aggregated.push_back(a);
+                }
+            };
+            for (size_t i = 0; i < chunk.written; ++i) {
+                aggregatedUpTo(i);
+                const size_t from = chunk.firstEvent + i;
+                line.op[out] = opOf(line.op[from]);
+                if (out != from) {
+                    line.start[out] = line.start[from];
+                    line.duration[out] = line.duration[from];
+                }
+                ++out;
+            }
+            aggregatedUpTo(SIZE_MAX);
+            chunk = DecodeChunk(); // its tables are not needed any more
+        }
+        for (size_t l = 0; l < local.lines.size(); ++l) {
+            if (!chunked[l] || kept[l] == local.lines[l].start.size())
+                continue;
+            local.lines[l].start.resize(kept[l]);
+            local.lines[l].duration.resize(kept[l]);
+            local.lines[l].op.resize(kept[l]);
         }
     }
 
@@ -847,6 +1125,8 @@ private:
     size_t m_totalLineBytes = 1;
     std::atomic<size_t> m_bytesDone {0};
     double m_lastReported = -1;
+    size_t m_chunkEvents = 1; // see chunkEventsFromEnvironment
+    bool m_chunkingForced = false;
 };
 
 } // namespace
@@ -856,6 +1136,11 @@ std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32
 {
     XSpaceDecoder decoder(bytes, builder, host, progress, stop, source);
     return decoder.run();
+}
+
+uint64_t xspaceChunksDecoded()
+{
+    return g_chunksDecoded.load(std::memory_order_relaxed);
 }
 
 bool looksLikeXSpace(std::string_view bytes)

@@ -14,6 +14,10 @@ class ByteSource;
 std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
     std::stop_token stop, ByteSource* source = nullptr);
 
+/// Chunks of planes decoded over workers since the process started (a plane far larger than the
+/// others is cut into chunks, see XSpaceDecoder). Lets tests check that a chunked decode ran.
+uint64_t xspaceChunksDecoded();
+
 /// True when the bytes look like an XSpace (first field is a plane whose name is readable).
 bool looksLikeXSpace(std::string_view bytes);
 

@@ -26,6 +26,9 @@ struct LineHeader
     std::string displayName;
     int64_t timestampNs = 0;
     size_t eventCount = 0; // events are decoded in a second pass, straight from the line bytes
+    // Byte offset in the line of every chunkEvents-th event (events chunkEvents, 2·chunkEvents, …):
+    // where pass 2 may split a large line over workers (XSpaceDecoder's chunked planes).
+    std::vector<size_t> chunkOffsets;
 };
 
 struct PlaneSpans

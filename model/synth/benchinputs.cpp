@@ -257,19 +257,20 @@ const char* const kKinds[] = {"fusion", "convolution", "all-reduce", "copy", "do
 } // namespace
 
 bool generateXSpace(
-    uint64_t n, const std::string& plainPath, const std::string& gzPath, int gzLevel, std::string* error)
+    uint64_t n, const std::string& plainPath, const std::string& gzPath, int gzLevel, std::string* error, int cores)
 {
+    cores = std::max(1, cores);
     Sink sink;
     if (!sink.open(plainPath, gzPath, gzLevel, error))
         return false;
     std::mt19937_64 rnd(42);
-    const uint64_t perCore = n / 8;
+    const uint64_t perCore = n / static_cast<uint64_t>(cores);
     Writer head, steps, ops, tail, event, stat, md, entry, frame;
-    for (int core = 0; core < 8; ++core) {
+    for (int core = 0; core < cores; ++core) {
         head.clear();
         head.field(1, static_cast<uint64_t>(core + 1));
         head.bytes(2, "/device:TPU:" + std::to_string(core));
-        const uint64_t count = core < 7 ? perCore : n - 7 * perCore;
+        const uint64_t count = core < cores - 1 ? perCore : n - static_cast<uint64_t>(cores - 1) * perCore;
         steps.clear();
         ops.clear();
         ops.out.reserve(count * 26 + 64);

@@ -20,13 +20,14 @@ struct Profile;
 /// device_duration_ps).
 enum class JsonStyle { AppendixA, Tsl };
 
-/// Writes an XSpace of `n` XLA-op events over 8 TPU cores (plus one step event per 1000 ops on a
-/// "Steps" line), fixed seed, as PERFORMANCE.md Appendix B. Writes `plainPath` and, when
+/// Writes an XSpace of `n` XLA-op events over `cores` TPU cores (8 in PERFORMANCE.md Appendix B;
+/// 1 for a single-chip profile, whose one plane holds every event), plus one step event per 1000
+/// ops on a "Steps" line, fixed seed. Writes `plainPath` and, when
 /// `gzPath` is not empty, the same bytes gzip-compressed at `gzLevel` in the same pass. Files are
 /// written under a temporary name and renamed when complete, so an existing file is always
 /// whole. Returns false (with `error`) when a file cannot be written.
 bool generateXSpace(uint64_t n, const std::string& plainPath, const std::string& gzPath = {}, int gzLevel = 6,
-    std::string* error = nullptr);
+    std::string* error = nullptr, int cores = 8);
 
 /// Writes a Chrome trace JSON of `n` 'X' events (every 1000th on a core is a step event) over 8
 /// TPU-core "XLA Ops" tracks with a 3000-name vocabulary, fixed seed, as PERFORMANCE.md Appendix

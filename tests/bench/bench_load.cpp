@@ -5,7 +5,8 @@
 // file. Prints one JSON line per case.
 //
 //   bench_load [N ...]          default: 1e5 1e6 1e7
-//   bench_load --generate N PATH  only write the input (for profiling with perf)
+//   bench_load --generate N PATH [CORES]  only write the input (for profiling with perf), over 8
+//                                 TPU cores or CORES (1: a single-chip profile, one large plane)
 //   bench_load --load PATH [R]    load an existing file R times (default 3), one line each
 //   bench_load --gz-ratio FILE.gz [PLAIN] [R]  the .gz load as a ratio of `gzip -dc FILE.gz` and of
 //                                 the plain file's load (median of R, default 3), with libdeflate
@@ -264,7 +265,8 @@ int main(int argc, char** argv)
 {
     if (argc >= 4 && std::strcmp(argv[1], "--generate") == 0) {
         std::string error;
-        if (!tpuscope::bench::generateXSpace(tpuscope::bench::parseCount(argv[2]), argv[3], {}, 6, &error)) {
+        const int cores = argc >= 5 ? std::max(1, std::atoi(argv[4])) : 8;
+        if (!tpuscope::bench::generateXSpace(tpuscope::bench::parseCount(argv[2]), argv[3], {}, 6, &error, cores)) {
             std::fprintf(stderr, "bench_load: %s\n", error.c_str());
             return 1;
         }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Sets the XSpace decoder's thread count (TPUSCOPE_DECODE_THREADS) for one scope and restores it.
+// Sets one of the XSpace decoder's environment knobs for one scope and restores it:
+// TPUSCOPE_DECODE_THREADS (the thread count) and TPUSCOPE_DECODE_CHUNK_EVENTS (the events per chunk
+// of a plane cut over workers, which then cuts every device plane of over two chunks).
 #pragma once
 
 #include <cstdlib>
@@ -7,27 +9,50 @@
 
 namespace tpuscope::test {
 
-class DecodeThreads
+class ScopedEnvironment
+{
+public:
+    ScopedEnvironment(const char* name, const std::string& value)
+        : m_name(name)
+    {
+        if (const char* old = std::getenv(name)) {
+            m_hadOld = true;
+            m_old = old;
+        }
+        setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnvironment()
+    {
+        if (m_hadOld)
+            setenv(m_name, m_old.c_str(), 1);
+        else
+            unsetenv(m_name);
+    }
+    ScopedEnvironment(const ScopedEnvironment&) = delete;
+    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+private:
+    const char* m_name;
+    bool m_hadOld = false;
+    std::string m_old;
+};
+
+class DecodeThreads : public ScopedEnvironment
 {
 public:
     explicit DecodeThreads(int n)
+        : ScopedEnvironment("TPUSCOPE_DECODE_THREADS", std::to_string(n))
     {
-        if (const char* old = std::getenv("TPUSCOPE_DECODE_THREADS"))
-            m_old = old;
-        setenv("TPUSCOPE_DECODE_THREADS", std::to_string(n).c_str(), 1);
     }
-    ~DecodeThreads()
-    {
-        if (m_old.empty())
-            unsetenv("TPUSCOPE_DECODE_THREADS");
-        else
-            setenv("TPUSCOPE_DECODE_THREADS", m_old.c_str(), 1);
-    }
-    DecodeThreads(const DecodeThreads&) = delete;
-    DecodeThreads& operator=(const DecodeThreads&) = delete;
+};
 
-private:
-    std::string m_old;
+class DecodeChunkEvents : public ScopedEnvironment
+{
+public:
+    explicit DecodeChunkEvents(size_t n)
+        : ScopedEnvironment("TPUSCOPE_DECODE_CHUNK_EVENTS", std::to_string(n))
+    {
+    }
 };
 
 } // namespace tpuscope::test

@@ -6,11 +6,13 @@
 
 #include "loader/gzip.h"
 #include "loader/loader.h"
+#include "loader/xspaceloader.h"
 
 #include "decodethreads.h"
 #include "xplane.pb.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <random>
 
@@ -81,7 +83,10 @@ std::string multiPlaneSpace()
             tp::XLine* line = plane->add_lines();
             line->set_id(lineNo + 1);
             line->set_name(lineNo == 0 ? "XLA Ops" : lineNo == 1 ? "Steps" : "XLA Modules");
-            line->set_timestamp_ns(1'700'000'000'000'000'000 + core * 1000 + lineNo * 7);
+            // Core 2's XLA Modules line has a timestamp no event time can be placed from (skipped and
+            // counted as one malformed event).
+            line->set_timestamp_ns(
+                core == 2 && lineNo == 2 ? INT64_MAX : 1'700'000'000'000'000'000 + core * 1000 + lineNo * 7);
             int64_t offset = 0;
             const int count = lineNo == 0 ? sizes[core] : sizes[core] / 50;
             for (int j = 0; j < count; ++j) {
@@ -89,6 +94,11 @@ std::string multiPlaneSpace()
                 // ids 41..43 have no metadata: counted once per plane and named.
                 e->set_metadata_id(1 + static_cast<int64_t>(rnd() % 43));
                 const int64_t duration = 1000 + static_cast<int64_t>(rnd() % 50000);
+                if (j % 509 == 300) {
+                    e->set_offset_ps(offset);
+                    e->set_duration_ps(INT64_MAX); // malformed: skipped and counted
+                    continue;
+                }
                 if (rnd() % 97 == 0) {
                     e->set_num_occurrences(1 + static_cast<int64_t>(rnd() % 5));
                     e->set_duration_ps(duration);
@@ -229,6 +239,88 @@ TEST(XSpaceParallel, MultiPlaneDecodeMatchesSingleThreaded)
         ASSERT_TRUE(parallel.ok()) << parallel.error;
         expectSameProfile(p, *parallel.profile);
     }
+}
+
+// A plane far larger than the others is cut into chunks of lines decoded on several workers
+// straight into the line's columns; the ops are numbered afterwards in file order. Every chunk
+// size (one event per chunk, sizes that cut aggregated, unknown and malformed events anywhere, one
+// chunk per line) must give the sequential decode's profile, op ids included.
+TEST(XSpaceParallel, ChunkedPlanesMatchTheSequentialDecode)
+{
+    const std::string bytes = multiPlaneSpace();
+    const LoadResult single = loadWithThreads(bytes, 1);
+    ASSERT_TRUE(single.ok()) << single.error;
+    EXPECT_GT(single.profile->stats.malformedEvents, 40); // the fixture's skipped events and line
+    for (size_t chunkEvents : {size_t(1), size_t(7), size_t(97), size_t(4096), size_t(100000)}) {
+        for (int threads : {2, 3}) {
+            SCOPED_TRACE("chunks of " + std::to_string(chunkEvents) + " events, threads " + std::to_string(threads));
+            DecodeChunkEvents chunking(chunkEvents);
+            const uint64_t chunksBefore = xspaceChunksDecoded();
+            const LoadResult chunked = loadWithThreads(bytes, threads);
+            ASSERT_TRUE(chunked.ok()) << chunked.error;
+            // Planes of over two chunks are cut (none is, with chunks of 100000 events).
+            if (chunkEvents < 10000)
+                EXPECT_GT(xspaceChunksDecoded() - chunksBefore, 2u);
+            else
+                EXPECT_EQ(xspaceChunksDecoded() - chunksBefore, 0u);
+            expectSameProfile(*single.profile, *chunked.profile);
+        }
+    }
+}
+
+// The chunks of a mapped file and of an inflated .gz hand their pages back as they go; a chunk
+// must never lose the bytes of its neighbour.
+TEST(XSpaceParallel, ChunkedPlanesOfMappedAndGzipFilesMatch)
+{
+    const std::string bytes = multiPlaneSpace();
+    const LoadResult single = loadWithThreads(bytes, 1);
+    ASSERT_TRUE(single.ok()) << single.error;
+    const std::string dir = tempDir("chunked");
+    writeFile(dir + "/space.xplane.pb", bytes);
+    writeFile(dir + "/space.xplane.pb.gz", gzipBytes(bytes));
+    DecodeThreads threads(2);
+    DecodeChunkEvents chunking(5);
+    for (const char* name : {"space.xplane.pb", "space.xplane.pb.gz"}) {
+        SCOPED_TRACE(name);
+        const uint64_t chunksBefore = xspaceChunksDecoded();
+        const LoadResult chunked = loadProfile(dir + "/" + name);
+        ASSERT_TRUE(chunked.ok()) << chunked.error;
+        EXPECT_GT(xspaceChunksDecoded() - chunksBefore, 1000u);
+        expectSameProfile(*single.profile, *chunked.profile);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// Without the test knob, only a plane larger than its share of the workers is cut: a single-core
+// profile is, the fixture (whose largest plane holds less than half the events) is not.
+TEST(XSpaceParallel, OnlyAPlaneLargerThanItsShareIsCut)
+{
+    const std::string many = multiPlaneSpace();
+    uint64_t before = xspaceChunksDecoded();
+    ASSERT_TRUE(loadWithThreads(many, 2).ok());
+    EXPECT_EQ(xspaceChunksDecoded(), before);
+
+    tp::XSpace space;
+    tp::XPlane* plane = space.add_planes();
+    plane->set_name("/device:TPU:0");
+    (*plane->mutable_event_metadata())[1].set_name("fusion.1");
+    tp::XLine* line = plane->add_lines();
+    line->set_name("XLA Ops");
+    line->set_timestamp_ns(1'700'000'000'000'000'000);
+    const int events = 600'000; // over two chunks of the default 2^18 events
+    for (int j = 0; j < events; ++j) {
+        tp::XEvent* e = line->add_events();
+        e->set_metadata_id(1);
+        e->set_offset_ps(j * 1000);
+        e->set_duration_ps(900);
+    }
+    const std::string one = space.SerializeAsString();
+    const LoadResult single = loadWithThreads(one, 1);
+    before = xspaceChunksDecoded();
+    const LoadResult chunked = loadWithThreads(one, 2);
+    ASSERT_TRUE(single.ok() && chunked.ok()) << single.error << chunked.error;
+    EXPECT_EQ(xspaceChunksDecoded() - before, 3u);
+    expectSameProfile(*single.profile, *chunked.profile);
 }
 
 TEST(XSpaceParallel, RealSampleMatchesSingleThreaded)
