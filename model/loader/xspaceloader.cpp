@@ -8,10 +8,10 @@
 //
 // Planes are independent, so both passes run on worker threads, one plane at a time per
 // worker, into plane-local columns and metadata tables holding views into the input; a plane far
-// larger than the others has its events decoded in chunks on several workers (see "Chunked
-// planes"). Only the merge touches the ProfileBuilder (which is not thread-safe): it interns and
-// adds the ops events used, in the order a sequential decode would, so the result does not depend
-// on the number of threads.
+// larger than the others has its events decoded in chunks on several workers (xspacechunks.h).
+// Only the merge touches the ProfileBuilder (which is not thread-safe): it interns and adds the
+// ops events used, in the order a sequential decode would, so the result does not depend on the
+// number of threads.
 
 #include "xspaceloader.h"
 
@@ -20,6 +20,8 @@
 #include "hloconvert.h"
 #include "inputsource.h"
 #include "wirereader.h"
+#include "xspacechunks.h"
+#include "xspaceevent.h"
 #include "xspacemerge.h"
 #include "xspaceplane.h"
 #include "xstat.h"
@@ -47,157 +49,6 @@ std::string describe(const Reader& r, const char* where)
 {
     return std::string("corrupt or truncated XSpace: ") + r.error() + " at byte offset "
         + std::to_string(r.errorOffset()) + " (" + where + ")";
-}
-
-/// The fields of an XEvent the timeline keeps.
-struct EventFields
-{
-    int64_t metadataId = 0;
-    int64_t offsetPs = 0;
-    int64_t durationPs = 0;
-    int64_t occurrences = 0;
-    bool aggregated = false;
-    int64_t deviceOffset = -1;
-    int64_t deviceDuration = -1;
-    int64_t stepNum = -1;
-};
-
-inline const char* chars(const uint8_t* p)
-{
-    return reinterpret_cast<const char*>(p);
-}
-
-/// Bounds-checked varint; false on truncation or more than 10 bytes (the caller then falls
-/// back to the checked Reader, which reports the damage the way it always has).
-[[gnu::always_inline]] inline bool fastVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out)
-{
-    if (p < end && *p < 0x80) [[likely]] {
-        out = *p++;
-        return true;
-    }
-    uint64_t result = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (p >= end)
-            return false;
-        const uint8_t byte = *p++;
-        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            out = result;
-            return true;
-        }
-    }
-    return false;
-}
-
-/// The general event decoder (any field order, wire type or repetition); true unless damaged.
-bool parseEventChecked(Reader r, const PlaneContext& ctx, bool deviceStatsApply, EventFields& f)
-{
-    while (r.next()) {
-        switch (r.field()) {
-        case 1:
-            f.metadataId = r.i64();
-            break;
-        case 2:
-            f.offsetPs = r.i64();
-            break;
-        case 3:
-            f.durationPs = r.i64();
-            break;
-        case 5:
-            f.occurrences = r.i64();
-            f.aggregated = true;
-            break;
-        case 4:
-            if (deviceStatsApply) {
-                StatValue v;
-                const StatKind statKind = ctx.kindOf(readStat(r.sub(), v));
-                if (statKind == StatKind::DeviceOffsetPs)
-                    f.deviceOffset = static_cast<int64_t>(ctx.unsignedValue(v));
-                else if (statKind == StatKind::DeviceDurationPs)
-                    f.deviceDuration = static_cast<int64_t>(ctx.unsignedValue(v));
-                else if (statKind == StatKind::StepNum)
-                    f.stepNum = static_cast<int64_t>(std::min<uint64_t>(ctx.unsignedValue(v), INT64_MAX));
-            } else {
-                r.skip();
-            }
-            break;
-        default:
-            r.skip();
-            break;
-        }
-    }
-    return !r.failed();
-}
-
-/// The common event shape: varint fields 1, 2, 3, 5 and stats whose fields are varints.
-/// Returns false for anything else, and the caller decodes the event with parseEventChecked,
-/// so both paths give the same result.
-[[gnu::always_inline]] inline bool parseEventFast(
-    const uint8_t* p, const uint8_t* end, const PlaneContext& ctx, bool deviceStatsApply, EventFields& f)
-{
-    while (p < end) {
-        const uint8_t tag = *p++;
-        uint64_t v = 0;
-        switch (tag) {
-        case 0x08:
-            if (!fastVarint(p, end, v))
-                return false;
-            f.metadataId = static_cast<int64_t>(v);
-            break;
-        case 0x10:
-            if (!fastVarint(p, end, v))
-                return false;
-            f.offsetPs = static_cast<int64_t>(v);
-            break;
-        case 0x18:
-            if (!fastVarint(p, end, v))
-                return false;
-            f.durationPs = static_cast<int64_t>(v);
-            break;
-        case 0x28:
-            if (!fastVarint(p, end, v))
-                return false;
-            f.occurrences = static_cast<int64_t>(v);
-            f.aggregated = true;
-            break;
-        case 0x22: {
-            uint64_t length = 0;
-            if (!fastVarint(p, end, length) || length > static_cast<uint64_t>(end - p))
-                return false;
-            const uint8_t* statEnd = p + length;
-            if (deviceStatsApply) {
-                // Only the metadata id decides whether the value matters; the values are varints.
-                int64_t statId = 0;
-                const uint8_t* s = p;
-                while (s < statEnd) {
-                    const uint8_t statTag = *s++;
-                    if (statTag != 0x08 && statTag != 0x18 && statTag != 0x20 && statTag != 0x38)
-                        return false;
-                    if (!fastVarint(s, statEnd, v))
-                        return false;
-                    if (statTag == 0x08)
-                        statId = static_cast<int64_t>(v);
-                }
-                const StatKind kind = ctx.kindOf(statId);
-                if (kind == StatKind::DeviceOffsetPs || kind == StatKind::DeviceDurationPs) {
-                    StatValue value;
-                    readStat(Reader(chars(p), chars(statEnd), chars(p)), value);
-                    (kind == StatKind::DeviceOffsetPs ? f.deviceOffset : f.deviceDuration)
-                        = static_cast<int64_t>(ctx.unsignedValue(value));
-                } else if (kind == StatKind::StepNum) {
-                    StatValue value;
-                    readStat(Reader(chars(p), chars(statEnd), chars(p)), value);
-                    f.stepNum = static_cast<int64_t>(std::min<uint64_t>(ctx.unsignedValue(value), INT64_MAX));
-                }
-            }
-            p = statEnd;
-            break;
-        }
-        default:
-            return false;
-        }
-    }
-    return true;
 }
 
 /// "jit_f(12190760917235803885)" → 12190760917235803885.
@@ -245,7 +96,6 @@ public:
         , m_progress(progress)
         , m_stop(stop)
     {
-        m_chunkEvents = chunkEventsFromEnvironment(m_chunkingForced);
     }
 
     std::string run()
@@ -404,7 +254,7 @@ public:
         std::vector<size_t> order;
         std::vector<std::unique_ptr<ChunkedPlane>> chunked(locals.size());
         for (size_t i = 0; i < locals.size(); ++i) {
-            chunked[i] = chunkPlane(locals[i], planeEvents[i], events, threads);
+            chunked[i] = planChunks(locals[i], m_originNs, planeEvents[i], events, threads, m_chunking);
             if (!chunked[i]) {
                 // The metadata plane (HLO: the ops' categories, so a preview's colours) goes first.
                 items.push_back({i, SIZE_MAX});
@@ -511,7 +361,7 @@ private:
         const uint8_t* const end = p + blob.size();
         // Called where an event starts, before it is counted.
         auto countEvent = [&] {
-            if (header.eventCount != 0 && header.eventCount % m_chunkEvents == 0)
+            if (header.eventCount != 0 && header.eventCount % m_chunking.events == 0)
                 header.chunkOffsets.push_back(static_cast<size_t>(p - begin));
             ++header.eventCount;
         };
@@ -744,14 +594,6 @@ private:
         int64_t stepNum;
     };
 
-    /// A line's start in ps from the origin; false for a damaged timestamp (~1e18 ns away from the
-    /// origin), whose ps would overflow.
-    bool lineStartPs(const LocalLine& line, TimePs& startPs) const
-    {
-        return !__builtin_sub_overflow(line.header.timestampNs, m_originNs, &startPs)
-            && !__builtin_mul_overflow(startPs, 1000, &startPs);
-    }
-
     /// Worker: decodes the events in `bytes` (a line, or a chunk of one starting at an event) and
     /// hands each to `sink`, which returns false to stop. Counts what it skips in `malformed`, hands
     /// the bytes back as it goes and counts them as done. False when the load was cancelled.
@@ -858,7 +700,7 @@ private:
         }
         for (LocalLine& line : local.lines) {
             TimePs lineStart = 0;
-            if (!lineStartPs(line, lineStart)) {
+            if (!lineStartPs(line, m_originNs, lineStart)) {
                 ++local.malformedEvents;
                 continue;
             }
@@ -883,133 +725,6 @@ private:
             if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents))
                 return;
         }
-    }
-
-    /// The metas index of a metadata id the plane has no entry for: a placeholder named after the
-    /// id, made the first time the id is seen.
-    static uint32_t unknownMeta(LocalPlane& local, int64_t id)
-    {
-        auto it = local.index.find(id);
-        if (it == local.index.end()) {
-            ++local.unknownMetadataIds;
-            EventMeta unknown;
-            unknown.unknown = true;
-            unknown.unknownId = id;
-            it = local.index.emplace(id, static_cast<uint32_t>(local.metas.size())).first;
-            local.metas.push_back(unknown);
-        }
-        return it->second;
-    }
-
-    /// The plane-local op of metas entry `at` on an XLA-op line (xla = 1) or another line: ops are
-    /// numbered in the order of their first event, which the merge keeps (mergeOps).
-    static uint32_t localOp(LocalPlane& local, uint32_t at, int xla)
-    {
-        uint32_t& op = local.metas[at].localOp[xla];
-        if (op == kNone) {
-            op = static_cast<uint32_t>(local.usedOps.size());
-            local.usedOps.emplace_back(at, xla != 0);
-        }
-        return op;
-    }
-
-    // ---- Chunked planes ---------------------------------------------------------------------
-    // A plane far larger than the others (a single-chip profile: one TPU core's XLA Ops line holds
-    // nearly every event) would leave all workers but one idle. Its lines are cut at the event
-    // offsets pass 1 recorded (LineHeader::chunkOffsets), and each chunk is decoded on its own
-    // worker straight into its slice of the line's columns, sized from pass 1's count, so no event
-    // is copied to merge them. A chunk writes metas indices, not ops: op numbers follow first use
-    // over the whole plane, so the worker that finishes the plane's last chunk numbers them in one
-    // pass in file order (and closes the gaps skipped events left), giving exactly the ops and
-    // columns of a sequential decode.
-
-    /// Bit of a chunk's op-column code that marks an index into the chunk's own unknown ids.
-    static constexpr uint32_t kUnknownCode = 1u << 31;
-
-    struct DecodeChunk
-    {
-        size_t line = 0;
-        size_t firstEvent = 0; // index in the line's columns of the chunk's first event
-        size_t eventCount = 0; // events pass 1 counted in it: the slice the chunk may write
-        size_t begin = 0, end = 0; // byte range in the line
-        TimePs lineStart = 0;
-        // Results, read by the plane's last worker:
-        size_t written = 0;
-        int64_t malformed = 0;
-        std::vector<Track::Aggregated> aggregated; // op = code, as the columns
-        std::vector<size_t> aggregatedAfter; // events written before each aggregated one
-        std::vector<int64_t> unknownIds; // code & ~kUnknownCode indexes these
-        std::unordered_map<int64_t, uint32_t> unknownIndex;
-
-        uint32_t unknownCode(int64_t id)
-        {
-            auto [it, added] = unknownIndex.emplace(id, static_cast<uint32_t>(unknownIds.size()));
-            if (added)
-                unknownIds.push_back(id);
-            return kUnknownCode | it->second;
-        }
-    };
-
-    struct ChunkedPlane
-    {
-        std::vector<DecodeChunk> chunks; // in file order, a line's chunks together
-        std::atomic<size_t> left {0};
-    };
-
-    /// Events per chunk: TPUSCOPE_DECODE_CHUNK_EVENTS=n overrides the default, and then every
-    /// device plane of over two chunks is cut, not only one larger than its share, so tests can
-    /// compare a chunked decode of a small file with a sequential one.
-    static size_t chunkEventsFromEnvironment(bool& forced)
-    {
-        forced = false;
-        if (const char* env = std::getenv("TPUSCOPE_DECODE_CHUNK_EVENTS"); env && *env) {
-            size_t value = 0;
-            auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
-            if (ec == std::errc() && value > 0) {
-                forced = true;
-                return value;
-            }
-        }
-        return size_t(1) << 18; // ~6 MB of wire: a few ms of work per chunk
-    }
-
-    /// Calling thread, before pass 2: the chunks of plane `local` (whose lines are sized for
-    /// them), or nothing when it is decoded whole.
-    std::unique_ptr<ChunkedPlane> chunkPlane(
-        LocalPlane& local, uint64_t planeEvents, uint64_t allEvents, unsigned threads)
-    {
-        const bool device = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu; // no step markers
-        if (threads <= 1 || !device || planeEvents < 2 * m_chunkEvents || local.metas.size() >= kUnknownCode / 2
-            || (!m_chunkingForced && planeEvents * threads <= allEvents))
-            return nullptr;
-        auto plane = std::make_unique<ChunkedPlane>();
-        for (size_t l = 0; l < local.lines.size(); ++l) {
-            LocalLine& line = local.lines[l];
-            const size_t n = line.header.eventCount;
-            TimePs lineStart = 0;
-            if (!lineStartPs(line, lineStart)) {
-                ++local.malformedEvents; // as decodeLines counts a line it cannot place
-                continue;
-            }
-            if (n == 0)
-                continue;
-            line.start.resize(n);
-            line.duration.resize(n);
-            line.op.resize(n);
-            const std::vector<size_t>& offsets = line.header.chunkOffsets;
-            for (size_t k = 0; k <= offsets.size(); ++k) {
-                DecodeChunk chunk;
-                chunk.line = l;
-                chunk.firstEvent = k * m_chunkEvents;
-                chunk.eventCount = std::min(m_chunkEvents, n - std::min(n, chunk.firstEvent));
-                chunk.begin = k == 0 ? 0 : offsets[k - 1];
-                chunk.end = k < offsets.size() ? offsets[k] : line.bytes.size();
-                chunk.lineStart = lineStart;
-                plane->chunks.push_back(std::move(chunk));
-            }
-        }
-        plane->left.store(plane->chunks.size(), std::memory_order_relaxed);
-        return plane;
     }
 
     /// Worker: one chunk's events into its slice of the line's columns.
@@ -1037,60 +752,6 @@ private:
         g_chunksDecoded.fetch_add(1, std::memory_order_relaxed);
         return decodeEvents(
             local, line.bytes.substr(chunk.begin, chunk.end - chunk.begin), chunk.lineStart, sink, chunk.malformed);
-    }
-
-    /// Worker that finished a plane's last chunk: numbers its ops in file order (as decodeLines
-    /// would have, aggregated events in their place) and closes the gaps of skipped events.
-    static void finishChunkedPlane(LocalPlane& local, ChunkedPlane& plane)
-    {
-        std::vector<size_t> kept(local.lines.size(), 0);
-        std::vector<bool> chunked(local.lines.size(), false);
-        // (metas index, XLA-op line) → op, for the entries pass 1 read: a small table, where the
-        // ops numbered in EventMeta are spread over the large metadata entries.
-        const size_t knownMetas = local.metas.size();
-        std::vector<uint32_t> opOfKnown(2 * knownMetas, kNone);
-        for (DecodeChunk& chunk : plane.chunks) {
-            LocalLine& line = local.lines[chunk.line];
-            const int xla = line.xlaOpLine ? 1 : 0;
-            chunked[chunk.line] = true;
-            local.malformedEvents += chunk.malformed;
-            auto opOf = [&](uint32_t code) {
-                if (code & kUnknownCode)
-                    return localOp(local, unknownMeta(local, chunk.unknownIds[code & ~kUnknownCode]), xla);
-                uint32_t& op = opOfKnown[2 * size_t(code) + size_t(xla)];
-                if (op == kNone)
-                    op = localOp(local, code, xla);
-                return op;
-            };
-            size_t& out = kept[chunk.line];
-            size_t k = 0;
-            auto aggregatedUpTo = [&](size_t written) {
-                for (; k < chunk.aggregated.size() && chunk.aggregatedAfter[k] <= written; ++k) {
-                    Track::Aggregated a = chunk.aggregated[k];
-                    a.op = opOf(a.op);
-                    line.aggregated.push_back(a);
-                }
-            };
-            for (size_t i = 0; i < chunk.written; ++i) {
-                aggregatedUpTo(i);
-                const size_t from = chunk.firstEvent + i;
-                line.op[out] = opOf(line.op[from]);
-                if (out != from) {
-                    line.start[out] = line.start[from];
-                    line.duration[out] = line.duration[from];
-                }
-                ++out;
-            }
-            aggregatedUpTo(SIZE_MAX);
-            chunk = DecodeChunk(); // its tables are not needed any more
-        }
-        for (size_t l = 0; l < local.lines.size(); ++l) {
-            if (!chunked[l] || kept[l] == local.lines[l].start.size())
-                continue;
-            local.lines[l].start.resize(kept[l]);
-            local.lines[l].duration.resize(kept[l]);
-            local.lines[l].op.resize(kept[l]);
-        }
     }
 
     /// The preview of a large file, once it is due (see offerXSpacePreview). Calling thread only.
@@ -1125,8 +786,7 @@ private:
     size_t m_totalLineBytes = 1;
     std::atomic<size_t> m_bytesDone {0};
     double m_lastReported = -1;
-    size_t m_chunkEvents = 1; // see chunkEventsFromEnvironment
-    bool m_chunkingForced = false;
+    const ChunkSize m_chunking = chunkSizeFromEnvironment();
 };
 
 } // namespace
