@@ -121,6 +121,13 @@ double childrenCpuSeconds()
     return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
+double childrenUserSeconds()
+{
+    rusage usage {};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+}
+
 // One load in a fresh child (so each run starts cold in memory): its seconds (-1 on failure), its
 // events and its peak memory above the child's start.
 struct ChildLoad
@@ -152,14 +159,15 @@ ChildLoad childLoad(const std::string& path, const char* inflater = nullptr)
 // decompressor alone; zlib in-process when there is no gzip binary) and against the plain load.
 struct Series
 {
-    std::vector<double> wall, cpu;
+    std::vector<double> wall, cpu, user;
     template <typename Fn> void time(Fn fn)
     {
-        const double cpu0 = childrenCpuSeconds();
+        const double cpu0 = childrenCpuSeconds(), user0 = childrenUserSeconds();
         const auto t0 = std::chrono::steady_clock::now();
         fn();
         wall.push_back(seconds(t0));
         cpu.push_back(childrenCpuSeconds() - cpu0);
+        user.push_back(childrenUserSeconds() - user0);
     }
 };
 
@@ -215,12 +223,16 @@ void measureSummaryRatio(const std::string& cli, const std::string& path, int re
             });
         });
     }
-    const double s = median(summary.wall), p = median(protobuf.wall);
+    // The walk's system time is mostly the kernel zeroing its ~200 B per event of fresh arena
+    // pages, which on a VM that hands freed memory back to its host costs several times its user
+    // time: user_ratio (summary wall against the walk's user time) does not depend on that.
+    const double s = median(summary.wall), p = median(protobuf.wall), pUser = median(protobuf.user);
     std::printf("{\"case\":\"summary-vs-libprotobuf\",\"file\":\"%s\",\"repeats\":%d,\"summary_seconds\":%.4f,"
                 "\"libprotobuf_seconds\":%.4f,\"ratio\":%.3f,\"summary_cpu_seconds\":%.4f,"
-                "\"libprotobuf_cpu_seconds\":%.4f,\"cpu_ratio\":%.3f,%s}\n",
+                "\"libprotobuf_cpu_seconds\":%.4f,\"cpu_ratio\":%.3f,\"libprotobuf_user_seconds\":%.4f,"
+                "\"user_ratio\":%.3f,%s}\n",
         std::filesystem::path(path).filename().c_str(), repeats, s, p, s / p, median(summary.cpu), median(protobuf.cpu),
-        median(summary.cpu) / median(protobuf.cpu), machine().c_str());
+        median(summary.cpu) / median(protobuf.cpu), pUser, pUser > 0 ? s / pUser : 0, machine().c_str());
     std::fflush(stdout);
 }
 

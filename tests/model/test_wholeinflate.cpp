@@ -13,6 +13,7 @@
 #include "synth/synth.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 using namespace tpuscope::model;
@@ -226,4 +227,24 @@ TEST(WholeInflate, TraceJsonStreamsAndLogDirHostsTakeTheSamePath)
     EXPECT_EQ(wholeBufferInflates(), before + 2);
     EXPECT_EQ(eventsText(*fast.profile), eventsText(*slow.profile));
     EXPECT_GT(fast.profile->eventCount(), 0u);
+}
+
+// A buffer of 64 MiB or more is faulted in ahead of the inflater by a second thread
+// (PrefaultAhead); that thread must never change a byte the inflater has written.
+TEST(WholeInflate, ALargeBufferFaultedInAheadKeepsEveryByte)
+{
+    // 72 MiB in which every 4 KiB page carries its own number, so a page zeroed or faulted in
+    // again behind the inflater would show; the rest of each page is a pattern that compresses fast.
+    std::string plain(size_t(72) << 20, '\0');
+    for (size_t page = 0; page * 4096 < plain.size(); ++page) {
+        char* p = plain.data() + page * 4096;
+        std::memcpy(p, &page, sizeof page);
+        for (size_t i = sizeof page; i < 4096; ++i)
+            p[i] = static_cast<char>('a' + i % 23);
+    }
+    const std::string gz = gzipBytes(plain, 1);
+    WholeInflate whole;
+    ASSERT_TRUE(whole.inflate(gz, 1ull << 30, 200));
+    ASSERT_EQ(whole.bytes().size(), plain.size());
+    EXPECT_TRUE(whole.bytes() == plain);
 }
