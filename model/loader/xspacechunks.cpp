@@ -23,16 +23,6 @@ uint32_t unknownMeta(LocalPlane& local, int64_t id)
     return it->second;
 }
 
-uint32_t localOp(LocalPlane& local, uint32_t at, int xla)
-{
-    uint32_t& op = local.metas[at].localOp[xla];
-    if (op == kNone) {
-        op = static_cast<uint32_t>(local.usedOps.size());
-        local.usedOps.emplace_back(at, xla != 0);
-    }
-    return op;
-}
-
 uint32_t DecodeChunk::unknownCode(int64_t id)
 {
     auto [it, added] = unknownIndex.emplace(id, static_cast<uint32_t>(unknownIds.size()));
@@ -96,22 +86,14 @@ void finishChunkedPlane(LocalPlane& local, ChunkedPlane& plane)
 {
     std::vector<size_t> kept(local.lines.size(), 0);
     std::vector<bool> chunked(local.lines.size(), false);
-    // (metas index, XLA-op line) → op, for the entries pass 1 read: a small table, where the
-    // ops numbered in EventMeta are spread over the large metadata entries.
-    const size_t knownMetas = local.metas.size();
-    std::vector<uint32_t> opOfKnown(2 * knownMetas, kNone);
     for (DecodeChunk& chunk : plane.chunks) {
         LocalLine& line = local.lines[chunk.line];
         const int xla = line.xlaOpLine ? 1 : 0;
         chunked[chunk.line] = true;
         local.malformedEvents += chunk.malformed;
         auto opOf = [&](uint32_t code) {
-            if (code & kUnknownCode)
-                return localOp(local, unknownMeta(local, chunk.unknownIds[code & ~kUnknownCode]), xla);
-            uint32_t& op = opOfKnown[2 * size_t(code) + size_t(xla)];
-            if (op == kNone)
-                op = localOp(local, code, xla);
-            return op;
+            const uint32_t at = code & kUnknownCode ? unknownMeta(local, chunk.unknownIds[code & ~kUnknownCode]) : code;
+            return localOp(local, at, xla);
         };
         size_t& out = kept[chunk.line];
         size_t k = 0;

@@ -36,8 +36,20 @@ inline bool lineStartPs(const LocalLine& line, int64_t originNs, TimePs& startPs
 uint32_t unknownMeta(LocalPlane& local, int64_t id);
 
 /// The plane-local op of metas entry `at` on an XLA-op line (xla = 1) or another line: ops are
-/// numbered in the order of their first event, which the merge keeps (mergeOps).
-uint32_t localOp(LocalPlane& local, uint32_t at, int xla);
+/// numbered in the order of their first event, which the merge keeps (mergeOps). Inline: it runs
+/// once per event.
+inline uint32_t localOp(LocalPlane& local, uint32_t at, int xla)
+{
+    const size_t slot = 2 * size_t(at) + size_t(xla);
+    if (slot >= local.opOfMeta.size())
+        local.opOfMeta.resize(2 * local.metas.size(), kNone);
+    uint32_t& op = local.opOfMeta[slot];
+    if (op == kNone) {
+        op = static_cast<uint32_t>(local.usedOps.size());
+        local.usedOps.emplace_back(at, xla != 0);
+    }
+    return op;
+}
 
 /// Bit of a chunk's op-column code that marks an index into the chunk's own unknown ids.
 inline constexpr uint32_t kUnknownCode = 1u << 31;

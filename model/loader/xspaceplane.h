@@ -78,6 +78,9 @@ struct LocalPlane
     std::unordered_map<int64_t, uint32_t> index; // metadata id → metas index (first entry wins)
     std::vector<uint32_t> dense; // the same for small ids, kNone = absent
     std::vector<std::pair<uint32_t, bool>> usedOps; // (metas index, XLA-op line) in first-use order
+    // The plane-local op of (metas index at, XLA-op line xla) at [2·at + xla], kNone until used: a
+    // small table read once per event, apart from the large metadata entries (xspacechunks.h).
+    std::vector<uint32_t> opOfMeta;
     std::vector<LocalLine> lines;
     std::vector<HloResult> programs;
     struct StepMarkerEvent

@@ -205,7 +205,6 @@ struct EventMeta
     bool bytesRecorded = false; // a bytes_accessed stat or a memory access breakdown
     int64_t unknownId = 0; // an id events referred to without metadata
     bool unknown = false;
-    uint32_t localOp[2] = {kNone, kNone}; // [0] other lines, [1] XLA Ops lines of TPU cores
 };
 
 /// Fills the op fields of an EventMeta from the stats of an XEventMetadata.
