@@ -10,6 +10,7 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "analysis/profileanalysis.h"
+#include "analysis/summary.h"
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "report/report.h"
@@ -163,10 +164,13 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
     const AdviceReport& report = m_result->advice;
     const Profile& profile = *m_profile;
 
-    QString header
-        = QStringLiteral("<b>%1</b>, %2")
+    // A profile without TPU ops (a GPU trace) says so, as the CLI's advice and summary do, rather
+    // than "Unknown TPU, 0 TPU cores".
+    QString header = profile.hasTpuOps()
+        ? QStringLiteral("<b>%1</b>, %2")
               .arg(qs(profile.device.type.empty() ? std::string("Unknown TPU") : profile.device.type).toHtmlEscaped(),
-                  qs(model::adviceCoresText(profile, report)).toHtmlEscaped());
+                  qs(model::adviceCoresText(profile, report)).toHtmlEscaped())
+        : qs(model::noTpuOpDataStatement(profile)).toHtmlEscaped();
     if (report.batch.known)
         header += tr("<br>Per-core batch <b>%1</b>, global <b>%2</b> (%1 × %3 cores, assumed data-parallel); "
                      "confidence %4")
@@ -175,7 +179,7 @@ void AdvicePanel::setAnalysis(ProfileAnalysisPtr analysis)
                       .arg(report.batch.cores)
                       .arg(qs(report.batch.confidence));
     else
-        header += tr("<br>Per-core batch not inferred.");
+        header += tr("<br>Per-core batch not inferred: %1.").arg(qs(report.batch.reason).toHtmlEscaped());
     m_header->setText(header);
     m_header->setToolTip(
         qt::plainToolTip(qs(report.batch.known ? report.batch.explanation(profile) : report.batch.reason)));

@@ -208,6 +208,7 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
     AdviceReport report;
     if (!profile.hasTpuOps()) {
         report.notes.push_back("no advice: the profile has no XLA ops on TPU cores");
+        report.batch.reason = "the profile has no XLA ops on TPU cores";
         return report;
     }
     Context ctx {profile, breakdown, model, hostLink};
@@ -236,7 +237,7 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
     ctx.batch = inferPerCoreBatch(profile, breakdown);
     report.batch = ctx.batch;
     if (!ctx.batch.known)
-        report.notes.push_back(ctx.batch.reason);
+        report.notes.push_back("per-core batch not inferred: " + ctx.batch.reason);
 
     std::vector<RuleOutput::Deferral> deferred;
     RuleOutput out {report.advice, report.notes, deferred};

@@ -370,8 +370,8 @@ BatchInference inferPerCoreBatch(const Profile& profile, const OpBreakdown& brea
         knownTime += row.totalTimePs;
     }
     if (byBatch.empty() || knownTime <= 0) {
-        out.reason = "per-core batch not inferred: no convolution or batched dot with a known batch dimension "
-                     "(the file carries no HLO, or the model has no such ops)";
+        out.reason = "no convolution or batched dot with a known batch dimension (the file carries no HLO, or the "
+                     "model has no such ops)";
         return out;
     }
     for (auto& [batch, c] : byBatch)

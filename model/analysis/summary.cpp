@@ -72,6 +72,17 @@ ProfileSummary computeSummary(const Profile& profile)
     return computeSummary(profile, computeOpBreakdown(profile), computeSteps(profile));
 }
 
+std::string noTpuOpDataStatement(const Profile& profile)
+{
+    int gpus = 0;
+    for (const auto& plane : profile.planes)
+        gpus += plane.kind == PlaneKind::Gpu;
+    std::string text = "This profile has no TPU op data (no /device:TPU:N plane with an \"XLA Ops\" line)";
+    if (gpus)
+        text += "; it holds " + std::to_string(gpus) + " GPU device plane" + (gpus == 1 ? "" : "s");
+    return text + ".";
+}
+
 ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreakdown, const StepAnalysis& steps)
 {
     ProfileSummary summary;
@@ -85,13 +96,7 @@ ProfileSummary computeSummary(const Profile& profile, const OpBreakdown& opBreak
         summary.programsWithHlo += program.hlo ? 1 : 0;
     summary.hasTpuOps = profile.hasTpuOps();
     if (!summary.hasTpuOps) {
-        int gpus = 0;
-        for (const auto& plane : profile.planes)
-            gpus += plane.kind == PlaneKind::Gpu;
-        summary.message = "This profile has no TPU op data (no /device:TPU:N plane with an \"XLA Ops\" line)";
-        if (gpus)
-            summary.message += "; it holds " + std::to_string(gpus) + " GPU device plane" + (gpus == 1 ? "" : "s");
-        summary.message += ". The timeline still shows every plane and line.";
+        summary.message = noTpuOpDataStatement(profile) + " The timeline still shows every plane and line.";
         return summary;
     }
     const OpBreakdown categories = regroupOpBreakdown(opBreakdown, GroupBy::Category);

@@ -47,6 +47,11 @@ struct ProfileSummary
 
 ProfileSummary computeSummary(const Profile& profile);
 
+/// What a profile without TPU op data holds instead, one sentence: "This profile has no TPU op data
+/// (no /device:TPU:N plane with an "XLA Ops" line); it holds 8 GPU device planes." The summary and
+/// the advice say it in the same words.
+std::string noTpuOpDataStatement(const Profile& profile);
+
 /// Warnings a breakdown's headline needs: low cost coverage, over-peak ops, unknown device.
 std::vector<std::string> breakdownWarnings(const Profile& profile, const OpBreakdown& breakdown);
 /// Everything a reader must know before trusting the numbers of a whole profile, one sentence

@@ -3,6 +3,7 @@
 
 #include "../analysis/advicerules.h"
 #include "../analysis/attribution.h"
+#include "../analysis/summary.h"
 #include "../core/neutraltext.h"
 #include "jsonwriter.h"
 #include "report.h"
@@ -117,6 +118,8 @@ namespace {
 
 std::string headerLine(const Profile& profile, const AdviceReport& report)
 {
+    if (!profile.hasTpuOps())
+        return noTpuOpDataStatement(profile); // "unknown TPU, 0 TPU cores" would invent a TPU
     std::string device = profile.device.type.empty() ? "unknown TPU" : profile.device.type;
     std::string out = device + ", " + adviceCoresText(profile, report);
     if (report.steps > 0)
@@ -128,7 +131,7 @@ std::string headerLine(const Profile& profile, const AdviceReport& report)
 std::string batchLine(const Profile& profile, const BatchInference& b)
 {
     if (!b.known)
-        return "Per-core batch: not inferred. " + b.reason;
+        return "Per-core batch: not inferred: " + b.reason + ".";
     return format("Per-core batch: %lld, global batch %lld = %lld x %d cores (all cores assumed data-parallel); "
                   "confidence %s: %s. How: %s.",
         static_cast<long long>(b.perCoreBatch), static_cast<long long>(b.globalBatch),
@@ -200,8 +203,9 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
     const bool md = fmt == AdviceFormat::Markdown;
     std::string out;
     if (md) {
-        out += "## tpuscope advice\n\n" + headerLine(profile, report) + "\n\n" + batchLine(profile, report.batch)
-            + "\n\n";
+        // The device type and op names come from the file: Markdown-neutral, as the titles below.
+        out += "## tpuscope advice\n\n" + neutralForMarkdown(headerLine(profile, report)) + "\n\n"
+            + neutralForMarkdown(batchLine(profile, report.batch)) + "\n\n";
     } else {
         out += "Advice: " + headerLine(profile, report) + "\n" + batchLine(profile, report.batch) + "\n\n";
     }

@@ -220,3 +220,35 @@ TEST(HonestNumbers, SampleJsonSnapshots)
             std::string(c.snapshot) + ".advise.json", stableCliOutput("advise " + file + " --format json")));
     }
 }
+
+// A GPU profile is not an unknown TPU with 0 cores: the advice says what the file holds in the
+// summary's own words, and why there is no batch; a TPU profile's batch line says "not inferred"
+// once, with its reason.
+TEST(HonestNumbers, AProfileWithoutTpuOpsIsNotCalledAnUnknownTpu)
+{
+    const std::string gpu = "gpu_multiworker.xplane.pb";
+    if (!haveSample(gpu) || !haveSample(kV6e))
+        GTEST_SKIP() << "samples missing";
+    const std::string statement = "This profile has no TPU op data (no /device:TPU:N plane with an \"XLA Ops\" "
+                                  "line); it holds 8 GPU device planes.";
+    const std::string summary = stableCliOutput("summary " + samplePath(gpu));
+    EXPECT_NE(summary.find(statement), std::string::npos) << summary;
+    for (const char* format : {"text", "md"}) {
+        SCOPED_TRACE(format);
+        const std::string advice = stableCliOutput("advise " + samplePath(gpu) + " --format " + format);
+        EXPECT_EQ(advice.find("unknown TPU"), std::string::npos) << advice;
+        EXPECT_EQ(advice.find("0 TPU cores"), std::string::npos) << advice;
+        EXPECT_NE(advice.find("no TPU op data"), std::string::npos) << advice;
+        EXPECT_NE(
+            advice.find("Per-core batch: not inferred: the profile has no XLA ops on TPU cores."), std::string::npos)
+            << advice;
+    }
+    EXPECT_NE(stableCliOutput("advise " + samplePath(gpu)).find("Advice: " + statement), std::string::npos);
+    const json::Value json = parseJson(stableCliOutput("advise " + samplePath(gpu) + " --format json"));
+    EXPECT_EQ(json["batch"]["explanation"].string(), "the profile has no XLA ops on TPU cores");
+
+    const std::string v6e = stableCliOutput("advise " + samplePath(kV6e));
+    EXPECT_NE(v6e.find("Per-core batch: not inferred: no convolution or batched dot"), std::string::npos) << v6e;
+    EXPECT_EQ(v6e.find("per-core batch not inferred: no convolution"), v6e.rfind("per-core batch not inferred: no"))
+        << "said once more, as the note: " << v6e;
+}

@@ -152,3 +152,26 @@ TEST(AdvicePanel, TheWhatIfBatchDoesNotCarryOverToAFileWithoutOne)
     EXPECT_TRUE(spin->isEnabled());
     EXPECT_EQ(spin->value(), 1024);
 }
+
+// A GPU profile's header says what the file holds, as the CLI does, not "Unknown TPU, 0 TPU
+// cores"; the batch line gives its reason.
+TEST(AdvicePanel, AProfileWithoutTpuOpsIsNotCalledAnUnknownTpu)
+{
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/gpu_multiworker.xplane.pb";
+    model::LoadResult result = model::loadProfile(path);
+    if (!result.ok())
+        GTEST_SKIP() << "sample missing: " << path;
+    widgets::AdvicePanel panel;
+    panel.resize(520, 820);
+    panel.show();
+    panel.setAnalysis(tpuscope::test::analysisOf(result.profile));
+    ASSERT_TRUE(waitFor([&] { return !panel.isComputing(); }));
+    auto* header = panel.findChild<QLabel*>(QStringLiteral("adviceHeader"));
+    ASSERT_TRUE(header);
+    const QString text = header->text();
+    EXPECT_FALSE(text.contains(QStringLiteral("Unknown TPU"))) << text.toStdString();
+    EXPECT_FALSE(text.contains(QStringLiteral("0 TPU cores"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("This profile has no TPU op data"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("Per-core batch not inferred: the profile has no XLA ops on TPU cores.")))
+        << text.toStdString();
+}
