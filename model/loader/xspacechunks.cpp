@@ -31,16 +31,24 @@ uint32_t DecodeChunk::unknownCode(int64_t id)
     return kUnknownCode | it->second;
 }
 
+std::optional<size_t> positiveFromEnvironment(const char* name)
+{
+    const char* env = std::getenv(name);
+    if (!env || !*env)
+        return std::nullopt;
+    size_t value = 0;
+    auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
+    if (ec != std::errc() || value == 0)
+        return std::nullopt;
+    return value;
+}
+
 ChunkSize chunkSizeFromEnvironment()
 {
     ChunkSize size;
-    if (const char* env = std::getenv("TPUSCOPE_DECODE_CHUNK_EVENTS"); env && *env) {
-        size_t value = 0;
-        auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
-        if (ec == std::errc() && value > 0) {
-            size.events = value;
-            size.forced = true;
-        }
+    if (const std::optional<size_t> events = positiveFromEnvironment("TPUSCOPE_DECODE_CHUNK_EVENTS")) {
+        size.events = *events;
+        size.forced = true;
     }
     return size;
 }

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct ChunkSize
     size_t events = size_t(1) << 18; // ~6 MB of wire: a few ms of work per chunk
     bool forced = false; // cut every device plane of over two chunks (tests)
 };
+
+/// The positive integer an environment variable holds, if it holds one (the decoder's tuning
+/// knobs: TPUSCOPE_DECODE_THREADS, TPUSCOPE_DECODE_CHUNK_EVENTS).
+std::optional<size_t> positiveFromEnvironment(const char* name);
 
 /// Events per chunk: TPUSCOPE_DECODE_CHUNK_EVENTS=n overrides the default, and then every device
 /// plane of over two chunks is cut, not only one larger than its share, so tests can compare a

@@ -75,12 +75,8 @@ std::atomic<uint64_t> g_chunksDecoded {0};
 /// keep a load off a busy machine; LoadOptions is shared API and stays free of tuning knobs.
 unsigned decodeThreads()
 {
-    if (const char* env = std::getenv("TPUSCOPE_DECODE_THREADS"); env && *env) {
-        unsigned value = 0;
-        auto [ptr, ec] = std::from_chars(env, env + std::strlen(env), value);
-        if (ec == std::errc() && value > 0)
-            return std::min(value, 256u);
-    }
+    if (const std::optional<size_t> threads = positiveFromEnvironment("TPUSCOPE_DECODE_THREADS"))
+        return static_cast<unsigned>(std::min<size_t>(*threads, 256));
     return std::max(1u, std::thread::hardware_concurrency());
 }
 

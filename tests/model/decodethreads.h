@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Sets one of the XSpace decoder's environment knobs for one scope and restores it:
+// Sets one of the loader's environment knobs for one scope and restores it: TPUSCOPE_INFLATER,
 // TPUSCOPE_DECODE_THREADS (the thread count) and TPUSCOPE_DECODE_CHUNK_EVENTS (the events per chunk
 // of a plane cut over workers, which then cuts every device plane of over two chunks).
 #pragma once

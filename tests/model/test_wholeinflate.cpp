@@ -5,6 +5,8 @@
 // zlib's messages and guards. Both inflaters give the same profile.
 #include "testutil.h"
 
+#include "decodethreads.h"
+
 #include "analysis/opbreakdown.h"
 #include "loader/gzip.h"
 #include "loader/inputsource.h"
@@ -23,11 +25,13 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Sets TPUSCOPE_INFLATER for one scope.
-class ScopedInflater
+class ScopedInflater : public ScopedEnvironment
 {
 public:
-    explicit ScopedInflater(const char* value) { setenv("TPUSCOPE_INFLATER", value, 1); }
-    ~ScopedInflater() { unsetenv("TPUSCOPE_INFLATER"); }
+    explicit ScopedInflater(const char* value)
+        : ScopedEnvironment("TPUSCOPE_INFLATER", value)
+    {
+    }
 };
 
 std::string benchXSpace(const char* scenario)
