@@ -173,27 +173,38 @@ int trailingIndex(std::string_view name, std::string_view prefix)
 }
 } // namespace
 
+PlaneKind planeKindFromName(std::string_view name)
+{
+    return planeKindAndCore(name).first;
+}
+
+std::pair<PlaneKind, int> planeKindAndCore(std::string_view name)
+{
+    if (int core = trailingIndex(name, "/device:TPU:"); core >= 0)
+        return {PlaneKind::TpuCore, core};
+    else if (core == -2 || name.starts_with("#Chip"))
+        return {PlaneKind::TpuNonCore, -1};
+    if (int gpu = trailingIndex(name, "/device:GPU:"); gpu >= 0)
+        return {PlaneKind::Gpu, gpu};
+    if (name == "/host:metadata")
+        return {PlaneKind::Metadata, -1};
+    if (name.starts_with("/host:"))
+        return {PlaneKind::Host, -1};
+    if (name.starts_with("TPU Core") || name.starts_with("TensorNode"))
+        return {
+            PlaneKind::TpuCore, std::max(0, trailingIndex(name, " "))}; // legacy names xprof still treats as TPU cores
+    return {PlaneKind::Other, -1};
+}
+
 PlaneId ProfileBuilder::addPlane(std::string_view name, uint32_t host)
 {
     Plane plane;
     plane.name = intern(name);
     plane.host = host;
-    if (int core = trailingIndex(name, "/device:TPU:"); core >= 0) {
-        plane.kind = PlaneKind::TpuCore;
+    const auto [kind, core] = planeKindAndCore(name);
+    plane.kind = kind;
+    if (core >= 0)
         plane.coreIndex = core;
-    } else if (core == -2 || name.starts_with("#Chip")) {
-        plane.kind = PlaneKind::TpuNonCore;
-    } else if (int gpu = trailingIndex(name, "/device:GPU:"); gpu >= 0) {
-        plane.kind = PlaneKind::Gpu;
-        plane.coreIndex = gpu;
-    } else if (name == "/host:metadata") {
-        plane.kind = PlaneKind::Metadata;
-    } else if (name.starts_with("/host:")) {
-        plane.kind = PlaneKind::Host;
-    } else if (name.starts_with("TPU Core") || name.starts_with("TensorNode")) {
-        plane.kind = PlaneKind::TpuCore; // legacy names xprof still treats as TPU cores
-        plane.coreIndex = std::max(0, trailingIndex(name, " "));
-    }
     m_profile->planes.push_back(std::move(plane));
     return static_cast<PlaneId>(m_profile->planes.size() - 1);
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tpuscope::model {
@@ -30,6 +31,10 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 enum class PlaneKind : uint8_t { TpuCore, TpuNonCore, Gpu, Host, Metadata, Other };
 const char* planeKindName(PlaneKind kind);
+/// What a plane named `name` is, as ProfileBuilder::addPlane classifies it, and its core (or GPU)
+/// index where the name gives one (-1 otherwise).
+std::pair<PlaneKind, int> planeKindAndCore(std::string_view name);
+PlaneKind planeKindFromName(std::string_view name);
 
 /// What a track (an XLine or a Chrome-JSON thread) shows; lines are matched by name, never id.
 enum class TrackKind : uint8_t { Steps, XlaModules, XlaOps, AsyncXlaOps, FrameworkOps, HostThread, Other };

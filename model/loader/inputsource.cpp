@@ -392,8 +392,13 @@ void InflateStream::run(std::stop_token stop)
             error = "cancelled";
             break;
         }
-        const GzipReader::Status status
-            = reader.inflateInto(m_base + produced, std::min(kInflateStep, m_reserved - produced), produced);
+        // One step at most, and no further past the reader than the read-ahead allows.
+        size_t step = std::min(kInflateStep, m_reserved - produced);
+        if (const size_t ahead = m_readAhead.load(); ahead != 0) {
+            const size_t allowed = m_requested.load() + ahead;
+            step = std::min(step, std::max<size_t>(allowed > produced ? allowed - produced : 0, 4096));
+        }
+        const GzipReader::Status status = reader.inflateInto(m_base + produced, step, produced);
         m_consumedInput.store(reader.consumed());
         m_produced.store(produced);
         {

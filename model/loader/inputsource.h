@@ -32,6 +32,8 @@ public:
     virtual double fraction(const char* position) const = 0;
     /// Released pages read back the same bytes (a file mapping); otherwise they read as zeros.
     virtual bool rereadable() const = 0;
+    /// Every byte is there: extend() will give nothing more. False while an inflate still runs.
+    virtual bool complete() const = 0;
 };
 
 /// A file opened read-only: mapped when possible, read into memory otherwise.
@@ -56,6 +58,7 @@ public:
     void release(const char* begin, const char* end) override;
     double fraction(const char* position) const override;
     bool rereadable() const override { return true; }
+    bool complete() const override { return true; }
 
 private:
     const char* m_data = nullptr;
@@ -102,6 +105,7 @@ public:
     void release(const char* begin, const char* end) override;
     double fraction(const char* position) const override;
     bool rereadable() const override { return false; }
+    bool complete() const override { return m_done.load(); }
 
 private:
     void run(std::stop_token stop);
@@ -146,6 +150,7 @@ public:
     void release(const char* begin, const char* end) override;
     double fraction(const char* position) const override;
     bool rereadable() const override { return false; }
+    bool complete() const override { return true; }
 
 private:
     void unmap();

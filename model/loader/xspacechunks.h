@@ -87,7 +87,7 @@ struct ChunkSize
 };
 
 /// The positive integer an environment variable holds, if it holds one (the decoder's tuning
-/// knobs: TPUSCOPE_DECODE_THREADS, TPUSCOPE_DECODE_CHUNK_EVENTS).
+/// knobs: TPUSCOPE_DECODE_THREADS, TPUSCOPE_DECODE_CHUNK_EVENTS, TPUSCOPE_XSPACE_READ_AHEAD).
 std::optional<size_t> positiveFromEnvironment(const char* name);
 
 /// Events per chunk: TPUSCOPE_DECODE_CHUNK_EVENTS=n overrides the default, and then every device

@@ -12,6 +12,10 @@
 // Only the merge touches the ProfileBuilder (which is not thread-safe): it interns and adds the
 // ops events used, in the order a sequential decode would, so the result does not depend on the
 // number of threads.
+//
+// A gzip file arrives while it is inflated on another thread: each plane whose bytes are whole
+// before the rest has arrived runs both passes at once on the calling thread, so inflate and
+// decode overlap; the rest go through the passes above (xspacearrival.h).
 
 #include "xspaceloader.h"
 
@@ -20,10 +24,12 @@
 #include "hloconvert.h"
 #include "inputsource.h"
 #include "wirereader.h"
+#include "xspacearrival.h"
 #include "xspacechunks.h"
 #include "xspaceevent.h"
 #include "xspacemerge.h"
 #include "xspaceplane.h"
+#include "xspacescan.h"
 #include "xstat.h"
 
 #include <algorithm>
@@ -32,8 +38,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -45,30 +53,9 @@ namespace {
 using wire::Reader;
 using namespace xspace;
 
-std::string describe(const Reader& r, const char* where)
-{
-    return std::string("corrupt or truncated XSpace: ") + r.error() + " at byte offset "
-        + std::to_string(r.errorOffset()) + " (" + where + ")";
-}
-
-/// "jit_f(12190760917235803885)" → 12190760917235803885.
-std::optional<uint64_t> programIdFromName(std::string_view name)
-{
-    if (name.empty() || name.back() != ')')
-        return std::nullopt;
-    const auto open = name.rfind('(');
-    if (open == std::string_view::npos)
-        return std::nullopt;
-    uint64_t value = 0;
-    const char* first = name.data() + open + 1;
-    const char* last = name.data() + name.size() - 1;
-    auto [ptr, ec] = std::from_chars(first, last, value);
-    if (ec != std::errc() || ptr != last)
-        return std::nullopt;
-    return value;
-}
-
 std::atomic<uint64_t> g_chunksDecoded {0};
+std::atomic<uint64_t> g_planesDecodedOnArrival {0};
+std::atomic<uint64_t> g_wholeRereads {0};
 
 /// Decode threads: TPUSCOPE_DECODE_THREADS=n overrides the default (one per hardware thread).
 /// It exists so tests can compare a parallel decode with a single-threaded one and so users can
@@ -83,10 +70,26 @@ unsigned decodeThreads()
 class XSpaceDecoder
 {
 public:
+    /// What the top level said besides planes (profiler messages, damage, the host name), kept
+    /// until no second decode can be needed.
+    void commitTopLevel()
+    {
+        auto& warnings = m_builder.profile().load.warnings;
+        warnings.insert(warnings.end(), m_warnings.begin(), m_warnings.end());
+        m_warnings.clear();
+        // The host's own name wins over the file name a log dir gave it (the first one, when a
+        // space names several); a space without one keeps that file name.
+        if (m_hostname && m_builder.profile().hosts.size() > m_host)
+            m_builder.profile().hosts[m_host] = std::string(m_hostname->substr(0, 256));
+        m_hostname.reset();
+    }
+
     XSpaceDecoder(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-        std::stop_token stop, ByteSource* source)
-        : m_bytes(bytes)
+        std::stop_token stop, ByteSource* source, bool* rereadWhole)
+        : m_input(bytes, source)
+        , m_bytes(m_input.bytes())
         , m_source(source)
+        , m_rereadWhole(rereadWhole)
         , m_builder(builder)
         , m_host(host)
         , m_progress(progress)
@@ -96,23 +99,35 @@ public:
 
     std::string run()
     {
-        std::vector<PlaneSpans> planes;
+        // A deque: planes decoded as they arrive point into it while more are added.
+        std::deque<PlaneSpans> planes;
+        std::vector<std::unique_ptr<LocalPlane>> arrived; // per plane: decoded on arrival, or null
         Reader top(m_bytes);
         uint64_t structureBytes = 0;
+        uint64_t at = 0;
         bool damaged = false;
-        while (!damaged && top.next()) {
+        while (!damaged) {
+            // Each top-level field is read once it is whole, so the reader sees what it would see
+            // in the complete input (a gzip file is still being inflated; see xspacearrival.h).
+            m_input.awaitField(at, m_stop);
+            m_bytes = m_input.bytes();
+            top = Reader(m_bytes.data() + at, m_bytes.data() + m_bytes.size(), m_bytes.data());
+            if (!top.next())
+                break;
             switch (top.field()) {
             case 1: {
                 std::string_view blob = top.bytes();
                 if (top.failed())
                     break;
-                planes.push_back(scanPlane(blob));
+                planes.push_back(m_scanner.scanPlane(blob, m_error));
+                arrived.emplace_back();
                 if (!m_error.empty()) {
                     // Damage inside a plane: the planes before it are whole and still shown.
                     planes.pop_back();
+                    arrived.pop_back();
                     if (planes.empty())
                         return m_error;
-                    m_builder.profile().load.warnings.push_back(
+                    m_warnings.push_back(
                         m_error + "; showing the " + std::to_string(planes.size()) + " planes read before the damage");
                     m_error.clear();
                     damaged = true;
@@ -133,13 +148,16 @@ public:
                     !over.empty())
                     return "the XSpace's planes, lines and metadata alone (" + std::to_string(planes.size())
                         + " planes so far): " + over;
+                if (m_decodeOnArrival && m_input.arriving())
+                    arrived.back() = decodeOnArrival(planes.back(), structureBytes);
+                if (m_stop.stop_requested())
+                    return "cancelled";
                 break;
             }
             case 2:
             case 3: {
                 std::string_view text = top.bytes();
-                m_builder.profile().load.warnings.emplace_back(
-                    std::string(top.field() == 2 ? "profiler error: " : "profiler warning: ")
+                m_warnings.emplace_back(std::string(top.field() == 2 ? "profiler error: " : "profiler warning: ")
                     + std::string(text.substr(0, 500)));
                 break;
             }
@@ -147,36 +165,36 @@ public:
                 // The host's own name wins over the file name a log dir gave it (the first one, when
                 // a space names several); a space without one keeps that file name.
                 std::string_view hostname = top.bytes();
-                if (m_builder.profile().hosts.size() > m_host && !hostname.empty() && !m_hostnameSeen) {
-                    m_builder.profile().hosts[m_host] = std::string(hostname.substr(0, 256));
-                    m_hostnameSeen = true;
-                }
+                if (!hostname.empty() && !m_hostname)
+                    m_hostname = hostname;
                 break;
             }
             default:
                 top.skip();
                 break;
             }
+            if (top.failed())
+                break;
+            at = top.offset();
         }
         if (top.failed()) {
-            std::string message = describe(top, "top-level XSpace");
+            std::string message = describeDamage(top, "top-level XSpace");
             if (planes.empty())
                 return message;
-            m_builder.profile().load.warnings.push_back(
+            m_warnings.push_back(
                 message + "; showing the " + std::to_string(planes.size()) + " planes read before the damage");
         }
         if (planes.empty())
             return "the file holds no XSpace planes";
 
-        // Planes are registered up front, in file order, so workers know each plane's kind
-        // and plane ids do not depend on scheduling.
         std::vector<LocalPlane> locals(planes.size());
         std::vector<size_t> weight(planes.size());
         size_t totalBytes = 0;
         for (size_t i = 0; i < planes.size(); ++i) {
+            if (arrived[i])
+                locals[i] = std::move(*arrived[i]);
             locals[i].spans = &planes[i];
-            locals[i].planeId = m_builder.addPlane(planes[i].name, m_host);
-            locals[i].kind = m_builder.profile().planes[locals[i].planeId].kind;
+            locals[i].kind = planeKindFromName(planes[i].name);
             for (auto line : planes[i].lines)
                 weight[i] += line.size();
             weight[i] += planes[i].eventMetadata.size() * 64;
@@ -189,15 +207,42 @@ public:
         // faults every page in again, which cost 7 s of system time of an 18–24 s load at 1e8
         // events and 0.1 s at 1e7 (issue 24). A file over a quarter of the memory budget is still
         // handed back line by line in pass 1.
-        m_keepPass1Pages = m_bytes.size() <= m_builder.limits().memoryBudgetBytes / 4;
+        const bool keepPass1Pages = m_bytes.size() <= m_builder.limits().memoryBudgetBytes / 4;
+        // Read again in pass 2: only a mapped file can give the pages back meanwhile, and only one
+        // too large to keep does.
+        ByteSource* const passOneReleasesTo
+            = m_source && m_source->rereadable() && !keepPass1Pages ? m_source : nullptr;
         const unsigned threads = decodeThreads();
         auto poll = [this] { reportProgress(); };
 
         // Pass 1: metadata, plane stats, line headers (event counts) and HLO programs.
         parallelFor(
-            weight, threads, [&](size_t i) { scanPlaneContents(locals[i]); }, [] {});
+            weight, threads,
+            [&](size_t i) {
+                if (!arrived[i])
+                    m_scanner.scanPlaneContents(locals[i], passOneReleasesTo);
+            },
+            [] {});
         if (m_stop.stop_requested())
             return "cancelled";
+        // The time origin is the earliest line start over every plane, so all times fit 64 bits.
+        // Planes decoded on arrival are moved to it; if one cannot be, the caller decodes the
+        // whole input again (nothing has reached the builder yet).
+        const int64_t originNs = timeOrigin(locals);
+        for (size_t i = 0; i < locals.size(); ++i)
+            if (arrived[i] && !moveToOrigin(locals[i], originNs)) {
+                *m_rereadWhole = true;
+                g_wholeRereads.fetch_add(1, std::memory_order_relaxed);
+                return {};
+            }
+        arrived.clear();
+        commitTopLevel();
+        // Planes are registered in file order, so plane ids do not depend on scheduling.
+        for (size_t i = 0; i < locals.size(); ++i) {
+            locals[i].planeId = m_builder.addPlane(planes[i].name, m_host);
+            if (m_builder.profile().planes[locals[i].planeId].kind != locals[i].kind)
+                return "internal error: plane kinds disagree";
+        }
         uint64_t events = 0;
         std::vector<uint64_t> planeEvents(locals.size(), 0);
         for (size_t i = 0; i < locals.size(); ++i)
@@ -222,20 +267,8 @@ public:
                 + " planes" + (hloInstructions ? " and " + std::to_string(hloInstructions) + " HLO instructions" : "")
                 + " (counted before decoding them): " + over;
 
-        // The time origin is the earliest line start over every plane, so all times fit 64 bits.
-        bool haveOrigin = false;
-        int64_t origin = 0;
-        for (const auto& local : locals)
-            for (const auto& line : local.lines) {
-                if (line.header.eventCount == 0)
-                    continue;
-                origin = haveOrigin ? std::min(origin, line.header.timestampNs) : line.header.timestampNs;
-                haveOrigin = true;
-            }
-        Profile& profile = m_builder.profile();
-        if (profile.originNs == 0 || (haveOrigin && origin < profile.originNs))
-            profile.originNs = origin;
-        m_originNs = profile.originNs;
+        m_builder.profile().originNs = originNs;
+        m_originNs = originNs;
 
         // Pass 2: events, into plane-local columns. A plane is marked decoded once its worker is
         // done with it, so the calling thread may read it for a preview (poll runs there).
@@ -250,6 +283,10 @@ public:
         std::vector<size_t> order;
         std::vector<std::unique_ptr<ChunkedPlane>> chunked(locals.size());
         for (size_t i = 0; i < locals.size(); ++i) {
+            if (locals[i].arrivalOriginNs) {
+                decoded[i].store(true, std::memory_order_relaxed);
+                continue;
+            }
             chunked[i] = planChunks(locals[i], m_originNs, planeEvents[i], events, threads, m_chunking);
             if (!chunked[i]) {
                 // The metadata plane (HLO: the ops' categories, so a preview's colours) goes first.
@@ -313,251 +350,62 @@ public:
     }
 
 private:
-    PlaneSpans scanPlane(std::string_view blob)
+    /// The earliest start of a line with events, over `planes`.
+    template <class Planes> static std::optional<int64_t> earliestLineStart(const Planes& planes)
     {
-        PlaneSpans spans;
-        Reader r(blob, m_bytes.data());
-        while (r.next()) {
-            switch (r.field()) {
-            case 1:
-                spans.id = r.i64();
-                break;
-            case 2:
-                spans.name = r.bytes();
-                break;
-            case 3:
-                spans.lines.push_back(r.bytes());
-                break;
-            case 4:
-                spans.eventMetadata.push_back(r.bytes());
-                break;
-            case 5:
-                spans.statMetadata.push_back(r.bytes());
-                break;
-            case 6:
-                spans.stats.push_back(r.bytes());
-                break;
-            default:
-                r.skip();
-                break;
-            }
-        }
-        if (r.failed())
-            m_error = describe(r, "plane");
-        return spans;
+        std::optional<int64_t> earliest;
+        for (const LocalPlane& local : planes)
+            for (const auto& line : local.lines)
+                if (line.header.eventCount != 0)
+                    earliest = std::min(earliest.value_or(line.header.timestampNs), line.header.timestampNs);
+        return earliest;
     }
 
-    LineHeader scanLineHeader(std::string_view blob) const
+    /// The origin times are counted from: the profile's, unless this space starts earlier (a log
+    /// dir's hosts share one origin).
+    int64_t originAfter(std::optional<int64_t> earliest) const
     {
-        LineHeader header;
-        // Events (tag 0x22) are only counted here and skipped with raw pointers; other fields
-        // (and damage) take one step of the checked Reader each.
-        const uint8_t* const begin = reinterpret_cast<const uint8_t*>(blob.data());
-        const uint8_t* p = begin;
-        const uint8_t* const end = p + blob.size();
-        // Called where an event starts, before it is counted.
-        auto countEvent = [&] {
-            if (header.eventCount != 0 && header.eventCount % m_chunking.events == 0)
-                header.chunkOffsets.push_back(static_cast<size_t>(p - begin));
-            ++header.eventCount;
-        };
-        while (p < end) {
-            if (*p == 0x22) {
-                const uint8_t* q = p + 1;
-                uint64_t length = 0;
-                if (fastVarint(q, end, length) && length <= static_cast<uint64_t>(end - q)) {
-                    countEvent();
-                    p = q + length;
-                    continue;
-                }
-            }
-            Reader r(chars(p), chars(end), m_bytes.data());
-            if (!r.next())
-                break;
-            switch (r.field()) {
-            case 1:
-                header.id = r.i64();
-                break;
-            case 2:
-                header.name = r.bytes();
-                break;
-            case 3:
-                header.timestampNs = r.i64();
-                break;
-            case 4:
-                r.skip();
-                countEvent();
-                break;
-            case 10:
-                header.displayId = r.i64();
-                break;
-            case 11:
-                header.displayName = r.bytes();
-                break;
-            default:
-                r.skip();
-                break;
-            }
-            if (r.failed())
-                break;
-            p = reinterpret_cast<const uint8_t*>(m_bytes.data()) + r.offset();
-        }
-        return header;
+        const int64_t current = m_builder.profile().originNs;
+        return current == 0 || (earliest && *earliest < current) ? earliest.value_or(0) : current;
     }
 
-    // Worker: touches only `local` and the (read-only) input.
-    void scanPlaneContents(LocalPlane& local) const
+    int64_t timeOrigin(const std::vector<LocalPlane>& locals) const { return originAfter(earliestLineStart(locals)); }
+
+    /// A plane whose bytes are whole while the rest of the input still arrives: its pass 1 and
+    /// pass 2 run now, on this thread, while the inflate thread goes on (xspacearrival.h). Null
+    /// when the planes so far do not fit the budget: the whole-file path then reads it again
+    /// and says why. Touches nothing outside the returned plane.
+    std::unique_ptr<LocalPlane> decodeOnArrival(const PlaneSpans& spans, uint64_t structureBytes)
     {
-        const PlaneSpans& spans = *local.spans;
-        PlaneContext& ctx = local.ctx;
-        for (std::string_view entry : spans.statMetadata) {
-            Reader r(entry, m_bytes.data());
-            int64_t key = 0;
-            StatMeta meta;
-            while (r.next()) {
-                if (r.field() == 1)
-                    key = r.i64();
-                else if (r.field() == 2 && r.type() == wire::Len) {
-                    Reader value = r.sub();
-                    int64_t id = key;
-                    while (value.next()) {
-                        if (value.field() == 1)
-                            id = value.i64();
-                        else if (value.field() == 2)
-                            meta.name = value.bytes();
-                        else
-                            value.skip();
-                    }
-                    key = key ? key : id;
-                } else
-                    r.skip();
-            }
-            meta.kind = statKindFromName(meta.name);
-            ctx.hasStepNum |= meta.kind == StatKind::StepNum;
-            ctx.statMeta[key] = meta;
+        auto local = std::make_unique<LocalPlane>();
+        local->spans = &spans;
+        local->kind = planeKindFromName(spans.name);
+        m_scanner.scanPlaneContents(*local, nullptr); // an inflated line is read again in pass 2
+        for (const auto& line : local->lines)
+            m_arrivedEvents += line.header.eventCount;
+        for (const HloResult& program : local->programs)
+            if (!program.overLimit)
+                m_arrivedHloInstructions += program.instructions;
+        const uint64_t hloBytes
+            = std::min(m_arrivedHloInstructions, UINT64_MAX / 4 / LoadLimits::kPeakBytesPerHloInstruction)
+            * LoadLimits::kPeakBytesPerHloInstruction;
+        if (!m_builder.limits()
+                 .check(m_builder.profile().eventCount() + m_arrivedEvents, m_builder.profile().strings.bytes(),
+                     std::min(structureBytes + hloBytes, UINT64_MAX / 2))
+                 .empty()) {
+            m_decodeOnArrival = false;
+            return nullptr;
         }
-        ctx.buildDenseKinds();
-
-        for (std::string_view blob : spans.stats) {
-            StatValue v;
-            const int64_t id = readStat(Reader(blob), v);
-            switch (ctx.kindOf(id)) {
-            case StatKind::DeviceTypeString:
-                local.deviceType = ctx.text(v);
-                break;
-            case StatKind::PeakTflops:
-                local.peakTflops = ctx.number(v);
-                break;
-            case StatKind::PeakHbmGbps:
-                local.peakHbmGbps = ctx.number(v);
-                break;
-            default:
-                break;
-            }
-        }
-
-        // Event metadata: id → name, op costs, HLO proto (metadata plane).
-        local.metas.reserve(spans.eventMetadata.size());
-        local.index.reserve(spans.eventMetadata.size());
-        std::vector<std::string_view> stats;
-        for (std::string_view entry : spans.eventMetadata) {
-            Reader r(entry, m_bytes.data());
-            int64_t key = 0;
-            EventMeta meta;
-            stats.clear();
-            while (r.next()) {
-                if (r.field() == 1)
-                    key = r.i64();
-                else if (r.field() == 2 && r.type() == wire::Len) {
-                    Reader value = r.sub();
-                    while (value.next()) {
-                        switch (value.field()) {
-                        case 2:
-                            meta.name = value.bytes();
-                            break;
-                        case 4:
-                            meta.displayName = value.bytes();
-                            break;
-                        case 5:
-                            stats.push_back(value.bytes());
-                            break;
-                        default:
-                            value.skip();
-                            break;
-                        }
-                    }
-                } else
-                    r.skip();
-            }
-            if (local.index.emplace(key, static_cast<uint32_t>(local.metas.size())).second) {
-                readMetadataStats(stats, ctx, meta);
-                local.metas.push_back(meta);
-            }
-        }
-
-        // Line headers of every plane, the metadata plane's too: they all count for the time
-        // origin, as they always have (metadata-plane lines get no track).
-        local.lines.resize(spans.lines.size());
-        for (size_t l = 0; l < spans.lines.size(); ++l) {
-            LocalLine& line = local.lines[l];
-            line.bytes = spans.lines[l];
-            line.header = scanLineHeader(line.bytes);
-            // Read again in pass 2: only a mapped file can give the pages back meanwhile, and only
-            // one too large to keep does (see m_keepPass1Pages).
-            if (m_source && m_source->rereadable() && !m_keepPass1Pages)
-                releaseInput(line.bytes);
-            line.kind = trackKindFromLineName(line.header.name);
-            if (line.kind == TrackKind::Other && local.kind == PlaneKind::Host)
-                line.kind = TrackKind::HostThread;
-            line.xlaOpLine = line.kind == TrackKind::XlaOps && local.kind == PlaneKind::TpuCore;
-        }
-
-        if (local.kind == PlaneKind::Metadata) {
-            collectHloPrograms(local);
-            return;
-        }
-
-        // Metadata ids are small dense integers in real files: index them by vector so the
-        // per-event lookup is one load instead of a hash.
-        int64_t maxId = -1;
-        for (const auto& [id, at] : local.index)
-            if (id >= 0 && id < static_cast<int64_t>(4 * local.index.size() + 4096))
-                maxId = std::max(maxId, id);
-        local.dense.assign(static_cast<size_t>(maxId + 1), kNone);
-        for (const auto& [id, at] : local.index)
-            if (id >= 0 && id <= maxId)
-                local.dense[static_cast<size_t>(id)] = at;
-    }
-
-    // Worker, pass 1: the programs with their instruction counts, so the calling thread budgets
-    // the HLO before any of it is decoded. Iterates the map like the sequential decoder did so
-    // programs keep their order.
-    void collectHloPrograms(LocalPlane& local) const
-    {
-        for (const auto& [key, at] : local.index) {
-            const EventMeta& meta = local.metas[at];
-            if (meta.hloProto.empty())
-                continue; // XLA_HLO_MODULE_ID_MAP:..., XDB_COMPILER_METADATA:... entries
-            // The key is the program id's 64 bits read as int64; the name suffix carries the
-            // unsigned value; a program_id stat overrides both (FORMATS.md §2.5).
-            HloResult result;
-            result.meta = at;
-            result.programId = static_cast<uint64_t>(key);
-            if (auto fromName = programIdFromName(meta.name))
-                result.programId = *fromName;
-            if (meta.hasProgramIdStat)
-                result.programId = meta.programId;
-            result.instructions = countHloInstructions(meta.hloProto);
-            const LoadLimits& limits = m_builder.limits();
-            if (result.instructions > limits.maxHloInstructions) {
-                result.overLimit = true;
-                result.error = "its HLO holds " + std::to_string(result.instructions)
-                    + " instructions, more than the limit of " + std::to_string(limits.maxHloInstructions)
-                    + " per module, so its ops are shown without HLO"
-                    + (limits.hloHint.empty() ? "" : "; " + limits.hloHint);
-            }
-            local.programs.push_back(std::move(result));
-        }
+        const std::optional<int64_t> earliest = earliestLineStart(std::span(local.get(), 1));
+        if (earliest)
+            m_arrivedEarliestNs = std::min(m_arrivedEarliestNs.value_or(*earliest), *earliest);
+        m_originNs = originAfter(m_arrivedEarliestNs);
+        local->arrivalOriginNs = m_originNs;
+        decodeLines(*local);
+        g_planesDecodedOnArrival.fetch_add(1, std::memory_order_relaxed);
+        if (m_progress && m_source)
+            m_progress("decoding events", m_source->fraction(nullptr));
+        return local;
     }
 
     // Worker, pass 2: the programs within the limits, decoded.
@@ -594,8 +442,12 @@ private:
     /// hands each to `sink`, which returns false to stop. Counts what it skips in `malformed`, hands
     /// the bytes back as it goes and counts them as done. False when the load was cancelled.
     template <class Sink>
-    bool decodeEvents(const LocalPlane& local, std::string_view bytes, TimePs lineStart, Sink& sink, int64_t& malformed)
+    bool decodeEvents(const LocalPlane& local, std::string_view bytes, TimePs lineStart, Sink& sink, int64_t& malformed,
+        bool& nearTimeLimits)
     {
+        // Whether a time this decode checked lies near the int64 limits (see moveToOrigin).
+        auto far = [](TimePs t) { return t >= -kSafeShiftPs && t <= kSafeShiftPs; };
+        nearTimeLimits |= !far(lineStart);
         const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
         const PlaneContext& ctx = local.ctx;
         // Stats are read on device planes, and on host planes that define step_num (step markers).
@@ -646,20 +498,25 @@ private:
             const int64_t offsetPs = f.offsetPs;
             const int64_t deviceOffset = deviceStatsApply ? f.deviceOffset : -1;
             const int64_t deviceDuration = deviceStatsApply ? f.deviceDuration : -1;
-            if (TimePs ignored; __builtin_add_overflow(lineStart, offsetPs, &ignored)
-                || __builtin_add_overflow(lineStart, deviceOffset, &ignored)) {
+            TimePs atOffset = 0, atDeviceOffset = 0;
+            if (__builtin_add_overflow(lineStart, offsetPs, &atOffset)
+                || __builtin_add_overflow(lineStart, deviceOffset, &atDeviceOffset)) {
                 ++malformed; // offset beyond the representable time range
+                nearTimeLimits = true;
                 continue;
             }
             // xprof uses the device timespan when both stats exist (GetDeviceEventTimespan):
             // device_offset_ps is relative to the line start like offset_ps.
             const bool deviceSpan = deviceOffset >= 0 && deviceDuration >= 0;
             const int64_t spanDuration = deviceSpan ? deviceDuration : e.duration;
-            if (TimePs spanEnd; spanDuration > kMaxEventDurationPs
+            TimePs spanEnd = 0;
+            if (spanDuration > kMaxEventDurationPs
                 || __builtin_add_overflow(lineStart + (deviceSpan ? deviceOffset : offsetPs), spanDuration, &spanEnd)) {
                 ++malformed; // an INT64_MAX duration would outlast the profile's span
+                nearTimeLimits |= spanDuration <= kMaxEventDurationPs;
                 continue;
             }
+            nearTimeLimits |= !far(atOffset) || !far(atDeviceOffset) || !far(spanEnd);
             e.start = lineStart + (deviceSpan ? deviceOffset : offsetPs);
             e.duration = spanDuration;
             e.at = e.metadataId >= 0 && static_cast<uint64_t>(e.metadataId) < local.dense.size()
@@ -718,7 +575,7 @@ private:
                     local.stepMarkers.push_back({e.start, e.duration, e.stepNum, at});
                 return true;
             };
-            if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents))
+            if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents, local.nearTimeLimits))
                 return;
         }
     }
@@ -746,8 +603,9 @@ private:
             return true;
         };
         g_chunksDecoded.fetch_add(1, std::memory_order_relaxed);
-        return decodeEvents(
-            local, line.bytes.substr(chunk.begin, chunk.end - chunk.begin), chunk.lineStart, sink, chunk.malformed);
+        bool nearTimeLimits = false; // chunks are decoded once the origin is final
+        return decodeEvents(local, line.bytes.substr(chunk.begin, chunk.end - chunk.begin), chunk.lineStart, sink,
+            chunk.malformed, nearTimeLimits);
     }
 
     /// The preview of a large file, once it is due (see offerXSpacePreview). Calling thread only.
@@ -769,12 +627,18 @@ private:
         }
     }
 
-    std::string_view m_bytes;
+    ArrivingBytes m_input;
+    std::string_view m_bytes; // m_input's bytes when the planes were read
     ByteSource* m_source;
+    bool* m_rereadWhole; // null: no plane is decoded before the input is whole
+    bool m_decodeOnArrival = m_rereadWhole != nullptr;
+    uint64_t m_arrivedEvents = 0;
+    uint64_t m_arrivedHloInstructions = 0;
+    std::optional<int64_t> m_arrivedEarliestNs;
+    std::vector<std::string> m_warnings; // until commitTopLevel
+    std::optional<std::string_view> m_hostname;
     ProfileBuilder& m_builder;
     uint32_t m_host;
-    bool m_hostnameSeen = false;
-    bool m_keepPass1Pages = false;
     const ProgressFn& m_progress;
     std::stop_token m_stop;
     std::string m_error;
@@ -783,20 +647,36 @@ private:
     std::atomic<size_t> m_bytesDone {0};
     double m_lastReported = -1;
     const ChunkSize m_chunking = chunkSizeFromEnvironment();
+    const PlaneScanner m_scanner {m_bytes.data(), m_builder.limits(), m_chunking};
 };
 
 } // namespace
 
 std::string decodeXSpace(std::string_view bytes, ProfileBuilder& builder, uint32_t host, const ProgressFn& progress,
-    std::stop_token stop, ByteSource* source)
+    std::stop_token stop, ByteSource* source, bool* rereadWhole)
 {
-    XSpaceDecoder decoder(bytes, builder, host, progress, stop, source);
-    return decoder.run();
+    if (rereadWhole)
+        *rereadWhole = false;
+    XSpaceDecoder decoder(bytes, builder, host, progress, stop, source, rereadWhole);
+    std::string error = decoder.run();
+    if (!rereadWhole || !*rereadWhole)
+        decoder.commitTopLevel(); // a load that stopped early says what it read before
+    return error;
 }
 
 uint64_t xspaceChunksDecoded()
 {
     return g_chunksDecoded.load(std::memory_order_relaxed);
+}
+
+uint64_t xspacePlanesDecodedOnArrival()
+{
+    return g_planesDecodedOnArrival.load(std::memory_order_relaxed);
+}
+
+uint64_t xspaceWholeRereads()
+{
+    return g_wholeRereads.load(std::memory_order_relaxed);
 }
 
 bool looksLikeXSpace(std::string_view bytes)

@@ -93,6 +93,10 @@ struct LocalPlane
     std::vector<StepMarkerEvent> stepMarkers; // host events with a step_num stat
     int64_t unknownMetadataIds = 0;
     int64_t malformedEvents = 0;
+    // A plane decoded while the input still arrived (xspacearrival.h): the time origin its times
+    // were computed against, and whether any time it checked came near the int64 limits.
+    std::optional<int64_t> arrivalOriginNs;
+    bool nearTimeLimits = false;
 };
 
 } // namespace tpuscope::model::xspace
