@@ -243,8 +243,8 @@ namespace {
 // streaming JSON reader (inflated bytes waiting to be parsed are memory, too).
 constexpr size_t kDetectBytes = 64 << 10;
 constexpr size_t kInflateReadAhead = 64 << 20;
-// Until the format is known the stream inflates only a little past what detection asks for: a
-// format read from a whole buffer gets it from libdeflate, and zlib would race it on the other core.
+// Until the format is known the stream inflates only a little past what detection asks for; the
+// format then sets its own read-ahead (JSON: kInflateReadAhead; the others: none).
 constexpr size_t kDetectReadAhead = 2 << 20;
 
 /// Waits for the whole inflated stream, reporting progress and honouring cancel.
@@ -284,7 +284,6 @@ DecodeOutcome decodeInto(const DecodeInput& input, ProfileBuilder& builder, cons
         format = FileFormat::Riegeli;
     ByteSource* source = file;
     std::unique_ptr<InflateStream> stream;
-    WholeInflate whole; // a format that needs every byte, inflated by libdeflate
     std::string inflated; // when no address space could be reserved for streaming
     const uint64_t limit = effectiveDecompressLimit(options);
     const uint64_t ratio = effectiveCompressionRatio(options);
@@ -318,15 +317,6 @@ DecodeOutcome decodeInto(const DecodeInput& input, ProfileBuilder& builder, cons
             } else if (format == FileFormat::Unknown && stream->error().empty()) {
                 return fail("not a profile tpuscope can read (the gzip file holds neither an XSpace, a Chrome trace, "
                             "a TF1 trace nor op_profile.json)");
-            } else if (wholeBufferInflateAllowed() && whole.inflate(bytes, limit, ratio)) {
-                // The other decoders need every byte at once, so nothing overlaps with the inflate:
-                // libdeflate's whole-buffer speed is the win (zlib streams what it cannot read).
-                stream.reset();
-                if (progress)
-                    progress("decompressing", 1.0);
-                bytes = whole.bytes();
-                format = detectFormat(bytes);
-                source = format == FileFormat::XSpace || format == FileFormat::OpProfileJson ? &whole : nullptr;
             } else {
                 stream->setReadAhead(0);
                 bytes = inflateAll(*stream, progress, stop); // the other decoders need every byte at once

@@ -6,10 +6,8 @@
 #include <zlib.h>
 
 #include <isa-l/igzip_lib.h>
-#include <libdeflate.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -70,56 +68,6 @@ bool gzipCompress(std::string_view in, std::string& out, std::string& error, int
     }
     out.resize(produced);
     return true;
-}
-
-namespace {
-std::atomic<uint64_t> g_wholeBufferInflates {0};
-} // namespace
-
-std::optional<uint64_t> gzipTrailerSize(std::string_view compressed, uint64_t maxBytes, uint64_t maxRatio)
-{
-    // 10 bytes of header, an empty deflate block, 8 of trailer.
-    const uint64_t c = compressed.size();
-    if (c < 20 || !isGzip(compressed))
-        return std::nullopt;
-    const auto* t = reinterpret_cast<const unsigned char*>(compressed.data() + c - 4);
-    uint64_t size = uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
-    // Stored blocks grow data by 5 bytes in 64 KiB and nothing grows it more: an honest ISIZE
-    // below half the compressed size is the size modulo 4 GiB of a larger output.
-    while (size < c / 2)
-        size += 1ull << 32;
-    if (size > maxBytes)
-        return std::nullopt;
-    if (!inflateRatioProblem(c, size, maxRatio).empty())
-        return std::nullopt;
-    return size;
-}
-
-std::optional<size_t> inflateWholeMember(std::string_view compressed, char* out, size_t capacity)
-{
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    if (!d)
-        return std::nullopt;
-    size_t inUsed = 0, outUsed = 0;
-    const libdeflate_result rc
-        = libdeflate_gzip_decompress_ex(d, compressed.data(), compressed.size(), out, capacity, &inUsed, &outUsed);
-    libdeflate_free_decompressor(d);
-    // Anything after the member (another member, padding) is zlib's: it reads every form gzip allows.
-    if (rc != LIBDEFLATE_SUCCESS || inUsed != compressed.size())
-        return std::nullopt;
-    g_wholeBufferInflates.fetch_add(1, std::memory_order_relaxed);
-    return outUsed;
-}
-
-bool wholeBufferInflateAllowed()
-{
-    const char* inflater = std::getenv("TPUSCOPE_INFLATER");
-    return !(inflater && std::strcmp(inflater, "zlib") == 0);
-}
-
-uint64_t wholeBufferInflates()
-{
-    return g_wholeBufferInflates.load(std::memory_order_relaxed);
 }
 
 namespace {

@@ -64,33 +64,11 @@ private:
     std::string m_error;
 };
 
-/// The size to give a whole-buffer inflate of `compressed`, read from the gzip trailer: ISIZE is
-/// the size modulo 4 GiB, so the smallest ISIZE + k * 4 GiB that is at least half the compressed
-/// size (no deflate stream shrinks by half when inflated). Empty when the trailer cannot be
-/// believed or the size is over `maxBytes` or the ratio guard (`maxRatio`, 0 = none, as
-/// inflateRatioProblem): the caller then streams with zlib, whose guards refuse a bomb as it
-/// inflates. A lie only costs a retry: the whole-buffer inflate never writes past this size.
-std::optional<uint64_t> gzipTrailerSize(std::string_view compressed, uint64_t maxBytes, uint64_t maxRatio);
-
-/// libdeflate over all of `compressed` into [out, out + capacity): the inflated size, or empty
-/// when it is not exactly one gzip member that inflates within `capacity` with a good CRC and
-/// length (several members, trailing bytes, damage, a lying trailer). The caller then inflates
-/// with zlib, which reads every form gzip allows and words the damage (offset, truncation).
-/// libdeflate inflates 2-3x as fast as zlib but only whole buffers, of a size known up front.
-std::optional<size_t> inflateWholeMember(std::string_view compressed, char* out, size_t capacity);
-
-/// False when TPUSCOPE_INFLATER=zlib: every inflate then streams with zlib (the tests compare
-/// the two inflaters' results; a user can rule libdeflate out).
-bool wholeBufferInflateAllowed();
-/// Whole-buffer inflates that succeeded in this process, for tests that check which path ran.
-uint64_t wholeBufferInflates();
-
 /// Inflates a gzip stream (several members are concatenated, as gzip allows). Refuses to
 /// produce more than `maxBytes` or more than `maxRatio` times the input (gzip bombs; 0 = no ratio
 /// guard) and reports corrupt or truncated input in `error`. The buffer grows with the data: the
-/// size in the gzip trailer is never trusted (this is zlib only: a std::string sized from the
-/// trailer would be committed memory; decodeInto's whole-buffer inflate maps it instead). `progress` gets the fraction
-/// of input consumed.
+/// size in the gzip trailer is never trusted (a std::string sized from it would be committed
+/// memory). `progress` gets the fraction of input consumed.
 bool gunzip(std::string_view compressed, std::string& out, uint64_t maxBytes, std::string& error,
     const std::function<void(double)>& progress = {}, std::stop_token stop = {}, uint64_t maxRatio = 0);
 

@@ -33,46 +33,6 @@ size_t pageSize()
 // starts within a millisecond, large enough that waking it costs nothing measurable.
 constexpr size_t kInflateStep = 1 << 20;
 
-/// While the inflater fills a large buffer front to back, a second thread faults its pages in ahead
-/// of it: the kernel's zeroing of fresh pages was a sixth of a .gz XSpace load, on the inflater's
-/// thread, while the other core waited for the decode. MADV_POPULATE_WRITE (Linux 5.14) maps the
-/// pages writable without writing to them, so the inflater's bytes are never touched; on an older
-/// kernel it fails and nothing is done. The thread stops when the inflater is done, so a trailer
-/// that claims more than the data holds costs at most a step more than the data.
-class PrefaultAhead
-{
-public:
-    PrefaultAhead(char* base, size_t size)
-    {
-#ifdef MADV_POPULATE_WRITE
-        if (size < kMinimum)
-            return; // a small buffer's faults cost less than the thread
-        m_thread = std::thread([this, base, size] {
-            for (size_t at = 0; at < size && !m_done.load(std::memory_order_relaxed); at += kStep)
-                if (madvise(base + at, std::min(kStep, size - at), MADV_POPULATE_WRITE) != 0)
-                    break;
-        });
-#else
-        (void)base;
-        (void)size;
-#endif
-    }
-    ~PrefaultAhead()
-    {
-        m_done.store(true, std::memory_order_relaxed);
-        if (m_thread.joinable())
-            m_thread.join();
-    }
-    PrefaultAhead(const PrefaultAhead&) = delete;
-    PrefaultAhead& operator=(const PrefaultAhead&) = delete;
-
-private:
-    static constexpr size_t kMinimum = size_t(64) << 20;
-    static constexpr size_t kStep = size_t(8) << 20;
-    std::atomic<bool> m_done {false};
-    std::thread m_thread;
-};
-
 std::string inflateAddressSpaceMessage(size_t reserved)
 {
     return "out of memory while inflating: the data needs more than the " + std::to_string(reserved >> 20)
@@ -423,60 +383,6 @@ void InflateStream::run(std::stop_token stop)
         m_done.store(true);
     }
     m_cv.notify_all();
-}
-
-// ---- WholeInflate ----------------------------------------------------------------------
-
-WholeInflate::~WholeInflate()
-{
-    unmap();
-}
-
-void WholeInflate::unmap()
-{
-    if (m_base)
-        munmap(m_base, m_mapped);
-    m_base = nullptr;
-    m_mapped = m_size = 0;
-}
-
-bool WholeInflate::inflate(std::string_view compressed, uint64_t limit, uint64_t maxRatio)
-{
-    unmap();
-    const std::optional<uint64_t> size = gzipTrailerSize(compressed, limit, maxRatio);
-    if (!size || *size > SIZE_MAX / 2)
-        return false;
-    const size_t page = pageSize();
-    m_mapped = static_cast<size_t>((*size + page - 1) / page * page);
-    // Address space only: libdeflate never writes past the size, so a lying trailer costs the
-    // pages the data really fills, and the retry with zlib.
-    void* p = mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        m_mapped = 0;
-        return false;
-    }
-    m_base = static_cast<char*>(p);
-    std::optional<size_t> produced;
-    {
-        PrefaultAhead prefault(m_base, m_mapped);
-        produced = inflateWholeMember(compressed, m_base, static_cast<size_t>(*size));
-    }
-    if (!produced) {
-        unmap();
-        return false;
-    }
-    m_size = *produced;
-    return true;
-}
-
-void WholeInflate::release(const char* begin, const char* end)
-{
-    releasePages(std::max<const char*>(begin, m_base), std::min<const char*>(end, m_base + m_size));
-}
-
-double WholeInflate::fraction(const char* position) const
-{
-    return m_size && position ? static_cast<double>(position - m_base) / static_cast<double>(m_size) : 1.0;
 }
 
 } // namespace tpuscope::model

@@ -127,39 +127,6 @@ private:
     std::jthread m_thread;
 };
 
-/// gzip inflated in one call (libdeflate, 2-3x zlib's speed) into an anonymous mapping of the size
-/// the trailer gives, for decoders that need every byte before they start (XSpace, op_profile):
-/// streaming would not let them overlap anyway. Pages are committed as they are written, and a
-/// decoder hands them back as it goes, like InflateStream's.
-class WholeInflate final : public ByteSource
-{
-public:
-    WholeInflate() = default;
-    ~WholeInflate() override;
-    WholeInflate(const WholeInflate&) = delete;
-    WholeInflate& operator=(const WholeInflate&) = delete;
-
-    /// False, with nothing kept, when the trailer's size is not believable or over `limit` or
-    /// `maxRatio` (gzipTrailerSize), when the address space cannot be had, or when libdeflate
-    /// does not read the data as one good member: the caller then streams with zlib, which
-    /// applies the limits as it inflates and words any damage.
-    bool inflate(std::string_view compressed, uint64_t limit, uint64_t maxRatio);
-    std::string_view bytes() const { return {m_base, m_size}; }
-
-    const char* extend(const char* end) override { return end; }
-    void release(const char* begin, const char* end) override;
-    double fraction(const char* position) const override;
-    bool rereadable() const override { return false; }
-    bool complete() const override { return true; }
-
-private:
-    void unmap();
-
-    char* m_base = nullptr;
-    size_t m_mapped = 0;
-    size_t m_size = 0;
-};
-
 /// Returns the pages wholly inside [begin, end) to the system (MADV_DONTNEED). For a private
 /// read-only file mapping they are read back from the file if touched again.
 void releasePages(const char* begin, const char* end);

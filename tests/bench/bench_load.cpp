@@ -9,7 +9,7 @@
 //                                 TPU cores or CORES (1: a single-chip profile, one large plane)
 //   bench_load --load PATH [R]    load an existing file R times (default 3), one line each
 //   bench_load --gz-ratio FILE.gz [PLAIN] [R]  the .gz load as a ratio of `gzip -dc FILE.gz` and of
-//                                 the plain file's load (median of R, default 3), with libdeflate
+//                                 the plain file's load (median of R, default 3), with ISA-L
 //                                 (the default) and with zlib (TPUSCOPE_INFLATER=zlib)
 //   bench_load --summary-ratio CLI FILE [R]  `CLI summary FILE` against a libprotobuf arena parse +
 //                                 walk of FILE (median of R, default 3)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 24 point 2: a gzipped XSpace or op_profile is inflated by libdeflate in one pass, and by
-// zlib when TPUSCOPE_INFLATER=zlib (or when libdeflate cannot read it). What the user sees must
+// Issue 24 point 2: a gzipped XSpace or op_profile is inflated by ISA-L, and by zlib when
+// TPUSCOPE_INFLATER=zlib; an XSpace is decoded while it inflates. What the user sees must
 // not depend on which one ran: `summary --format json` is byte for byte the same, but for the load
 // time it reports.
 #include "loader/gzip.h"
@@ -23,7 +23,7 @@ std::string withoutLoadTime(const std::string& json)
 
 } // namespace
 
-TEST(Inflaters, SummaryJsonIsTheSameWithLibdeflateAndZlib)
+TEST(Inflaters, SummaryJsonIsTheSameWithIsalAndZlib)
 {
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v5_training.op_profile.json.gz");
