@@ -327,11 +327,51 @@ double InflateStream::fraction(const char*) const
         : static_cast<double>(m_consumedInput.load()) / static_cast<double>(m_compressed.size());
 }
 
+void InflateStream::prefault(std::stop_token stop)
+{
+#ifdef MADV_POPULATE_WRITE
+    // The kernel zeroes each fresh page the inflater first writes: a sixth of the inflate's time
+    // on its own thread. This thread faults the next pages in ahead of it instead, writable and
+    // zeroed but never written (MADV_POPULATE_WRITE), on the other core while the decoder waits
+    // for bytes or between its planes. At most kPrefaultWindow ahead, so memory stays flat.
+    // Only while the stream may run ahead: one held to a read-ahead (a JSON reader, or format
+    // detection) waits for its reader anyway.
+    const size_t page = pageSize();
+    size_t at = 0;
+    auto window = [&] { return m_readAhead.load() == 0 ? kPrefaultWindow : 0; };
+    for (;;) {
+        size_t produced = 0;
+        {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [&] {
+                produced = m_produced.load();
+                return stop.stop_requested() || m_done.load() || at < produced + window();
+            });
+        }
+        if (stop.stop_requested() || m_done.load())
+            return;
+        at = std::max(at, produced / page * page);
+        const size_t end = std::min(m_reserved, produced + window());
+        if (at >= end)
+            return; // the end of the reserved range
+        const size_t length = std::min(kPrefaultStep, end - at);
+        if (madvise(m_base + at, length, MADV_POPULATE_WRITE) != 0)
+            return; // an older kernel, or no memory left: the inflater faults its own pages
+        at += length;
+    }
+#else
+    (void)stop;
+#endif
+}
+
 void InflateStream::run(std::stop_token stop)
 {
     std::string error;
     GzipReader reader(m_compressed);
     size_t produced = 0;
+    std::jthread prefaulter;
+    if (m_compressed.size() >= kPrefaultMinimumInput)
+        prefaulter = std::jthread([this](std::stop_token own) { prefault(own); });
     for (;;) {
         if (produced == m_reserved) {
             error = m_reserved < m_limit ? inflateAddressSpaceMessage(m_reserved) : inflateLimitMessage(m_limit);

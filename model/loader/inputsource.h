@@ -34,6 +34,8 @@ public:
     virtual bool rereadable() const = 0;
     /// Every byte is there: extend() will give nothing more. False while an inflate still runs.
     virtual bool complete() const = 0;
+    /// The bytes are produced no further ahead of the reader than a read-ahead (a streamed JSON).
+    virtual bool heldBack() const { return false; }
 };
 
 /// A file opened read-only: mapped when possible, read into memory otherwise.
@@ -106,9 +108,15 @@ public:
     double fraction(const char* position) const override;
     bool rereadable() const override { return false; }
     bool complete() const override { return m_done.load(); }
+    bool heldBack() const override { return m_readAhead.load() != 0; }
 
 private:
     void run(std::stop_token stop);
+    void prefault(std::stop_token stop);
+
+    static constexpr size_t kPrefaultWindow = size_t(32) << 20;
+    static constexpr size_t kPrefaultStep = size_t(4) << 20;
+    static constexpr size_t kPrefaultMinimumInput = size_t(4) << 20; // a small file's faults cost less
 
     std::string_view m_compressed;
     uint64_t m_limit;

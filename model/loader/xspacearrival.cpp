@@ -66,6 +66,21 @@ void ArrivingBytes::awaitField(uint64_t at, const std::stop_token& stop)
         await(r.offset() + std::min<uint64_t>(length, UINT64_MAX - r.offset()), stop);
 }
 
+bool ArrivingBytes::decodingNowPays(uint64_t bytes) const
+{
+    return xspace::decodingNowPays(bytes, m_bytes.size(), m_source->fraction(nullptr), m_source->heldBack());
+}
+
+bool decodingNowPays(uint64_t planeBytes, uint64_t inflated, double consumed, bool heldBack)
+{
+    if (heldBack || consumed <= 0)
+        return true;
+    if (consumed >= 1)
+        return false;
+    const double left = static_cast<double>(inflated) * (1 - consumed) / consumed;
+    return static_cast<double>(planeBytes) <= left;
+}
+
 bool moveToOrigin(LocalPlane& local, int64_t originNs)
 {
     if (!local.arrivalOriginNs || *local.arrivalOriginNs == originNs)

@@ -36,6 +36,8 @@ public:
     /// Waits for the whole protobuf field that starts at `at` (tag, length and payload), so a
     /// reader sees it as it would in the complete input.
     void awaitField(uint64_t at, const std::stop_token& stop);
+    /// Whether a plane of `bytes` that is whole now is best decoded now (see decodingNowPays).
+    bool decodingNowPays(uint64_t bytes) const;
 
 private:
     void takeWhatArrived();
@@ -44,6 +46,14 @@ private:
     ByteSource* m_source;
     bool m_complete;
 };
+
+/// Whether to decode a plane of `planeBytes` on this thread now, while the inflate goes on, given
+/// `inflated` bytes so far and the `consumed` fraction of the compressed input: yes while the
+/// inflate has about as much left to do as the plane's decode (the two take about as long per
+/// byte), so it is done on time; no for a plane that makes up most of what is left (a one-chip
+/// profile's), which then is decoded in parallel chunks once the inflate ends. Always yes when the
+/// inflate is `heldBack` by its reader: it will not run ahead, so waiting gains nothing.
+bool decodingNowPays(uint64_t planeBytes, uint64_t inflated, double consumed, bool heldBack);
 
 /// Times within this distance of zero are far from the ends of the int64 range: moving them by
 /// up to as much cannot change whether a sum overflows.

@@ -148,7 +148,7 @@ public:
                     !over.empty())
                     return "the XSpace's planes, lines and metadata alone (" + std::to_string(planes.size())
                         + " planes so far): " + over;
-                if (m_decodeOnArrival && m_input.arriving())
+                if (m_decodeOnArrival && m_input.arriving() && m_input.decodingNowPays(blob.size()))
                     arrived.back() = decodeOnArrival(planes.back(), structureBytes);
                 if (m_stop.stop_requested())
                     return "cancelled";

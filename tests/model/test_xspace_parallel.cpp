@@ -7,6 +7,7 @@
 #include "loader/gzip.h"
 #include "loader/inputsource.h"
 #include "loader/loader.h"
+#include "loader/xspacearrival.h"
 #include "loader/xspaceloader.h"
 
 #include "decodethreads.h"
@@ -433,6 +434,22 @@ TEST(XSpaceArrival, DamageAndBudgetReadAsForTheWholeFile)
     const auto withoutName = [](const std::string& error) { return error.substr(error.find(": ")); };
     EXPECT_EQ(withoutName(plainOver.error), withoutName(gzOver.error));
     EXPECT_NE(gzOver.error.find("the XSpace holds 45992 events in 7 planes"), std::string::npos) << gzOver.error;
+}
+
+// A plane is decoded on arrival while the inflate has about as much left to do as the plane's
+// decode; a plane that is most of what is left (a one-chip profile's) waits for the parallel
+// passes. A reader that holds the inflate back decodes every plane on arrival.
+TEST(XSpaceArrival, APlaneIsDecodedOnArrivalOnlyWhileTheInflateHasAsMuchLeft)
+{
+    using xspace::decodingNowPays;
+    // Half the input consumed, 100 MB inflated: about 100 MB left.
+    EXPECT_TRUE(decodingNowPays(30'000'000, 100'000'000, 0.5, false));
+    EXPECT_TRUE(decodingNowPays(100'000'000, 100'000'000, 0.5, false));
+    EXPECT_FALSE(decodingNowPays(101'000'000, 100'000'000, 0.5, false));
+    // One plane of 240 MB whole with 95 % consumed: 12.6 MB left, so it waits.
+    EXPECT_FALSE(decodingNowPays(240'000'000, 240'000'000, 0.95, false));
+    EXPECT_FALSE(decodingNowPays(1, 240'000'000, 1.0, false));
+    EXPECT_TRUE(decodingNowPays(240'000'000, 240'000'000, 0.95, true)) << "held back by its reader";
 }
 
 TEST(XSpaceParallel, RealSampleMatchesSingleThreaded)
