@@ -338,20 +338,20 @@ void InflateStream::prefault(std::stop_token stop)
     // detection) waits for its reader anyway.
     const size_t page = pageSize();
     size_t at = 0;
-    auto window = [&] { return m_readAhead.load() == 0 ? kPrefaultWindow : 0; };
     for (;;) {
         size_t produced = 0;
         {
             std::unique_lock lock(m_mutex);
             m_cv.wait(lock, [&] {
                 produced = m_produced.load();
-                return stop.stop_requested() || m_done.load() || at < produced + window();
+                return stop.stop_requested() || m_done.load()
+                    || (m_readAhead.load() == 0 && at < produced + kPrefaultWindow);
             });
         }
         if (stop.stop_requested() || m_done.load())
             return;
         at = std::max(at, produced / page * page);
-        const size_t end = std::min(m_reserved, produced + window());
+        const size_t end = std::min(m_reserved, produced + kPrefaultWindow);
         if (at >= end)
             return; // the end of the reserved range
         const size_t length = std::min(kPrefaultStep, end - at);

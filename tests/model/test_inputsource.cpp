@@ -9,6 +9,7 @@
 #include "synth/synth.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 using namespace tpuscope::model;
@@ -127,6 +128,34 @@ TEST(InflateStream, DeliversEverythingInStepsAndStopsAtTheLimit)
         stream.setReadAhead(1 << 20);
         stream.waitFor(1);
     }
+}
+
+// A stream that may run ahead has a second thread fault its pages in ahead of the inflater
+// (MADV_POPULATE_WRITE). That must never change a byte: 12 MiB that barely compress (so the input
+// is large enough to get the thread), each 4 KiB page stamped with its number, read back whole
+// after a start held to a read-ahead (as format detection does) and then released.
+TEST(InflateStream, PagesFaultedInAheadKeepEveryByte)
+{
+    std::string plain(12 << 20, '\0');
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < plain.size(); i += 8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::memcpy(plain.data() + i, &x, 8);
+    }
+    for (size_t page = 0; page < plain.size() / 4096; ++page)
+        std::memcpy(plain.data() + page * 4096, &page, sizeof page);
+    const std::string compressed = gzipBytes(plain, 1);
+    ASSERT_GT(compressed.size(), size_t(4) << 20);
+    InflateStream stream(compressed, 64 << 20);
+    stream.setReadAhead(2 << 20);
+    std::string error;
+    ASSERT_TRUE(stream.start(error)) << error;
+    stream.waitFor(64 << 10);
+    stream.setReadAhead(0);
+    EXPECT_EQ(stream.waitAll(), plain);
+    EXPECT_EQ(stream.error(), "");
 }
 
 // The streamed (.gz, parsed while inflating) and the mapped (plain file, pages handed back)
