@@ -176,6 +176,12 @@ GzipReader::Status GzipReader::inflateIsal(char* out, size_t capacity, size_t& w
         m_error = inflateTruncatedMessage(consumed(), m_produced);
         return Status::Error;
     }
+    // A call that neither reads nor writes would be called again forever: never seen, but the
+    // input is a stranger's.
+    if (n == 0 && static_cast<size_t>(state->next_in - base) == total - remainingIn) {
+        m_error = inflateCorruptMessage(consumed(), "inflate made no progress");
+        return Status::Error;
+    }
     return Status::More;
 }
 
