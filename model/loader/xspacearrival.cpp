@@ -12,32 +12,16 @@ namespace tpuscope::model::xspace {
 ArrivingBytes::ArrivingBytes(std::string_view bytes, ByteSource* source)
     : m_bytes(bytes)
     , m_source(source)
-    , m_complete(!source || source->complete())
+    , m_complete(!source)
 {
-    if (m_source && m_complete)
-        takeWhatArrived();
-}
-
-void ArrivingBytes::takeWhatArrived()
-{
-    for (;;) {
-        const char* end = m_source->extend(m_bytes.data() + m_bytes.size());
-        const auto size = static_cast<size_t>(end - m_bytes.data());
-        if (size <= m_bytes.size())
-            return;
-        m_bytes = std::string_view(m_bytes.data(), size);
-    }
+    arriving(); // a complete source: take all of it now
 }
 
 bool ArrivingBytes::arriving()
 {
-    if (m_complete)
-        return false;
-    if (!m_source->complete())
-        return true;
-    takeWhatArrived();
-    m_complete = true;
-    return false;
+    if (!m_complete && m_source->complete())
+        await(UINT64_MAX, {}); // everything there is: extend gives it without waiting
+    return !m_complete;
 }
 
 void ArrivingBytes::await(uint64_t end, const std::stop_token& stop)

@@ -3,11 +3,11 @@
 
 // Decoding an XSpace while it still arrives (a gzip file inflated on another thread): the
 // decoder follows the inflated bytes plane by plane and decodes a plane as soon as it is whole
-// while the inflate has as much left to do (decodingNowPays), so inflate and decode overlap. Two things a whole-file decode knows up front are not
-// known then: the time origin (the earliest line start of every plane) and whether the whole
-// file fits the budget. Planes decoded early use the origin of what has arrived and are moved
-// to the final origin at the end (moveToOrigin), which gives the same numbers as a decode that
-// waited, or says it cannot; the budget is checked again on everything at the end.
+// while the inflate has as much left to do (decodingNowPays), so inflate and decode overlap. Two things a whole-file
+// decode knows up front are not known then: the time origin (the earliest line start of every plane) and whether the
+// whole file fits the budget. Planes decoded early use the origin of what has arrived and are moved to the final origin
+// at the end (moveToOrigin), which gives the same numbers as a decode that waited, or says it cannot; the budget is
+// checked again on everything at the end.
 
 #include "xspaceplane.h"
 
@@ -40,8 +40,6 @@ public:
     bool decodingNowPays(uint64_t bytes) const;
 
 private:
-    void takeWhatArrived();
-
     std::string_view m_bytes;
     ByteSource* m_source;
     bool m_complete;

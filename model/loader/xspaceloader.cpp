@@ -254,15 +254,8 @@ public:
         // is 2 bytes on the wire): charged with the events before either is decoded.
         uint64_t hloInstructions = 0;
         for (const auto& local : locals)
-            for (const HloResult& program : local.programs)
-                if (!program.overLimit)
-                    hloInstructions += program.instructions;
-        const uint64_t hloBytes = hloInstructions >= UINT64_MAX / LoadLimits::kPeakBytesPerHloInstruction
-            ? UINT64_MAX / 2
-            : hloInstructions * LoadLimits::kPeakBytesPerHloInstruction;
-        if (std::string over = m_builder.limits().check(m_builder.profile().eventCount() + events,
-                m_builder.profile().strings.bytes(), std::min(structureBytes + hloBytes, UINT64_MAX / 2));
-            !over.empty())
+            hloInstructions += decodableHloInstructions(local);
+        if (std::string over = checkBudget(events, hloInstructions, structureBytes); !over.empty())
             return "the XSpace holds " + std::to_string(events) + " events in " + std::to_string(locals.size())
                 + " planes" + (hloInstructions ? " and " + std::to_string(hloInstructions) + " HLO instructions" : "")
                 + " (counted before decoding them): " + over;
@@ -350,6 +343,28 @@ public:
     }
 
 private:
+    /// Instructions of the plane's programs that will be decoded (within the per-module limit).
+    static uint64_t decodableHloInstructions(const LocalPlane& local)
+    {
+        uint64_t instructions = 0;
+        for (const HloResult& program : local.programs)
+            if (!program.overLimit)
+                instructions += program.instructions;
+        return instructions;
+    }
+
+    /// The budget's verdict on `events` more events and `hloInstructions` HLO instructions, with
+    /// `structureBytes` of planes, lines and metadata: empty when they fit. HLO costs what its
+    /// decoded instructions take, not its wire bytes (an empty instruction is 2 bytes on the wire).
+    std::string checkBudget(uint64_t events, uint64_t hloInstructions, uint64_t structureBytes) const
+    {
+        const uint64_t hloBytes = hloInstructions >= UINT64_MAX / LoadLimits::kPeakBytesPerHloInstruction
+            ? UINT64_MAX / 2
+            : hloInstructions * LoadLimits::kPeakBytesPerHloInstruction;
+        return m_builder.limits().check(m_builder.profile().eventCount() + events, m_builder.profile().strings.bytes(),
+            std::min(structureBytes + hloBytes, UINT64_MAX / 2));
+    }
+
     /// The earliest start of a line with events, over `planes`.
     template <class Planes> static std::optional<int64_t> earliestLineStart(const Planes& planes)
     {
@@ -383,16 +398,8 @@ private:
         m_scanner.scanPlaneContents(*local, nullptr); // an inflated line is read again in pass 2
         for (const auto& line : local->lines)
             m_arrivedEvents += line.header.eventCount;
-        for (const HloResult& program : local->programs)
-            if (!program.overLimit)
-                m_arrivedHloInstructions += program.instructions;
-        const uint64_t hloBytes
-            = std::min(m_arrivedHloInstructions, UINT64_MAX / 4 / LoadLimits::kPeakBytesPerHloInstruction)
-            * LoadLimits::kPeakBytesPerHloInstruction;
-        if (!m_builder.limits()
-                 .check(m_builder.profile().eventCount() + m_arrivedEvents, m_builder.profile().strings.bytes(),
-                     std::min(structureBytes + hloBytes, UINT64_MAX / 2))
-                 .empty()) {
+        m_arrivedHloInstructions += decodableHloInstructions(*local);
+        if (!checkBudget(m_arrivedEvents, m_arrivedHloInstructions, structureBytes).empty()) {
             m_decodeOnArrival = false;
             return nullptr;
         }
