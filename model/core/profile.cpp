@@ -3,6 +3,7 @@
 
 #include "devicepeaks.h"
 #include "diagnostics.h"
+#include "parallel.h"
 #include "stopcheck.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 namespace tpuscope::model {
 
@@ -336,6 +338,34 @@ void sortTrack(Track& track, ImportStats& stats)
     permute(track.op);
 }
 
+/// Each op id below `opCount` that `ops` holds, once. A bitmap over the ids for a long column, a
+/// sorted copy for a short one: a pod's hundreds of host threads would each clear a bitmap of
+/// every op.
+std::vector<OpId> distinctOps(const std::vector<OpId>& ops, size_t opCount)
+{
+    std::vector<OpId> out;
+    if (ops.size() < opCount / 8) {
+        out = ops;
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        while (!out.empty() && out.back() >= opCount)
+            out.pop_back();
+        return out;
+    }
+    std::vector<uint64_t> seen((opCount + 63) / 64);
+    for (const OpId op : ops) {
+        if (op >= opCount)
+            continue;
+        uint64_t& word = seen[op / 64];
+        const uint64_t bit = uint64_t(1) << (op % 64);
+        if (!(word & bit)) {
+            word |= bit;
+            out.push_back(op);
+        }
+    }
+    return out;
+}
+
 /// Nesting depth of every event of a sorted track; returns the latest end (0 for no event).
 TimePs computeDepth(Track& track, ImportStats& stats)
 {
@@ -567,13 +597,36 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     TimePs spanBegin = 0, spanEnd = 0;
     for (OpInfo& op : p.ops)
         op.firstTrack = kNone; // a snapshot's copy may carry an earlier finish's
+    // Each track is sorted and nested on its own, side by side on the shared pool (a tenth of a
+    // 1e7-event load on one thread); the counters are summed afterwards in track order.
+    struct FinishedTrack
+    {
+        ImportStats stats;
+        TimePs lastEnd = 0;
+        std::vector<OpId> ops; // each op the track has, once
+    };
+    std::vector<FinishedTrack> finished(p.tracks.size());
+    std::vector<size_t> trackWeight(p.tracks.size());
+    for (TrackId id = 0; id < p.tracks.size(); ++id)
+        trackWeight[id] = p.tracks[id].size();
+    parallelFor(
+        trackWeight, std::max(1u, std::thread::hardware_concurrency()),
+        [&](size_t id) {
+            finished[id].ops = distinctOps(p.tracks[id].op, p.ops.size());
+            sortTrack(p.tracks[id], finished[id].stats);
+            finished[id].lastEnd = computeDepth(p.tracks[id], finished[id].stats);
+        },
+        [] {});
     for (TrackId id = 0; id < p.tracks.size(); ++id) {
         Track& track = p.tracks[id];
-        for (const OpId op : track.op)
-            if (op < p.ops.size() && p.ops[op].firstTrack == kNone)
+        for (const OpId op : finished[id].ops) // each op's first track, in track order
+            if (p.ops[op].firstTrack == kNone)
                 p.ops[op].firstTrack = id;
-        sortTrack(track, p.stats);
-        const TimePs lastEnd = computeDepth(track, p.stats);
+        const ImportStats& counted = finished[id].stats;
+        p.stats.negativeDurations += counted.negativeDurations;
+        p.stats.partialOverlaps += counted.partialOverlaps;
+        p.stats.depthLimitHits += counted.depthLimitHits;
+        const TimePs lastEnd = finished[id].lastEnd;
         if (track.size()) {
             if (!anyEvent) {
                 spanBegin = track.start.front();
