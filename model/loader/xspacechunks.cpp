@@ -23,6 +23,19 @@ uint32_t unknownMeta(LocalPlane& local, int64_t id)
     return it->second;
 }
 
+uint32_t firstLocalOp(LocalPlane& local, uint32_t at, int xla)
+{
+    const size_t slot = 2 * size_t(at) + size_t(xla);
+    if (slot >= local.opOfMeta.size())
+        local.opOfMeta.resize(std::max(slot + 1, 2 * local.metas.size()), kNone);
+    uint32_t& op = local.opOfMeta[slot];
+    if (op == kNone) {
+        op = static_cast<uint32_t>(local.usedOps.size());
+        local.usedOps.emplace_back(at, xla != 0);
+    }
+    return op;
+}
+
 uint32_t DecodeChunk::unknownCode(int64_t id)
 {
     auto [it, added] = unknownIndex.emplace(id, static_cast<uint32_t>(unknownIds.size()));

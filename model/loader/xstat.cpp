@@ -3,6 +3,12 @@
 
 namespace tpuscope::model::xspace {
 
+StatKind PlaneContext::sparseKindOf(int64_t id) const
+{
+    auto it = statMeta.find(id);
+    return it == statMeta.end() ? StatKind::Other : it->second.kind;
+}
+
 StatKind statKindFromName(std::string_view name)
 {
     static const std::unordered_map<std::string_view, StatKind> kinds {

@@ -77,13 +77,14 @@ struct PlaneContext
                 denseKinds[static_cast<size_t>(id)] = meta.kind;
     }
 
-    StatKind kindOf(int64_t id) const
+    /// Always inline (it runs once per event stat); ids beyond the dense table out of line.
+    [[gnu::always_inline]] StatKind kindOf(int64_t id) const
     {
-        if (id >= 0 && static_cast<uint64_t>(id) < denseKinds.size())
+        if (id >= 0 && static_cast<uint64_t>(id) < denseKinds.size()) [[likely]]
             return denseKinds[static_cast<size_t>(id)];
-        auto it = statMeta.find(id);
-        return it == statMeta.end() ? StatKind::Other : it->second.kind;
+        return sparseKindOf(id);
     }
+    StatKind sparseKindOf(int64_t id) const;
     std::string_view nameOf(uint64_t id) const
     {
         auto it = statMeta.find(static_cast<int64_t>(id));
