@@ -3,16 +3,18 @@
 
 #include "../core/devicepeaks.h"
 #include "../core/naturalorder.h"
+#include "../core/parallel.h"
 #include "../core/stopcheck.h"
 #include "opmodel.h"
 #include "steps.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <unordered_map>
+#include <thread>
 
 namespace tpuscope::model {
 
@@ -75,6 +77,94 @@ std::optional<int> chipsOf(const Profile& profile, int cores)
     return std::nullopt;
 }
 
+/// One core's collectives in each of its first S steps (events[s]), by start, each numbered
+/// among its op's instances in the step; and each step's last op end. False when stopped.
+bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<CoreStep>& windows,
+    const std::vector<uint8_t>& collective, std::vector<CoreStepEvents>& events, std::stop_token stop)
+{
+    const size_t S = events.size();
+    StopCheck check(std::move(stop));
+    for (TrackId id : profile.planes[core].tracks) {
+        const Track& track = profile.tracks[id];
+        if (track.kind != TrackKind::XlaOps)
+            continue;
+        size_t s = 0;
+        for (size_t i = 0; i < track.size(); ++i) {
+            if (check.stopped())
+                return false;
+            if (track.depth[i] != 0)
+                continue;
+            while (s < S && track.start[i] >= windows[s].end)
+                ++s;
+            if (s >= S)
+                break;
+            if (track.start[i] < windows[s].begin)
+                continue;
+            CoreStepEvents& e = events[s];
+            e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
+            if (const OpId op = track.op[i]; op < collective.size() && collective[op])
+                e.collectives.push_back({op, 0, track.start[i], track.duration[i]});
+        }
+    }
+    std::vector<int> seen(collective.size()); // per op: its instances so far in the step
+    for (CoreStepEvents& step : events) {
+        std::stable_sort(step.collectives.begin(), step.collectives.end(),
+            [](const Instance& a, const Instance& b) { return a.start < b.start; });
+        for (Instance& in : step.collectives)
+            in.occurrence = seen[in.op]++;
+        for (const Instance& in : step.collectives)
+            seen[in.op] = 0;
+    }
+    return true;
+}
+
+/// A collective instance of a step on one core, keyed to match it across the cores.
+struct InstanceKey
+{
+    uint64_t key; // op << 32 | occurrence
+    TimePs duration;
+    size_t at; // in the step's instances of every core, core by core, each core's in order
+};
+
+/// Step s's wait in every collective instance (op, occurrence) but the synchronizing one, per
+/// core: its duration beyond the shortest over the cores that ran it, added to each core's
+/// otherWaitPs in the core's order. True when an instance ran on two or more cores. `entries` and
+/// `wait` are the caller's scratch. The step's instances of every core are sorted by their key: a
+/// step can hold thousands, and an ordered map's compares and then a hash map's node per instance
+/// were most of this pass.
+bool measureStepWaits(const std::vector<std::vector<CoreStepEvents>>& events,
+    const std::vector<std::vector<const Instance*>>& syncInstance, size_t s,
+    std::vector<std::vector<CoreSyncStep>>& coreSync, std::vector<InstanceKey>& entries, std::vector<TimePs>& wait)
+{
+    entries.clear();
+    size_t at = 0;
+    for (size_t c = 0; c < events.size(); ++c)
+        for (const Instance& in : events[c][s].collectives) {
+            if (&in != syncInstance[c][s])
+                entries.push_back({(uint64_t(in.op) << 32) | uint32_t(in.occurrence), in.duration, at});
+            ++at;
+        }
+    wait.assign(at, -1); // -1: the synchronizing instance, or one that ran on one core
+    std::sort(entries.begin(), entries.end(), [](const InstanceKey& a, const InstanceKey& b) { return a.key < b.key; });
+    bool measured = false;
+    for (size_t first = 0, last = 0; first < entries.size(); first = last) {
+        TimePs shortest = entries[first].duration;
+        for (last = first + 1; last < entries.size() && entries[last].key == entries[first].key; ++last)
+            shortest = std::min(shortest, entries[last].duration);
+        if (last - first < 2)
+            continue;
+        measured = true;
+        for (size_t k = first; k < last; ++k)
+            wait[entries[k].at] = entries[k].duration - shortest;
+    }
+    at = 0;
+    for (size_t c = 0; c < events.size(); ++c)
+        for (size_t i = 0; i < events[c][s].collectives.size(); ++i, ++at)
+            if (wait[at] >= 0)
+                coreSync[c][s].otherWaitPs += static_cast<double>(wait[at]);
+    return measured;
+}
+
 /// Measures each core's timing at the step's synchronizing collective on its XLA Ops lines (the
 /// first S steps) into out.coreSync, and names the collective. False when stopped.
 bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAnalysis& steps,
@@ -87,40 +177,19 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
     for (size_t op = 0; op < model.size(); ++op)
         collective[op]
             = model.ops[op].opClass == OpClass::SyncCollective || model.ops[op].opClass == OpClass::AsyncCollectiveDone;
-    StopCheck check(stop);
-    for (size_t c = 0; c < corePlanes.size() && S > 0; ++c) {
-        const auto& windows = steps.coreSteps[c];
-        for (TrackId id : profile.planes[corePlanes[c]].tracks) {
-            const Track& track = profile.tracks[id];
-            if (track.kind != TrackKind::XlaOps)
-                continue;
-            size_t s = 0;
-            for (size_t i = 0; i < track.size(); ++i) {
-                if (check.stopped())
-                    return false;
-                if (track.depth[i] != 0)
-                    continue;
-                while (s < S && track.start[i] >= windows[s].end)
-                    ++s;
-                if (s >= S)
-                    break;
-                if (track.start[i] < windows[s].begin)
-                    continue;
-                CoreStepEvents& e = events[c][s];
-                e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
-                if (const OpId op = track.op[i]; op < collective.size() && collective[op])
-                    e.collectives.push_back({op, 0, track.start[i], track.duration[i]});
-            }
-        }
-        std::unordered_map<OpId, int> seen;
-        for (auto& step : events[c]) {
-            std::stable_sort(step.collectives.begin(), step.collectives.end(),
-                [](const Instance& a, const Instance& b) { return a.start < b.start; });
-            seen.clear();
-            for (Instance& in : step.collectives)
-                in.occurrence = seen[in.op]++;
-        }
-    }
+    // Cores, then steps, are independent: they run side by side on the shared pool, each writing
+    // only its own (one after the other they were a fifth of `summary` on the 1e7 bench file).
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::atomic_bool stopped {false};
+    parallelFor(
+        std::vector<size_t>(S > 0 ? corePlanes.size() : 0, 1), threads,
+        [&](size_t c) {
+            if (!collectCoreSteps(profile, corePlanes[c], steps.coreSteps[c], collective, events[c], stop))
+                stopped = true;
+        },
+        [] {});
+    if (stopped)
+        return false;
 
     // The step's synchronizing collective: the op most cores end the step's collectives with.
     std::map<OpId, int64_t> lastCollective;
@@ -154,37 +223,22 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
                     break;
                 }
         }
-    // Per instance (op, occurrence in the step): its shortest duration over the cores, and on how
-    // many cores it ran. Hashed: a step can hold thousands of instances, an ordered map's compares
-    // were most of this pass.
-    struct InstanceStats
-    {
-        TimePs shortest = std::numeric_limits<TimePs>::max();
-        int participants = 0;
-    };
-    auto keyOf = [](const Instance& in) { return (uint64_t(in.op) << 32) | uint32_t(in.occurrence); };
-    std::unordered_map<uint64_t, InstanceStats> stats;
-    for (size_t s = 0; s < S; ++s) {
-        stats.clear();
-        for (size_t c = 0; c < corePlanes.size(); ++c)
-            for (const Instance& in : events[c][s].collectives) {
-                if (&in == syncInstance[c][s])
-                    continue;
-                InstanceStats& st = stats[keyOf(in)];
-                st.shortest = std::min(st.shortest, in.duration);
-                ++st.participants;
-            }
-        for (size_t c = 0; c < corePlanes.size(); ++c)
-            for (const Instance& in : events[c][s].collectives) {
-                if (&in == syncInstance[c][s])
-                    continue;
-                const InstanceStats& st = stats[keyOf(in)];
-                if (st.participants < 2)
-                    continue;
-                out.otherWaitMeasured = true;
-                out.coreSync[c][s].otherWaitPs += static_cast<double>(in.duration - st.shortest);
-            }
-    }
+    // Steps go to the pool a few at a time, each run with its own scratch.
+    const size_t stepsPerItem = std::max<size_t>(1, S / (8 * size_t(threads)));
+    const size_t items = (S + stepsPerItem - 1) / stepsPerItem;
+    std::vector<uint8_t> otherWaitMeasured(items, 0); // per item: no two items write one flag
+    parallelFor(
+        std::vector<size_t>(items, 1), threads,
+        [&](size_t item) {
+            std::vector<InstanceKey> entries;
+            std::vector<TimePs> wait;
+            for (size_t s = item * stepsPerItem; s < std::min(S, (item + 1) * stepsPerItem); ++s)
+                if (measureStepWaits(events, syncInstance, s, out.coreSync, entries, wait))
+                    otherWaitMeasured[item] = 1;
+        },
+        [] {});
+    out.otherWaitMeasured = out.otherWaitMeasured
+        || std::find(otherWaitMeasured.begin(), otherWaitMeasured.end(), 1) != otherWaitMeasured.end();
     return true;
 }
 
