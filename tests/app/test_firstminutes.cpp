@@ -129,8 +129,9 @@ TEST_F(FirstMinutesTest, WithNoFileOpenOnlyWhatCanActShows)
     auto* toolBar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
     ASSERT_TRUE(toolBar);
     for (QWidget* control : toolBar->findChildren<QWidget*>())
-        if (qobject_cast<QSpinBox*>(control) || qobject_cast<QLineEdit*>(control))
+        if (qobject_cast<QSpinBox*>(control) || qobject_cast<QLineEdit*>(control)) {
             EXPECT_FALSE(control->isVisible()) << control->metaObject()->className();
+        }
 
     if (!QFile::exists(demoPath()))
         return;

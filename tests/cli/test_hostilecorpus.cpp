@@ -73,11 +73,13 @@ TEST(HostileCorpus, EveryCaseLoadsOrIsRefusedByNameWithinTheBudget)
             const Measured m
                 = runCli(std::string(command) + " --memory-budget-mb 500 " + c.options + " '" + path + "'");
             EXPECT_EQ(m.exitCode, c.exitCode) << m.output.substr(0, 800);
-            if (c.exitCode == 1 || std::string(command) == "summary")
+            if (c.exitCode == 1 || std::string(command) == "summary") {
                 EXPECT_NE(m.output.find(c.says), std::string::npos) << m.output.substr(0, 800);
+            }
             // A crash, an abort or a hang would not give 0 or 1; memory stays within the budget.
-            if (!kSanitized && haveTools())
+            if (!kSanitized && haveTools()) {
                 EXPECT_LT(m.peakKb, kBudgetKb) << "peak " << m.peakKb << " KB";
+            }
             EXPECT_EQ(m.output.find('\x1b'), std::string::npos) << "a terminal escape reached the output";
         }
     }
@@ -99,8 +101,9 @@ TEST(HostileCorpus, MarkupInAShareFileStaysText)
             EXPECT_EQ(r.output.find("<img"), std::string::npos);
             EXPECT_EQ(r.output.find("\n## "), std::string::npos);
         }
-        if (std::string(format) == "csv")
+        if (std::string(format) == "csv") {
             EXPECT_EQ(r.output.find(",=HYPERLINK"), std::string::npos);
+        }
     }
 }
 
@@ -114,7 +117,8 @@ TEST(HostileCorpus, SelfCallingFusionsShowOnce)
         EXPECT_EQ(m.exitCode, 0) << m.output.substr(0, 800);
         EXPECT_NE(m.output.find("fusion.1"), std::string::npos) << m.output.substr(0, 800);
         EXPECT_LT(m.output.size(), 200u << 10) << "the fusion expanded its cycle";
-        if (!kSanitized && haveTools())
+        if (!kSanitized && haveTools()) {
             EXPECT_LT(m.peakKb, kBudgetKb);
+        }
     }
 }

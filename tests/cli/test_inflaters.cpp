@@ -29,7 +29,7 @@ TEST(Inflaters, SummaryJsonIsTheSameWithIsalAndZlib)
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v5_training.op_profile.json.gz");
     const std::string dir = tempDir("inflaters");
     writeFile(dir + "/v6e.xplane.pb.gz", gzipBytes(readFile(samplePath("tpu_v6e_inference.xplane.pb"))));
-    for (const std::string path : {dir + "/v6e.xplane.pb.gz", samplePath("tpu_v5_training.op_profile.json.gz")}) {
+    for (const std::string& path : {dir + "/v6e.xplane.pb.gz", samplePath("tpu_v5_training.op_profile.json.gz")}) {
         const std::string args = " summary '" + path + "' --format json";
         const CommandResult fast = runCommand(std::string(TPUSCOPE_CLI_PATH) + args);
         const CommandResult slow = runCommand("TPUSCOPE_INFLATER=zlib " + std::string(TPUSCOPE_CLI_PATH) + args);

@@ -177,8 +177,9 @@ namespace {
 void expectNoBooleanAsNumber(const AdviceValue& value, const std::string& key, const std::string& rule)
 {
     const bool yesNo = key.starts_with("fits_") || key.starts_with("is_") || key.starts_with("has_");
-    if (yesNo)
+    if (yesNo) {
         EXPECT_EQ(value.kind, AdviceValue::Kind::Text) << rule << ": " << key << " is printed as a number";
+    }
     for (const AdviceValue& item : value.items)
         expectNoBooleanAsNumber(item, key, rule);
     for (const auto& [name, field] : value.fields)

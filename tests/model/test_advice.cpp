@@ -26,7 +26,7 @@ struct OpDef
     double share = 0; // of the ops in one step
     double flopsUtilization = 0;
     double hbmUtilization = 0;
-    std::string shapeWithLayout;
+    std::string shapeWithLayout {};
     int64_t convBatch = 0; // > 0: the op is a convolution f32[B,8,8,C]{0,3,2,1:T(8,128)} in an HLO program
     int64_t convFeature = 128;
 };

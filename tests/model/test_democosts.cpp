@@ -98,8 +98,9 @@ TEST(DemoCosts, EveryOpsCostFollowsFromItsHloShapes)
     xla::HloProto proto;
     for (const auto& [id, meta] : metadata->event_metadata())
         for (const auto& stat : meta.stats())
-            if (metadata->stat_metadata().at(stat.metadata_id()).name() == "Hlo Proto")
+            if (metadata->stat_metadata().at(stat.metadata_id()).name() == "Hlo Proto") {
                 ASSERT_TRUE(proto.ParseFromString(stat.bytes_value()));
+            }
     Module m;
     for (const auto& c : proto.hlo_module().computations()) {
         m.computations[c.id()] = &c;

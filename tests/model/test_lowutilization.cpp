@@ -72,8 +72,9 @@ TEST(LowUtilization, FlagsDynamicUpdateSliceOfTheV5Sample)
     EXPECT_EQ(lowUtilizationOpsText(analysis->summary.lowUtilizationOps), "3 low-utilization ops");
     // Custom kernels above the peak have no roofline position: never low.
     for (const OpRow& row : b.rows)
-        if (row.efficiencyNote == "cost estimate above peak")
+        if (row.efficiencyNote == "cost estimate above peak") {
             EXPECT_FALSE(isLowUtilizationOp(row)) << row.name;
+        }
 }
 
 TEST(LowUtilization, CountsOpsOfEveryKindOnTheDemo)

@@ -86,7 +86,7 @@ struct AllocationSpec
 {
     int64_t index = 0;
     int64_t size = 0;
-    std::vector<int64_t> buffers;
+    std::vector<int64_t> buffers {};
     bool parameter = false, liveOut = false, threadLocal = false, constant = false;
     int64_t color = 0;
 };
@@ -394,8 +394,9 @@ TEST(BufferAssignmentDecode, TruncatedOrCorruptBytesGiveAMessageNotACrash)
     for (size_t cut = 1; cut < bytes.size(); ++cut) {
         std::string error;
         auto decoded = decodeBufferAssignment(std::string_view(bytes).substr(0, cut), error);
-        if (!decoded)
+        if (!decoded) {
             EXPECT_NE(error.find("could not be decoded"), std::string::npos) << error;
+        }
     }
     // A module whose field 3 is corrupt inside (a logical buffer running past its end) still
     // loads; the memory view says why it has nothing.
@@ -535,8 +536,9 @@ TEST(MemoryView, ShareFilesKeepThePeakItsBuffersAndTheTotals)
         }
         ASSERT_FALSE(b.warnings.empty());
         EXPECT_NE(b.warnings.back().find("from a share file"), std::string::npos);
-        if (hash)
+        if (hash) {
             EXPECT_EQ(share.json.find("fusion.7"), std::string::npos);
+        }
     }
 }
 

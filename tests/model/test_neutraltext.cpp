@@ -124,8 +124,9 @@ TEST(NeutralText, CsvAndTsvCellsAreQuotedAndNoFormula)
             EXPECT_TRUE(isValidUtf8(out)) << s;
             EXPECT_FALSE(hasControl(out, separator == ',')) << s;
             const std::string body = !out.empty() && out.front() == '"' ? out.substr(1) : out;
-            if (!body.empty())
+            if (!body.empty()) {
                 EXPECT_EQ(std::string("=+@").find(body.front()), std::string::npos) << s;
+            }
         }
         EXPECT_EQ(neutralCsvCell("-2+3", separator), "'-2+3");
         EXPECT_EQ(neutralCsvCell("-3.5", separator), "-3.5"); // a number stays a number

@@ -36,16 +36,19 @@ TEST(OpBreakdownNesting, ParentAndChildrenInOneRowCountTheirTimeOnce)
     for (const OpRow& row : byCategory.rows) {
         EXPECT_LE(row.timeFraction, 1.0) << row.name;
         fractions += row.timeFraction;
-        if (row.name == "unknown")
+        if (row.name == "unknown") {
             EXPECT_DOUBLE_EQ(row.totalTimePs, (1000 - 700) + 300 + 100); // the step's own time + fusion.1
-        if (row.name == "convolution")
+        }
+        if (row.name == "convolution") {
             EXPECT_DOUBLE_EQ(row.totalTimePs, 400);
+        }
     }
     EXPECT_DOUBLE_EQ(fractions, 1.0); // categories partition the busy time
 
     // Per op, each row keeps its inclusive time (the step still spans its children).
     const OpBreakdown byOp = computeOpBreakdown(*profile);
     for (const OpRow& row : byOp.rows)
-        if (row.name == "step 0")
+        if (row.name == "step 0") {
             EXPECT_DOUBLE_EQ(row.totalTimePs, 1000);
+        }
 }

@@ -140,8 +140,9 @@ TEST(OpProfile, V5TopOpsEqualTheFilesOwnPerOpMetrics)
         SCOPED_TRACE(cells[0]);
         EXPECT_NEAR(found->timeFraction, std::stod(cells[2]), 1e-9);
         EXPECT_NEAR(found->flopsUtilization.value_or(-1), std::stod(cells[3]), 0.002);
-        if (!cells[4].empty())
+        if (!cells[4].empty()) {
             EXPECT_NEAR(found->hbmUtilization.value_or(-1), std::stod(cells[4]), 0.002);
+        }
         ++checked;
     }
     EXPECT_EQ(checked, 30u);

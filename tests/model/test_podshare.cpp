@@ -83,8 +83,9 @@ std::vector<ShareMergeInput> hostShares(const PodFiles& pod)
 void expectNear(const std::optional<double>& a, const std::optional<double>& b, const char* what)
 {
     ASSERT_EQ(a.has_value(), b.has_value()) << what;
-    if (a)
+    if (a) {
         EXPECT_NEAR(*a, *b, kTolerancePs) << what;
+    }
 }
 
 void expectSameHosts(const HostAnalysis& raw, const HostAnalysis& other)
@@ -113,8 +114,9 @@ void expectSameHosts(const HostAnalysis& raw, const HostAnalysis& other)
         expectNear(a.collectiveWaitPs, b.collectiveWaitPs, "collective wait");
         expectNear(a.lateVsOthersPs, b.lateVsOthersPs, "late vs others");
         ASSERT_EQ(a.clockOffsetPs.has_value(), b.clockOffsetPs.has_value());
-        if (a.clockOffsetPs)
+        if (a.clockOffsetPs) {
             EXPECT_NEAR(static_cast<double>(*a.clockOffsetPs), static_cast<double>(*b.clockOffsetPs), kTolerancePs);
+        }
     }
 }
 

@@ -397,15 +397,17 @@ bool within(double a, double b, double relative)
 void expectSamePoints(const std::optional<double>& a, const std::optional<double>& b, const char* what)
 {
     EXPECT_EQ(a.has_value(), b.has_value()) << what;
-    if (a && b)
+    if (a && b) {
         EXPECT_LE(std::fabs(*a - *b), 0.002) << what << ": " << *a << " vs " << *b; // 0.2 points
+    }
 }
 
 void expectSameRate(const std::optional<double>& a, const std::optional<double>& b, const char* what)
 {
     EXPECT_EQ(a.has_value(), b.has_value()) << what;
-    if (a && b)
+    if (a && b) {
         EXPECT_TRUE(within(*a, *b, 0.02)) << what << ": " << *a << " vs " << *b; // 2 %
+    }
 }
 
 /// What a user compares between a profile and its share file: the advice (rule, severity, gain

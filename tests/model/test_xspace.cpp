@@ -28,7 +28,7 @@ constexpr const char* kGpu = "gpu_multiworker.xplane.pb";
 struct PlaneBuilder
 {
     tp::XPlane* plane;
-    std::map<std::string, int64_t> statIds;
+    std::map<std::string, int64_t> statIds {};
 
     int64_t stat(const std::string& name)
     {
@@ -183,10 +183,12 @@ TEST(XSpaceSample, V6eOpBreakdownMatchesIndependentComputation)
         fractions += row.timeFraction;
         // Rates are over the op's own time, or an async pair's start→done span.
         const double expectedFlops = std::min(1.0, row.flops / (row.rateTimePs * 918.0));
-        if (row.asyncPartner.empty() || row.flops == 0)
+        if (row.asyncPartner.empty() || row.flops == 0) {
             EXPECT_NEAR(row.flopsUtilization.value_or(-1), expectedFlops, 1e-12) << row.name;
-        if (row.wastedFraction)
+        }
+        if (row.wastedFraction) {
             EXPECT_NEAR(*row.wastedFraction, row.timeFraction * (1 - row.rooflineEfficiency.value_or(-1)), 1e-12);
+        }
     }
     EXPECT_NEAR(fractions, 1.0, 1e-9);
 }

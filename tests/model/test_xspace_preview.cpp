@@ -74,8 +74,9 @@ TEST(XSpacePreview, DecodedPlanesAreHandedOverOnceBeforeTheLoadEnds)
         ASSERT_TRUE(partial);
         EXPECT_GT(partial->eventCount(), 0u);
         EXPECT_LE(partial->eventCount(), whole.profile->eventCount());
-        if (threads == 1) // one plane decoded when the first poll comes: the others are missing
+        if (threads == 1) { // one plane decoded when the first poll comes: the others are missing
             EXPECT_LT(partial->eventCount(), whole.profile->eventCount());
+        }
         EXPECT_EQ(partial->load.path, "big.xplane.pb");
         expectPrefixOf(*partial, *whole.profile);
         // The same device and cores: the preview's planes are the file's.

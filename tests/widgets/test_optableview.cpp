@@ -152,15 +152,16 @@ TEST(CostBarDelegate, AUtilizationBarStaysLeftOfItsNumber)
     const QFontMetrics metrics(QApplication::font());
     for (const int width : {70, 90, 140}) {
         const QRect cell(10, 0, width, 22);
-        for (const QString text : {QStringLiteral("100.0%"), QStringLiteral("84.2%"), QStringLiteral("0.0%")}) {
+        for (const QString& text : {QStringLiteral("100.0%"), QStringLiteral("84.2%"), QStringLiteral("0.0%")}) {
             const int textWidth = metrics.horizontalAdvance(text);
             const QRect textRect(cell.right() - tpuscope::widgets::CostBarDelegate::kTextGap - textWidth, cell.top(),
                 textWidth, cell.height());
             const QRect bar = tpuscope::widgets::CostBarDelegate::barRect(cell, 1.0, textWidth);
             EXPECT_FALSE(bar.intersects(textRect)) << width << " " << text.toStdString();
             EXPECT_TRUE(cell.contains(bar) || bar.isEmpty());
-            if (width >= 90)
+            if (width >= 90) {
                 EXPECT_GT(bar.width(), 10) << "a full bar still shows in a " << width << "-px cell";
+            }
         }
     }
 }

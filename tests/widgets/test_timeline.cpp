@@ -152,9 +152,10 @@ TEST(TimeScale, LabelsFarFromTheStartMoveToALargerUnit)
     EXPECT_EQ(ticks.unit, TimeScale::Unit::Ms);
     EXPECT_EQ(TimeScale::tickLabel(ticks, 102 * ms + ms / 2), QStringLiteral("102.5 ms"));
     for (const auto& t : ticks.ticks)
-        if (t.major)
+        if (t.major) {
             EXPECT_LE(TimeScale::tickLabel(ticks, t.time).indexOf(QLatin1Char('.')), 3)
                 << TimeScale::tickLabel(ticks, t.time).toStdString();
+        }
 }
 
 // The timeline prints durations with the one formatter set (the CLI and the tables read the same).
