@@ -140,6 +140,25 @@ void UtilizationChart::setSession(qt::TraceSession* session)
 {
     m_session = session;
     session->follow(this, [this](const ProfileAnalysisPtr& analysis) { setAnalysis(analysis); });
+    // After follow()'s connection, which has just cleared the chart for the preview.
+    connect(session, &qt::TraceSession::previewReady, this, [this](const ProfilePtr& partial) {
+        if (partial)
+            showPreview(*partial);
+    });
+}
+
+void UtilizationChart::showPreview(const Profile& partial)
+{
+    // Rates over a part of the events would read as the profile's: the chart waits, empty, and
+    // says so, on the partial profile's time axis (lined up with the timeline that draws it).
+    m_status->setText(tr("— computed when the whole file is read"));
+    m_plot->xAxis->ticker()->setTickOrigin(static_cast<double>(partial.spanBegin));
+    const bool ranged = m_viewRange && m_viewRange->end() > m_viewRange->begin();
+    m_settingRange = true;
+    m_plot->xAxis->setRange(static_cast<double>(ranged ? m_viewRange->begin() : partial.spanBegin),
+        static_cast<double>(ranged ? m_viewRange->end() : std::max(partial.spanEnd, partial.spanBegin + 1)));
+    m_settingRange = false;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void UtilizationChart::setViewRange(qt::ViewRange* range)
@@ -241,7 +260,7 @@ void UtilizationChart::updateAxisAlignment()
     const QCP::MarginSides autoSides = aligned ? QCP::msTop | QCP::msBottom : QCP::msAll;
     const QMargins margins = aligned ? QMargins(left, 0, right, 0) : QMargins();
     if (rect->autoMargins() == autoSides
-        && (!aligned || rect->margins().left() == left && rect->margins().right() == right))
+        && (!aligned || (rect->margins().left() == left && rect->margins().right() == right)))
         return;
     rect->setAutoMargins(autoSides);
     if (aligned)
@@ -281,6 +300,11 @@ void UtilizationChart::flush()
 bool UtilizationChart::isComputing() const
 {
     return m_computing || m_recomputeTimer->isActive();
+}
+
+QString UtilizationChart::statusText() const
+{
+    return m_status->text();
 }
 
 int UtilizationChart::pointCount() const

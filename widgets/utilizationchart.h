@@ -60,6 +60,8 @@ public:
     bool isComputing() const;
     /// Number of points of the FLOPS line currently shown.
     int pointCount() const;
+    /// The header's note beside the title (peaks, "no TPU ops", or what a preview waits for).
+    QString statusText() const;
     /// Value shown at a bucket index (percent of peak, or absolute when the peak is unknown).
     double flopsValueAt(int index) const;
 
@@ -82,6 +84,7 @@ private:
     void onXRangeChanged();
     void recompute();
     void applySeries(const tpuscope::model::UtilizationSeries& series);
+    void showPreview(const tpuscope::model::Profile& partial);
     void applyPalette();
     void rebuildCoreCombo();
     void updateHover(const QPoint& pos);

@@ -17,6 +17,7 @@
 #include "qt/selectionstate.h"
 #include "qt/tracesession.h"
 #include "timelineview.h"
+#include "utilizationchart.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -37,6 +38,8 @@
 #include <QTreeView>
 
 #include <gtest/gtest.h>
+
+#include <qcustomplot.h>
 
 using tpuscope::app::MainWindow;
 using tpuscope::qt::OpTreeModel;
@@ -593,8 +596,18 @@ TEST_F(MainWindowTest, LargeJsonShowsAPreviewOnTheTimelineWhileLoading)
         EXPECT_TRUE(window.messageText().contains(QStringLiteral("Still reading big.json")))
             << window.messageText().toStdString();
         EXPECT_EQ(window.opTable()->model()->opRowCount(), 0);
+        // The chart waits too, and says for what, on the partial profile's time axis (not on a
+        // 0-1 ms axis of no profile).
+        auto* chart = window.findChild<tpuscope::widgets::UtilizationChart*>();
+        ASSERT_TRUE(chart);
+        EXPECT_TRUE(chart->statusText().contains(QStringLiteral("when the whole file is read")))
+            << chart->statusText().toStdString();
+        EXPECT_EQ(chart->pointCount(), 0);
+        EXPECT_GE(chart->plot()->xAxis->range().upper, static_cast<double>(partial->spanBegin));
     }
     ASSERT_TRUE(loaded.count() == 1 || loaded.wait(60000));
+    auto* chart = window.findChild<tpuscope::widgets::UtilizationChart*>();
+    EXPECT_FALSE(chart->statusText().contains(QStringLiteral("when the whole file is read")));
     EXPECT_EQ(preview.count(), 1);
     EXPECT_EQ(window.timeline()->profile()->eventCount(), size_t(events));
     // The preview's note is gone; what the bar says now is the whole file's own warnings (a Chrome
