@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace tpuscope::widgets {
 
@@ -345,6 +346,26 @@ void TimelineRasterizer::paintLabelColumn(
     p.restore();
 }
 
+std::vector<double> TimelineRasterizer::rulerLabelLefts(
+    const std::vector<double>& tickX, const std::vector<int>& labelWidth, int width)
+{
+    constexpr double kGap = 3; // between a tick and its label
+    constexpr double kMinSpace = 8; // between two labels
+    std::vector<double> lefts(tickX.size(), std::numeric_limits<double>::quiet_NaN());
+    double lastRight = -std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < tickX.size(); ++i) {
+        // A label that would run past the right edge goes left of its tick, whole; one that would
+        // then run into the label before it is left out ("3500 ms4000 ms" read as one number).
+        const double w = labelWidth[i];
+        const double left = tickX[i] + kGap + w <= width ? tickX[i] + kGap : tickX[i] - kGap - w;
+        if (left < lastRight + kMinSpace)
+            continue;
+        lefts[i] = left;
+        lastRight = left + w;
+    }
+    return lefts;
+}
+
 void TimelineRasterizer::paintRuler(
     QPainter& p, const QFont& font, const QPalette& pal, const model::Profile& profile, const TimeScale& s, int width)
 {
@@ -355,19 +376,24 @@ void TimelineRasterizer::paintRuler(
     const QFontMetrics fm(font);
     p.save();
     p.setClipRect(QRect(kLabelWidth, 0, width - kLabelWidth, kRulerHeight));
+    std::vector<double> labelX;
+    std::vector<int> labelWidth;
+    QStringList labels;
     for (const auto& tick : ticks.ticks) {
         const double x = kLabelWidth + tick.x;
         p.setPen(pal.color(tick.major ? QPalette::WindowText : QPalette::Mid));
         p.drawLine(QPointF(x, kRulerHeight - (tick.major ? 8 : 4)), QPointF(x, kRulerHeight - 1));
         if (tick.major) {
-            p.setPen(pal.color(QPalette::WindowText));
-            const QString label = TimeScale::tickLabel(ticks, tick.time);
-            // A label that would run past the right edge goes left of its tick, whole.
-            const int labelWidth = fm.horizontalAdvance(label);
-            const double left = x + 3 + labelWidth <= width ? x + 3 : x - 3 - labelWidth;
-            p.drawText(QPointF(left, fm.ascent() + 2), label);
+            labels << TimeScale::tickLabel(ticks, tick.time);
+            labelX.push_back(x);
+            labelWidth.push_back(fm.horizontalAdvance(labels.back()));
         }
     }
+    p.setPen(pal.color(QPalette::WindowText));
+    const std::vector<double> lefts = rulerLabelLefts(labelX, labelWidth, width);
+    for (qsizetype i = 0; i < labels.size(); ++i)
+        if (!std::isnan(lefts[size_t(i)]))
+            p.drawText(QPointF(lefts[size_t(i)], fm.ascent() + 2), labels[i]);
     p.restore();
     // The corner says what the labels are relative to and how much is on screen.
     p.setPen(pal.color(QPalette::WindowText));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinegeometry.h"
+#include "timelinerasterizer.h"
 #include "timelinesearch.h"
 #include "timelineview.h"
 #include "timescale.h"
@@ -16,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -140,6 +142,35 @@ TEST(TimeScale, LongOffsetsAreShownRelativeToABase)
                 << TimeScale::tickLabel(ticks, t.time).toStdString();
         }
     }
+}
+
+// A 4.32 s span on an 880-px ruler: ticks every 500 ms, 87 px apart, the last 40 px from the
+// right edge. Its label went left of the tick, whole, and ran into the one before: "3500 ms4000 ms".
+TEST(TimelineRuler, ALabelMovedLeftOfItsTickNeverRunsIntoTheOneBefore)
+{
+    const int width = 880;
+    std::vector<double> x;
+    for (int i = 0; i <= 9; ++i)
+        x.push_back(60 + 87.0 * i);
+    ASSERT_GT(x.back(), width - 50.0);
+    const std::vector<int> labelWidth(x.size(), 52); // "3500 ms" in a 9-pt font
+    const std::vector<double> left = widgets::TimelineRasterizer::rulerLabelLefts(x, labelWidth, width);
+    ASSERT_EQ(left.size(), x.size());
+    double lastRight = -1e9;
+    size_t drawn = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(left[i]))
+            continue;
+        ++drawn;
+        EXPECT_GE(left[i], lastRight + 8) << "label " << i << " overlaps the one before";
+        EXPECT_LE(left[i] + labelWidth[i], width) << "label " << i << " runs past the edge";
+        lastRight = left[i] + labelWidth[i];
+    }
+    EXPECT_EQ(drawn, x.size() - 1); // the last one had no room
+    EXPECT_TRUE(std::isnan(left.back()));
+    // With room left of the tick it is drawn there rather than dropped.
+    const std::vector<double> roomy = widgets::TimelineRasterizer::rulerLabelLefts({20, 200, 860}, {52, 52, 52}, width);
+    EXPECT_DOUBLE_EQ(roomy[2], 860 - 3 - 52);
 }
 
 TEST(TimeScale, LabelsFarFromTheStartMoveToALargerUnit)
