@@ -20,6 +20,7 @@
 #include <QPainter>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
@@ -212,10 +213,17 @@ QRect HostHeatMap::cellRect(int hostRow, int step) const
     return QRect(left, kAxisHeight + hostRow * rowHeight(), std::max(1, right - left), rowHeight());
 }
 
+int HostHeatMap::axisTop() const
+{
+    // The step axis stays at the top of what is shown: in a scroll area, the visible part's top.
+    const QRect shown = visibleRegion().boundingRect();
+    return shown.isEmpty() ? 0 : std::max(0, shown.top());
+}
+
 std::pair<int, int> HostHeatMap::cellAt(QPoint pos) const
 {
     const double w = columnWidth();
-    if (pos.x() < kLabelWidth || pos.y() < kAxisHeight || w <= 0)
+    if (pos.x() < kLabelWidth || pos.y() < kAxisHeight || pos.y() < axisTop() + kAxisHeight || w <= 0)
         return {-1, -1};
     const int host = (pos.y() - kAxisHeight) / rowHeight();
     const int step = int((pos.x() - kLabelWidth) / w);
@@ -232,17 +240,7 @@ void HostHeatMap::paintEvent(QPaintEvent* event)
     if (!m_hosts)
         return;
     const QFontMetrics fm(font());
-    // Step axis: a label every few steps, at least 40 px apart.
     const double w = columnWidth();
-    const int every = std::max(1, int(std::ceil(40.0 / std::max(1.0, w))));
-    const int labelStep = every <= 1 ? 1 : every <= 2 ? 2 : every <= 5 ? 5 : every <= 10 ? 10 : 10 * ((every + 9) / 10);
-    p.setPen(pal.color(QPalette::WindowText));
-    for (int s = 0; s < stepCount(); s += labelStep) {
-        const QRect c = cellRect(0, s);
-        p.drawText(QRect(c.left(), 0, 40, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, QString::number(s));
-    }
-    p.drawText(QRect(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, tr("host \\ step"));
-
     const double span = m_high - m_low;
     const std::vector<std::vector<int>>& lateByStep = m_hosts->lateHostsByStep;
     for (int h = 0; h < hostCount(); ++h) {
@@ -275,6 +273,19 @@ void HostHeatMap::paintEvent(QPaintEvent* event)
             }
         }
     }
+
+    // Step axis, over the rows at the top of what is shown, so a scrolled map of 64 hosts still
+    // says which step a column is: a label every few steps, at least 40 px apart.
+    const int top = axisTop();
+    p.fillRect(QRect(0, top, width(), kAxisHeight), pal.base());
+    const int every = std::max(1, int(std::ceil(40.0 / std::max(1.0, w))));
+    const int labelStep = every <= 1 ? 1 : every <= 2 ? 2 : every <= 5 ? 5 : every <= 10 ? 10 : 10 * ((every + 9) / 10);
+    p.setPen(pal.color(QPalette::WindowText));
+    for (int s = 0; s < stepCount(); s += labelStep) {
+        const QRect c = cellRect(0, s);
+        p.drawText(QRect(c.left(), top, 40, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, QString::number(s));
+    }
+    p.drawText(QRect(4, top, kLabelWidth - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, tr("host \\ step"));
 }
 
 void HostHeatMap::mouseReleaseEvent(QMouseEvent* event)
@@ -292,7 +303,7 @@ bool HostHeatMap::event(QEvent* event)
         return QWidget::event(event);
     auto* help = static_cast<QHelpEvent*>(event);
     const QPoint pos = help->pos();
-    const int row = pos.y() >= kAxisHeight ? (pos.y() - kAxisHeight) / rowHeight() : -1;
+    const int row = pos.y() >= axisTop() + kAxisHeight ? (pos.y() - kAxisHeight) / rowHeight() : -1;
     if (row < 0 || row >= hostCount()) {
         QToolTip::hideText();
         return true;
@@ -390,6 +401,9 @@ HostsView::HostsView(qt::TraceSession* session, QWidget* parent)
     m_scroll->setWidgetResizable(true);
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scroll->setWidget(m_map);
+    // The step axis is painted at the top of the shown part: a scroll moves it, so the whole map
+    // is painted again rather than the scrolled pixels reused.
+    connect(m_scroll->verticalScrollBar(), &QScrollBar::valueChanged, m_map, qOverload<>(&QWidget::update));
     mapLayout->addWidget(m_scroll, 1);
     // The scroll area is capped at its rows' height (setAnalysis): spare room goes below the map,
     // so the toggle and the scale stay right above it.

@@ -50,8 +50,11 @@ public:
     std::pair<double, double> scaleRange() const { return {m_low, m_high}; }
     /// Where a cell is drawn, in this widget's coordinates (empty when out of range).
     QRect cellRect(int hostRow, int step) const;
-    /// The cell under `pos`: {host row, step}, or {-1, -1}.
+    /// The cell under `pos`: {host row, step}, or {-1, -1} (also under the step axis).
     std::pair<int, int> cellAt(QPoint pos) const;
+    /// Where the step axis is drawn: the top of the part shown (it stays there while the rows
+    /// scroll under it).
+    int axisTop() const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;

@@ -187,6 +187,31 @@ TEST_F(SixtyFourHostsView, TheStragglerIsNamedAndScrolledIntoView)
     EXPECT_TRUE(table->item(tableRow, 0)->font().bold());
 }
 
+// Scrolled to the straggler's row, the map still says which step each column is: the step axis
+// stays at the top of the shown part, over the rows, and a click there opens no cell.
+TEST_F(SixtyFourHostsView, TheStepAxisStaysAboveTheScrolledRows)
+{
+    HostHeatMap* map = view.heatMap();
+    QWidget* viewport = map->parentWidget();
+    const int shownTop = -map->y(); // the map moves up inside the viewport as it scrolls
+    ASSERT_GT(shownTop, HostHeatMap::kAxisHeight) << "the straggler's scroll moved the rows";
+    EXPECT_EQ(map->axisTop(), shownTop);
+    const QRect firstColumn = map->cellRect(0, 0);
+    const QPoint inAxis(firstColumn.left() + firstColumn.width() * 2 / 3, shownTop + HostHeatMap::kAxisHeight / 2);
+    EXPECT_EQ(map->cellAt(inAxis), std::make_pair(-1, -1));
+
+    const QImage shown = viewport->grab().toImage();
+    const QColor base = map->palette().color(QPalette::Base);
+    const QPoint onScreen = map->mapTo(viewport, inAxis);
+    EXPECT_EQ(shown.pixelColor(onScreen * shown.devicePixelRatio()), base) << "a heat-map cell under the axis";
+    // The label "0" is drawn in the band at the first column's left.
+    int ink = 0;
+    for (int y = 0; y < HostHeatMap::kAxisHeight; ++y)
+        for (int x = firstColumn.left(); x < firstColumn.left() + 20; ++x)
+            ink += shown.pixelColor(QPoint(x, y) * shown.devicePixelRatio()) != base;
+    EXPECT_GT(ink, 3) << "no step number in the axis band";
+}
+
 TEST(HostsView, OneHostShowsItsRowAndASentenceNotAMap)
 {
     model::LoadResult loaded = model::loadProfile(TPUSCOPE_TEST_DATA_DIR "/../../resources/demo.xplane.pb");
