@@ -223,7 +223,7 @@ int HostHeatMap::axisTop() const
 std::pair<int, int> HostHeatMap::cellAt(QPoint pos) const
 {
     const double w = columnWidth();
-    if (pos.x() < kLabelWidth || pos.y() < kAxisHeight || pos.y() < axisTop() + kAxisHeight || w <= 0)
+    if (pos.x() < kLabelWidth || pos.y() < axisTop() + kAxisHeight || w <= 0)
         return {-1, -1};
     const int host = (pos.y() - kAxisHeight) / rowHeight();
     const int step = int((pos.x() - kLabelWidth) / w);

@@ -67,12 +67,12 @@ public:
     /// The label column (group headers with their ▸/▾, track names) left of the event area.
     void paintLabelColumn(
         QPainter& p, const QFont& font, const QPalette& pal, TimelineTracks& tracks, int scrollY, QSize viewport);
-    /// The time ruler over the event area and, in its corner, what the labels are relative to.
     /// Where each major tick's label starts on a ruler `width` wide (labels are drawn right of
     /// their tick at `tickX`, or left of it, whole, near the right edge), NaN for a label left out
     /// because it would overlap the one before it.
     static std::vector<double> rulerLabelLefts(
         const std::vector<double>& tickX, const std::vector<int>& labelWidth, int width);
+    /// The time ruler over the event area and, in its corner, what the labels are relative to.
     void paintRuler(QPainter& p, const QFont& font, const QPalette& pal, const model::Profile& profile,
         const TimeScale& scale, int viewportWidth);
 
