@@ -3,6 +3,7 @@
 // memory tests run it under `prlimit --as` and read its peak RSS from /usr/bin/time -f %M.
 #pragma once
 
+#include "clitool.h"
 #include "robustnessinputs.h"
 #include "testutil.h"
 
@@ -14,11 +15,6 @@
 #include <unistd.h>
 
 namespace tpuscope::test {
-
-inline std::string cli()
-{
-    return TPUSCOPE_CLI_PATH;
-}
 
 inline bool haveTools()
 {

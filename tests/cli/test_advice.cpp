@@ -2,6 +2,7 @@
 #include "analysis/advice.h"
 #include "analysis/layout.h"
 #include "analysistestutil.h"
+#include "clitool.h"
 #include "core/jsondom.h"
 #include "loader/loader.h"
 #include "report/advicereport.h"
@@ -14,11 +15,6 @@ using namespace tpuscope::model;
 using namespace tpuscope::test;
 
 namespace {
-
-bool cliAvailable()
-{
-    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
-}
 
 std::string demoPath()
 {
@@ -35,7 +31,7 @@ std::string demoPath()
 
 TEST(AdviceCli, JsonShape)
 {
-    if (!cliAvailable())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const CommandResult r = runCommand(std::string(TPUSCOPE_CLI_PATH) + " advise '" + demoPath() + "' --format json");
     ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -81,7 +77,7 @@ TEST(AdviceCli, JsonShape)
 
 TEST(AdviceCli, TextMarkdownFusionAndErrors)
 {
-    if (!cliAvailable())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const CommandResult text = runCommand(cli + " advise '" + demoPath() + "'");

@@ -2,6 +2,7 @@
 // Outputs never destroy (issue 18): the core's atomic-save helper and the CLI commands that use it.
 #include "core/atomicfile.h"
 
+#include "clitool.h"
 #include "robustnessinputs.h"
 #include "testutil.h"
 
@@ -16,16 +17,6 @@ using namespace tpuscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool haveCli()
-{
-    return fs::exists(TPUSCOPE_CLI_PATH);
-}
-
-std::string cli()
-{
-    return std::string(TPUSCOPE_CLI_PATH);
-}
 
 /// A small synthetic profile at `path`, made by the CLI itself.
 void synthProfile(const std::string& path)

@@ -5,6 +5,7 @@
 #include "analysis/attribution.h"
 #include "analysis/opbreakdown.h"
 #include "analysistestutil.h"
+#include "clitool.h"
 #include "core/jsondom.h"
 #include "loader/loader.h"
 #include "report/advicereport.h"
@@ -26,7 +27,7 @@ namespace {
 
 TEST(Attribution, CliGroupsByFrameworkOpAndSource)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string path = tempDir("attribution_cli") + "/demo.xplane.pb";
     std::string bytes, error;

@@ -3,6 +3,7 @@
 // refuses any other by naming it and listing what the command takes, and its help lists exactly
 // its table. Driven by the tables themselves, so a new command or option is covered on its own.
 #include "cli.h"
+#include "clitool.h"
 #include "synth/synth.h"
 #include "testutil.h"
 
@@ -109,11 +110,6 @@ std::vector<std::string> helpOptionNames(const std::string& help)
         }
     }
     return names;
-}
-
-bool cliBuilt()
-{
-    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
 }
 
 } // namespace
@@ -256,7 +252,7 @@ TEST(CliOptions, EachCommandsHelpListsExactlyItsOptions)
 
 TEST(CliOptions, TheProgramPrintsTheHelpOfTheTables)
 {
-    if (!cliBuilt())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     for (const Command* command : commands()) {
@@ -278,7 +274,7 @@ TEST(CliOptions, TheProgramPrintsTheHelpOfTheTables)
 
 TEST(CliOptions, TheProgramRefusesTheIssueExampleWithExitCode2)
 {
-    if (!cliBuilt())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string demo = tempDir("clioptions") + "/demo.xplane.pb";

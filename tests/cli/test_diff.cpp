@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "clitool.h"
 #include "testutil.h"
 
 #include "analysis/diff.h"
@@ -7,6 +8,7 @@
 #include <sstream>
 
 using namespace tpuscope::model;
+using namespace tpuscope::test;
 
 namespace {
 
@@ -14,7 +16,7 @@ namespace {
 
 TEST(DiffCli, TwoFiles)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string dir = tpuscope::test::tempDir("diff_cli");
     const std::string cli = TPUSCOPE_CLI_PATH;
@@ -36,7 +38,7 @@ TEST(DiffCli, TwoFiles)
 TEST(DiffCli, UnrelatedProfilesAreSaidToBeUnrelatedWithoutAPercentChange)
 {
     const std::string after = tpuscope::test::samplePath("tpu_v6e_inference.xplane.pb");
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH) || !std::filesystem::exists(after))
+    if (!haveCli() || !std::filesystem::exists(after))
         GTEST_SKIP() << "tpuscope-cli or the v6e sample missing";
     const std::string dir = tpuscope::test::tempDir("diff_unrelated");
     const std::string cli = TPUSCOPE_CLI_PATH;

@@ -58,7 +58,7 @@ constexpr long kBudgetKb = 500 << 10;
 
 TEST(HostileCorpus, EveryCaseLoadsOrIsRefusedByNameWithinTheBudget)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     for (const Case& c : kCases) {
         const std::string path = dataPath(std::string("hostile/") + c.file);
@@ -87,7 +87,7 @@ TEST(HostileCorpus, EveryCaseLoadsOrIsRefusedByNameWithinTheBudget)
 
 TEST(HostileCorpus, MarkupInAShareFileStaysText)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string path = dataPath("hostile/share_markup_names.tpuscope");
     for (const char* format : {"md", "csv", "json", "table"}) {
@@ -109,7 +109,7 @@ TEST(HostileCorpus, MarkupInAShareFileStaysText)
 
 TEST(HostileCorpus, SelfCallingFusionsShowOnce)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     for (const char* file : {"xspace_self_calling_fusions.xplane.pb", "share_self_calling_fusions.tpuscope"}) {
         SCOPED_TRACE(file);

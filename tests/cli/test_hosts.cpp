@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // tpuscope-cli hosts and the straggler advice on synthetic pods: JSON shape, exit codes, and the
 // CSV/Markdown escaping of a hostile host name.
+#include "clitool.h"
 #include "core/jsondom.h"
 #include "testutil.h"
 #include "xplane.pb.h"
@@ -14,16 +15,6 @@ using namespace tpuscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool haveCli()
-{
-    return fs::exists(TPUSCOPE_CLI_PATH);
-}
-
-std::string cli()
-{
-    return std::string("'") + TPUSCOPE_CLI_PATH + "'";
-}
 
 std::string makePod(const std::string& name, const std::string& spec)
 {

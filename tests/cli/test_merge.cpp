@@ -2,6 +2,7 @@
 // tpuscope-cli share on a pod and on one host of it, and tpuscope-cli merge (the map/reduce path
 // for pods too large for one machine): the same hosts table and straggler as the run folder, and
 // mismatched inputs refused with exit code 2 and a message.
+#include "clitool.h"
 #include "core/jsondom.h"
 #include "testutil.h"
 
@@ -15,16 +16,6 @@ using namespace tpuscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool haveCli()
-{
-    return fs::exists(TPUSCOPE_CLI_PATH);
-}
-
-std::string cli()
-{
-    return std::string("'") + TPUSCOPE_CLI_PATH + "'";
-}
 
 json::Value parseJson(const std::string& text)
 {

@@ -77,7 +77,7 @@ TEST(Robustness, DefaultBudgetIsTheAddressSpaceLimitWhenItIsSmaller)
 
 TEST(Robustness, TheBudgetChargesLinesAndPlanesNotOnlyEvents)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+    if (!haveCli() || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     const std::string dir = tempDir("budget_structures");
     // 5 million empty lines in a 10 KB file took 2.5 GB with --memory-budget-mb 500.
@@ -142,7 +142,7 @@ private:
 
 TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string dir = tempDir("special_files");
     const std::string fifo = dir + "/pipe.xplane.pb";
@@ -174,7 +174,7 @@ TEST(Robustness, FifosDirectoriesAndDevicesAreRefusedAtOnce)
 
 TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string dir = tempDir("control_byte");
     writeFile(dir + "/paste.txt", "```tpuscope\nVFBV\x1fU0NPUEU=\n```\n");
@@ -186,7 +186,7 @@ TEST(Robustness, ControlBytesInAnErrorMessageAreNamedNotPrinted)
 
 TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+    if (!haveCli() || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     const std::string dir = tempDir("ratio");
     // Two events with 272 MiB of whitespace between them (just past the guard's 256 MiB), in a
@@ -209,7 +209,7 @@ TEST(Robustness, CompressionRatioGuardAndWhitespaceIsNotResident)
 
 TEST(Robustness, LogDirHostsUseTheSameInflatePath)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+    if (!haveCli() || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     const std::string dir = tempDir("logdir_inflate");
     const std::string run = dir + "/logdir/plugins/profile/2026_01_01_00_00_00";
@@ -237,7 +237,7 @@ TEST(Robustness, LogDirHostsUseTheSameInflatePath)
 
 TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+    if (!haveCli() || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     const std::string dir = tempDir("skipped_values");
     const std::string first = R"({"traceEvents":[{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},)";
@@ -277,7 +277,7 @@ TEST(Robustness, BigSkippedValuesAndWhitespaceAreStreamedThrough)
 
 TEST(Robustness, ABigNameIsStoredOnce)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH) || !fs::exists("/usr/bin/time"))
+    if (!haveCli() || !fs::exists("/usr/bin/time"))
         GTEST_SKIP() << "needs tpuscope-cli and /usr/bin/time";
     if (kSanitized)
         GTEST_SKIP() << "RSS bounds do not apply to a sanitizer build";
@@ -296,7 +296,7 @@ TEST(Robustness, ABigNameIsStoredOnce)
 
 TEST(Robustness, TheBudgetChargesNamesAndOpsOfEveryFormat)
 {
-    if (!fs::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "needs tpuscope-cli";
     const std::string dir = tempDir("budget_formats");
     // Each file is far within the event limits (20,000 events, the budget checks of the event

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysistestutil.h"
+#include "clitool.h"
 #include "testutil.h"
 
 #include "analysis/advice.h"
@@ -25,11 +26,6 @@ namespace {
 
 namespace {
 
-bool cliAvailable()
-{
-    return std::filesystem::exists(TPUSCOPE_CLI_PATH);
-}
-
 std::string demoFile(const std::string& dir)
 {
     const std::string p = dir + "/demo.xplane.pb";
@@ -42,7 +38,7 @@ std::string demoFile(const std::string& dir)
 
 TEST(ShareCli, ShareThenEveryCommandReadsTheShareFile)
 {
-    if (!cliAvailable())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string dir = tempDir("share_cli");
@@ -85,7 +81,7 @@ TEST(ShareCli, ShareThenEveryCommandReadsTheShareFile)
 
 TEST(ShareCli, TextFormThroughOpenText)
 {
-    if (!cliAvailable())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string dir = tempDir("share_text");
@@ -113,7 +109,7 @@ TEST(ShareCli, TextFormThroughOpenText)
 // same analysis, paths redacted by default, and the share block folded under it with --text.
 TEST(ShareCli, ForumPrintsTheCopyForForumPost)
 {
-    if (!cliAvailable())
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string dir = tempDir("share_forum");
@@ -152,7 +148,7 @@ TEST(ShareCli, ForumPrintsTheCopyForForumPost)
 TEST(ShareCli, ShareFileLeavesOutPathsByDefault)
 {
     const std::string sample = samplePath("tpu_v6e_inference.xplane.pb");
-    if (!cliAvailable() || !std::filesystem::exists(sample))
+    if (!haveCli() || !std::filesystem::exists(sample))
         GTEST_SKIP() << "tpuscope-cli or the v6e sample missing";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string dir = tempDir("share_default_redaction");
@@ -214,7 +210,7 @@ TEST(ShareCli, ForumPostPrintsNoBooleanAsOneOrZero)
 TEST(ShareCli, TheKeptOpCountReadsTheSameWhenWrittenAndReopened)
 {
     const std::string sample = samplePath("tpu_v6e_inference.xplane.pb");
-    if (!cliAvailable() || !std::filesystem::exists(sample))
+    if (!haveCli() || !std::filesystem::exists(sample))
         GTEST_SKIP() << "needs tpuscope-cli and the v6e sample";
     const std::string cli = TPUSCOPE_CLI_PATH;
     const std::string out = tempDir("share_counts") + "/v6e.tpuscope";

@@ -3,6 +3,7 @@
 #include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "analysistestutil.h"
+#include "clitool.h"
 #include "core/jsondom.h"
 #include "loader/loader.h"
 #include "report/report.h"
@@ -27,7 +28,7 @@ namespace {
 
 TEST(StepsCli, JsonShapeProgramAndCore)
 {
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v6e_inference.xplane.pb");
     const std::string cli = TPUSCOPE_CLI_PATH;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Text tables elide long names in the middle (tpuscope-cli sets the width; --wide turns it off).
+#include "clitool.h"
 #include "report/report.h"
 #include "testutil.h"
 
@@ -17,7 +18,7 @@ namespace {
 TEST(TextTables, CliOpsTableElidesAt60AndWidePrintsWhole)
 {
     TPUSCOPE_REQUIRE_SAMPLE("tpu_v5_training.op_profile.json.gz");
-    if (!std::filesystem::exists(TPUSCOPE_CLI_PATH))
+    if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
     const std::string command = std::string(TPUSCOPE_CLI_PATH) + " ops '"
         + samplePath("tpu_v5_training.op_profile.json.gz") + "' --format table";
