@@ -36,8 +36,8 @@ struct Context
     int64_t steps = 0;
     int cores = 1; // what per-core figures divide by (OpBreakdown::coresRepresented)
     bool coresKnown = true; // false where the file does not record the cores (DeviceInfo::coresNote)
-    std::vector<OpPadding> paddings; // by breakdown row
-    BatchInference batch;
+    std::vector<OpPadding> paddings {}; // by breakdown row
+    BatchInference batch {};
     const StepAnalysis* stepAnalysis = nullptr; // the steps `steps` counts (computeSteps)
     const MemoryReport* memory = nullptr; // analyzeMemory of the profile, when the caller has it
     const DeviceConsistency* deviceCheck = nullptr; // checkDeviceConsistency, when the caller has it

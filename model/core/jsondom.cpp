@@ -328,7 +328,7 @@ private:
                 --m_pos;
                 return fail("invalid escape sequence in a string");
             }
-            uint32_t unit;
+            uint32_t unit = 0;
             if (!hex4(unit))
                 return false;
             int64_t next = -1;

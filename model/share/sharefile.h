@@ -41,10 +41,10 @@ struct ShareStats
 
 struct ShareResult
 {
-    std::string bytes; // the file: header line + gzip(JSON)
-    std::string json; // the uncompressed JSON (for tests and --format json dumps)
-    std::string error;
-    ShareStats stats;
+    std::string bytes {}; // the file: header line + gzip(JSON)
+    std::string json {}; // the uncompressed JSON (for tests and --format json dumps)
+    std::string error {};
+    ShareStats stats {};
     bool ok() const { return error.empty(); }
 };
 
