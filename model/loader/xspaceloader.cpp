@@ -467,6 +467,7 @@ private:
         const char* released = bytes.data();
         bool done = false;
         while (!done && p < end) {
+            __builtin_prefetch(p + 1024); // as in PlaneScanner::scanLineHeader
             EventFields f;
             bool ok = true;
             uint64_t length = 0;
