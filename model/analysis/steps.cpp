@@ -527,8 +527,7 @@ std::pair<TimePs, TimePs> deviceActivityRange(const Profile& profile)
                     && track.kind != TrackKind::Steps))
                 continue;
             begin = std::min(begin, track.start.front()); // tracks are sorted by start
-            for (size_t i = 0; i < track.size(); ++i)
-                end = std::max(end, track.end(i));
+            end = std::max(end, track.lastEnd);
         }
     if (begin > end)
         return {0, 0};

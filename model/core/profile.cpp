@@ -290,15 +290,74 @@ namespace {
 constexpr uint16_t kMaxDepth = 512;
 constexpr TimePs kTouchTolerancePs = 1000;
 
-/// Clamps negative durations to 0 (counted) and sorts the track by start, parents first. One
-/// pass does the clamp and the order check: each pass over a track's columns costs ~0.1 s per 1e8
-/// events.
-void sortTrack(Track& track, ImportStats& stats)
+/// Nests the events of a track in start order (parents first): an event's depth is the number of
+/// events still open around it.
+class Nesting
 {
-    bool sorted = true;
+public:
+    explicit Nesting(ImportStats& stats)
+        : m_stats(stats)
+    {
+        m_open.reserve(16);
+    }
+
+    uint16_t depthOf(TimePs begin, TimePs end)
+    {
+        while (!m_open.empty() && m_open.back() <= begin)
+            m_open.pop_back();
+        // Device timespans of consecutive ops overlap by a picosecond or so (rounding in the
+        // runtime's clock conversion): treat up to 1 ns as touching, not as nesting.
+        while (!m_open.empty() && end > m_open.back() && m_open.back() - begin <= kTouchTolerancePs)
+            m_open.pop_back();
+        if (!m_open.empty() && end > m_open.back())
+            ++m_stats.partialOverlaps; // drawn one level down; self time is clipped in analysis
+        size_t depth = m_open.size();
+        if (depth >= kMaxDepth) {
+            ++m_stats.depthLimitHits;
+            depth = kMaxDepth - 1;
+        } else {
+            m_open.push_back(end);
+        }
+        return static_cast<uint16_t>(depth);
+    }
+
+private:
+    ImportStats& m_stats;
+    std::vector<TimePs> m_open; // the ends of the events open at the last start, innermost last
+};
+
+/// The depth of every event of a sorted track; returns the latest end.
+TimePs computeDepth(Track& track, ImportStats& stats)
+{
+    track.depth.resize(track.size());
+    track.maxDepth = 0;
+    TimePs lastEnd = track.size() ? track.end(0) : 0;
+    Nesting nesting(stats);
+    for (size_t i = 0; i < track.size(); ++i) {
+        const TimePs end = track.end(i);
+        lastEnd = std::max(lastEnd, end);
+        track.depth[i] = nesting.depthOf(track.start[i], end);
+        track.maxDepth = std::max(track.maxDepth, track.depth[i]);
+    }
+    return lastEnd;
+}
+
+/// Clamps negative durations to 0 (counted), sorts the track by start, parents first, and nests
+/// it; returns the latest end. Tracks almost always arrive sorted, so one pass does the clamp, the
+/// order check and the nesting as if the order holds: each pass over a track's columns costs
+/// ~0.1 s per 1e8 events. A track found out of order is sorted and nested again.
+TimePs sortAndNest(Track& track, ImportStats& stats)
+{
     const size_t n = track.size();
-    const TimePs* start = track.start.data();
-    TimePs* duration = track.duration.data();
+    TimePs* const start = track.start.data();
+    TimePs* const duration = track.duration.data();
+    ImportStats nested;
+    Nesting nesting(nested);
+    track.depth.clear();
+    track.depth.reserve(n);
+    track.maxDepth = 0;
+    TimePs lastEnd = 0;
+    bool sorted = true;
     for (size_t i = 0; i < n; ++i) {
         if (duration[i] < 0) {
             ++stats.negativeDurations;
@@ -306,8 +365,17 @@ void sortTrack(Track& track, ImportStats& stats)
         }
         sorted = sorted
             && (i == 0 || start[i - 1] < start[i] || (start[i - 1] == start[i] && duration[i - 1] >= duration[i]));
+        if (!sorted)
+            continue; // only the clamp is still needed
+        const TimePs end = start[i] + duration[i];
+        lastEnd = i == 0 ? end : std::max(lastEnd, end);
+        const uint16_t depth = nesting.depthOf(start[i], end);
+        track.depth.push_back(depth);
+        track.maxDepth = std::max(track.maxDepth, depth);
     }
     if (sorted) {
+        stats.partialOverlaps += nested.partialOverlaps;
+        stats.depthLimitHits += nested.depthLimitHits;
         // Columns grown by push_back keep up to half their capacity unused (JSON: ~8 B/event);
         // the copy costs ~20 ms per 1e7 events once, the slack would cost memory for good.
         auto fit = [](auto& column) {
@@ -317,7 +385,7 @@ void sortTrack(Track& track, ImportStats& stats)
         fit(track.start);
         fit(track.duration);
         fit(track.op);
-        return;
+        return lastEnd;
     }
     std::vector<uint32_t> order(track.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -336,11 +404,9 @@ void sortTrack(Track& track, ImportStats& stats)
     permute(track.start);
     permute(track.duration);
     permute(track.op);
+    return computeDepth(track, stats);
 }
 
-/// Each op id below `opCount` that `ops` holds, once. A bitmap over the ids for a long column, a
-/// sorted copy for a short one: a pod's hundreds of host threads would each clear a bitmap of
-/// every op.
 std::vector<OpId> distinctOps(const std::vector<OpId>& ops, size_t opCount)
 {
     std::vector<OpId> out;
@@ -364,39 +430,6 @@ std::vector<OpId> distinctOps(const std::vector<OpId>& ops, size_t opCount)
         }
     }
     return out;
-}
-
-/// Nesting depth of every event of a sorted track; returns the latest end (0 for no event).
-TimePs computeDepth(Track& track, ImportStats& stats)
-{
-    track.depth.assign(track.size(), 0);
-    track.maxDepth = 0;
-    TimePs lastEnd = track.size() ? track.end(0) : 0;
-    std::vector<TimePs> openEnds;
-    openEnds.reserve(16);
-    for (size_t i = 0; i < track.size(); ++i) {
-        const TimePs begin = track.start[i];
-        const TimePs end = begin + track.duration[i];
-        lastEnd = std::max(lastEnd, end);
-        while (!openEnds.empty() && openEnds.back() <= begin)
-            openEnds.pop_back();
-        // Device timespans of consecutive ops overlap by a picosecond or so (rounding in the
-        // runtime's clock conversion): treat up to 1 ns as touching, not as nesting.
-        while (!openEnds.empty() && end > openEnds.back() && openEnds.back() - begin <= kTouchTolerancePs)
-            openEnds.pop_back();
-        if (!openEnds.empty() && end > openEnds.back())
-            ++stats.partialOverlaps; // drawn one level down; self time is clipped in analysis
-        size_t depth = openEnds.size();
-        if (depth >= kMaxDepth) {
-            ++stats.depthLimitHits;
-            depth = kMaxDepth - 1;
-        } else {
-            openEnds.push_back(end);
-        }
-        track.depth[i] = static_cast<uint16_t>(depth);
-        track.maxDepth = std::max<uint16_t>(track.maxDepth, static_cast<uint16_t>(depth));
-    }
-    return lastEnd;
 }
 
 std::string categoryFromInstruction(const hlo::Instruction& instruction)
@@ -613,8 +646,7 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         trackWeight, std::max(1u, std::thread::hardware_concurrency()),
         [&](size_t id) {
             finished[id].ops = distinctOps(p.tracks[id].op, p.ops.size());
-            sortTrack(p.tracks[id], finished[id].stats);
-            finished[id].lastEnd = computeDepth(p.tracks[id], finished[id].stats);
+            finished[id].lastEnd = sortAndNest(p.tracks[id], finished[id].stats);
         },
         [] {});
     for (TrackId id = 0; id < p.tracks.size(); ++id) {
@@ -627,6 +659,7 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         p.stats.partialOverlaps += counted.partialOverlaps;
         p.stats.depthLimitHits += counted.depthLimitHits;
         const TimePs lastEnd = finished[id].lastEnd;
+        track.lastEnd = track.size() ? lastEnd : 0;
         if (track.size()) {
             if (!anyEvent) {
                 spanBegin = track.start.front();

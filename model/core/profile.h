@@ -97,6 +97,9 @@ struct Track
     std::vector<OpId> op;
     std::vector<uint16_t> depth;
     uint16_t maxDepth = 0;
+    /// The latest end of its events (ProfileBuilder::finish; 0 without events), so a question
+    /// about where a track's activity ends needs no pass over its events.
+    TimePs lastEnd = 0;
     /// Events with `num_occurrences` instead of a start (XSpace aggregated events).
     struct Aggregated
     {

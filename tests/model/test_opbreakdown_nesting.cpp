@@ -52,3 +52,40 @@ TEST(OpBreakdownNesting, ParentAndChildrenInOneRowCountTheirTimeOnce)
             EXPECT_DOUBLE_EQ(row.totalTimePs, 1000);
         }
 }
+
+// finish nests a track in the pass that checks its order, assuming the order holds; a track found
+// out of order late (after a partial overlap was counted) must come out as the same track in order.
+TEST(OpBreakdownNesting, ATrackOutOfOrderNestsLikeTheSameTrackInOrder)
+{
+    struct Event
+    {
+        TimePs start, duration;
+    };
+    constexpr TimePs us = 1000000; // well beyond the 1 ns within which ends count as touching
+    const std::vector<Event> inOrder {
+        {0, 1000 * us}, {100 * us, 200 * us}, {350 * us, 800 * us}, {2000 * us, 100 * us}, {2050 * us, -5}};
+    const std::vector<Event> lastTwoSwapped {
+        {0, 1000 * us}, {100 * us, 200 * us}, {350 * us, 800 * us}, {2050 * us, -5}, {2000 * us, 100 * us}};
+    auto build = [](const std::vector<Event>& events) {
+        ProfileBuilder b;
+        b.addHost({});
+        const TrackId track = b.addTrack(b.addPlane("/device:TPU:0"), "XLA Ops", TrackKind::XlaOps);
+        OpInfo info;
+        info.name = b.intern("fusion.1");
+        const OpId op = b.addOp(info);
+        for (const Event& e : events)
+            b.addEvent(track, e.start, e.duration, op);
+        return b.finish();
+    };
+    for (const ProfilePtr& profile : {build(inOrder), build(lastTwoSwapped)}) {
+        const Track& t = profile->tracks.front();
+        EXPECT_EQ(t.start, (std::vector<TimePs> {0, 100 * us, 350 * us, 2000 * us, 2050 * us}));
+        EXPECT_EQ(t.duration, (std::vector<TimePs> {1000 * us, 200 * us, 800 * us, 100 * us, 0}));
+        EXPECT_EQ(t.depth, (std::vector<uint16_t> {0, 1, 1, 0, 1}));
+        EXPECT_EQ(t.maxDepth, 1);
+        EXPECT_EQ(t.lastEnd, 2100 * us);
+        EXPECT_EQ(profile->stats.partialOverlaps, 1); // [350, 1150) sticks out of [0, 1000), once
+        EXPECT_EQ(profile->stats.negativeDurations, 1);
+        EXPECT_EQ(profile->spanEnd, 2100 * us);
+    }
+}
