@@ -75,6 +75,9 @@ HostLinkStats computeHostLink(const Profile& profile, const OpModel& model)
         return profile.recorded->hasHostLink ? profile.recorded->hostLink : HostLinkStats {};
     HostLinkStats stats;
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
+    // Most programs move nothing over the host link: their ops tracks need no pass to pair halves.
+    if (std::none_of(model.ops.begin(), model.ops.end(), [](const OpTraits& t) { return t.isHostTransfer(); }))
+        return stats;
 
     // The dominant program: the module with the most run time on the XLA Modules lines.
     std::map<OpId, double> moduleTime;

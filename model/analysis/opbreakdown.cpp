@@ -75,17 +75,20 @@ namespace {
 
 /// Sums time and self time per op over one track. Self time = duration − time of the
 /// direct children on the same line (children clipped to their parent). Async done events are
-/// matched with their start half (forEachAsyncPair), for the pair's span.
+/// matched with their start half (forEachAsyncPair), for the pair's span, where the profile has
+/// done halves (`pairs`).
 void accumulateTrack(const Track& track, const OpFilter& filter, const OpModel& model, const RecordedTimeline* recorded,
-    std::vector<OpTotals>& totals)
+    bool pairs, std::vector<OpTotals>& totals)
 {
     const bool ranged = filter.rangeEnd > filter.rangeBegin;
     const size_t n = track.size();
-    std::vector<TimePs> childTime(n, 0);
+    // A flat track (most XLA Ops lines) has no children: its self time is its time, and the pass
+    // below would only write zeros.
+    std::vector<TimePs> childTime(track.maxDepth > 0 ? n : 0, 0);
     // The parent of an event at depth d is the latest earlier event at depth d − 1: nesting was
     // decided once, when the profile was built (ProfileBuilder::finish).
     std::vector<uint32_t> lastAtDepth(static_cast<size_t>(track.maxDepth) + 1, 0);
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < childTime.size(); ++i) {
         const uint16_t depth = track.depth[i];
         if (depth > 0) {
             const uint32_t parent = lastAtDepth[depth - 1];
@@ -102,15 +105,16 @@ void accumulateTrack(const Track& track, const OpFilter& filter, const OpModel& 
         OpTotals& t = totals[track.op[i]];
         t.occurrences += 1;
         t.time += static_cast<double>(track.duration[i]);
-        t.self += static_cast<double>(std::max<TimePs>(0, track.duration[i] - childTime[i]));
+        t.self += static_cast<double>(std::max<TimePs>(0, track.duration[i] - (childTime.empty() ? 0 : childTime[i])));
     }
-    forEachAsyncPair(track, model, [&](size_t done, size_t start) {
-        if (!inRange(done))
-            return;
-        OpTotals& t = totals[track.op[done]];
-        t.pairSpan += static_cast<double>(track.end(done) - track.start[start]);
-        t.pairsTimed += 1;
-    });
+    if (pairs)
+        forEachAsyncPair(track, model, [&](size_t done, size_t start) {
+            if (!inRange(done))
+                return;
+            OpTotals& t = totals[track.op[done]];
+            t.pairSpan += static_cast<double>(track.end(done) - track.start[start]);
+            t.pairsTimed += 1;
+        });
     if (!ranged) {
         for (const auto& a : track.aggregated) {
             OpTotals& t = totals[a.op];
@@ -552,6 +556,8 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
 
     std::vector<OpTotals> totals(profile.ops.size());
     const std::vector<PlaneId> cores = profile.tpuCorePlanes();
+    const bool pairs
+        = std::any_of(model.ops.begin(), model.ops.end(), [](const OpTraits& t) { return t.async == AsyncRole::Done; });
     bool aggregate = false;
     for (size_t ordinal = 0; ordinal < cores.size(); ++ordinal) {
         if (filter.core >= 0 && static_cast<int>(ordinal) != filter.core)
@@ -561,7 +567,7 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
         for (TrackId trackId : profile.planes[cores[ordinal]].tracks) {
             const Track& track = profile.tracks[trackId];
             if (track.kind == TrackKind::XlaOps)
-                accumulateTrack(track, filter, model, profile.recorded.get(), totals);
+                accumulateTrack(track, filter, model, profile.recorded.get(), pairs, totals);
         }
     }
     // Per-core figures divide by the cores the time is summed over: one plane each, or the device's
