@@ -326,7 +326,7 @@ private:
     std::vector<TimePs> m_open; // the ends of the events open at the last start, innermost last
 };
 
-/// The depth of every event of a sorted track; returns the latest end.
+/// The depth of every event of a sorted track; returns the latest end (0 for no event).
 TimePs computeDepth(Track& track, ImportStats& stats)
 {
     track.depth.resize(track.size());
@@ -407,6 +407,9 @@ TimePs sortAndNest(Track& track, ImportStats& stats)
     return computeDepth(track, stats);
 }
 
+/// Each op id below `opCount` that `ops` holds, once. A bitmap over the ids for a long column, a
+/// sorted copy for a short one: a pod's hundreds of host threads would each clear a bitmap of
+/// every op.
 std::vector<OpId> distinctOps(const std::vector<OpId>& ops, size_t opCount)
 {
     std::vector<OpId> out;
