@@ -638,7 +638,6 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     struct FinishedTrack
     {
         ImportStats stats;
-        TimePs lastEnd = 0;
         std::vector<OpId> ops; // each op the track has, once
     };
     std::vector<FinishedTrack> finished(p.tracks.size());
@@ -649,7 +648,7 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         trackWeight, std::max(1u, std::thread::hardware_concurrency()),
         [&](size_t id) {
             finished[id].ops = distinctOps(p.tracks[id].op, p.ops.size());
-            finished[id].lastEnd = sortAndNest(p.tracks[id], finished[id].stats);
+            p.tracks[id].lastEnd = sortAndNest(p.tracks[id], finished[id].stats);
         },
         [] {});
     for (TrackId id = 0; id < p.tracks.size(); ++id) {
@@ -661,16 +660,14 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
         p.stats.negativeDurations += counted.negativeDurations;
         p.stats.partialOverlaps += counted.partialOverlaps;
         p.stats.depthLimitHits += counted.depthLimitHits;
-        const TimePs lastEnd = finished[id].lastEnd;
-        track.lastEnd = track.size() ? lastEnd : 0;
         if (track.size()) {
             if (!anyEvent) {
                 spanBegin = track.start.front();
-                spanEnd = lastEnd;
+                spanEnd = track.lastEnd;
                 anyEvent = true;
             } else {
                 spanBegin = std::min(spanBegin, track.start.front());
-                spanEnd = std::max(spanEnd, lastEnd);
+                spanEnd = std::max(spanEnd, track.lastEnd);
             }
         }
         p.stats.aggregatedEvents += static_cast<int64_t>(track.aggregated.size());
