@@ -9,7 +9,7 @@ namespace tpuscope::test {
 
 inline model::ProfileAnalysisPtr analysisOf(model::ProfilePtr profile)
 {
-    return profile ? model::buildProfileAnalysis(std::move(profile)) : nullptr;
+    return profile ? model::buildProfileAnalysis(std::move(profile), {}, {}, model::AnalysisFor::Window) : nullptr;
 }
 
 } // namespace tpuscope::test

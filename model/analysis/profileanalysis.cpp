@@ -57,12 +57,16 @@ ProfileAnalysisPtr buildProfileAnalysis(
     if (stop.stop_requested())
         return nullptr;
     report("Finding steps", 0.2);
-    // Three chains of passes over every event that read only the profile and the op model run
+    // Up to three chains of passes over every event that read only the profile and the op model run
     // side by side on the shared pool (each writes its own fields): the op table, the steps and
     // the hosts, and the utilization series. One after the other they were a third of `summary`.
+    // The series is what a window's utilization chart draws; no report reads it, so the CLI skips
+    // that pass over every event, as it does the depth index.
     const bool tpu = p.hasTpuOps();
+    const bool series = tpu && purpose == AnalysisFor::Window;
     parallelFor(
-        {3, 3, 2}, std::max(1u, std::thread::hardware_concurrency()),
+        series ? std::vector<size_t> {3, 3, 2} : std::vector<size_t> {3, 3},
+        std::max(1u, std::thread::hardware_concurrency()),
         [&](size_t chain) {
             if (chain == 0) {
                 analysis->hostLink = computeHostLink(p, analysis->opModel);
@@ -71,7 +75,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
                 analysis->steps = computeSteps(p, analysis->opModel);
                 analysis->deviceActivity = deviceActivityRange(p);
                 analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop);
-            } else if (tpu) {
+            } else {
                 analysis->utilization = computeUtilization(p, analysis->opModel, analysisUtilizationOptions(p), stop);
             }
         },
@@ -88,7 +92,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
     if (stop.stop_requested())
         return nullptr;
     analysis->roofline = computeRoofline(p, analysis->breakdown);
-    if (purpose == AnalysisFor::Timeline) {
+    if (purpose == AnalysisFor::Window) {
         // Here rather than when the timeline is shown: a pass over every event, which the GUI
         // thread must not make.
         report("Indexing the timeline", 0.95);

@@ -51,11 +51,13 @@ struct ProfileAnalysis
     /// device-consistency item and the device chooser both read this one.
     DeviceConsistency deviceConsistency;
     AdviceReport advice; // over that breakdown and those steps
-    UtilizationSeries utilization; // analysisUtilizationOptions(*profile)
+    /// analysisUtilizationOptions(*profile); empty unless asked for (AnalysisFor::Window): only a
+    /// window's utilization chart draws it.
+    UtilizationSeries utilization;
     MemoryReport memory; // analyzeMemory: the HBM memory view (the advice reads it too)
     Roofline roofline; // computeRoofline over that breakdown (the roofline chart's points)
     /// The events of each track by depth row (buildDepthIndex), what the timeline draws from;
-    /// null unless asked for (AnalysisFor::Timeline): the CLI draws nothing.
+    /// null unless asked for (AnalysisFor::Window): the CLI draws nothing.
     std::shared_ptr<const DepthIndex> depthIndex;
 
     /// The breakdown of a part of the profile (a time range, one core) or grouped otherwise; the
@@ -77,8 +79,8 @@ using AnalysisProgressFn = std::function<void(std::string_view phase, double fra
 /// Computes the analysis of `profile` (not null), reporting each phase with the fraction of this
 /// work done (0..1). Returns
 /// null when `stop` was requested before it finished.
-/// Who reads the analysis: a window also needs what its timeline draws from.
-enum class AnalysisFor : uint8_t { Reports, Timeline };
+/// Who reads the analysis: a window also needs what its timeline and utilization chart draw from.
+enum class AnalysisFor : uint8_t { Reports, Window };
 ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress = {},
     std::stop_token stop = {}, AnalysisFor purpose = AnalysisFor::Reports);
 

@@ -383,7 +383,7 @@ void TraceSession::start(const QString& name,
                 result->analysis = model::buildProfileAnalysis(
                     result->load.profile,
                     [&](std::string_view phase, double) { report(phase, 0.99); }, // reading was the 99 %
-                    stop, model::AnalysisFor::Timeline);
+                    stop, model::AnalysisFor::Window);
             } catch (const std::bad_alloc&) {
                 const std::string name = result->load.profile->load.path;
                 result->load = model::LoadResult {nullptr, model::outOfMemoryMessage(name, options, "the analysis")};

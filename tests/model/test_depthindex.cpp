@@ -96,9 +96,22 @@ TEST(DepthIndex, TheWindowsAnalysisCarriesItAndTheCliDoesNotBuildIt)
     LoadResult loaded = loadProfile(kDemo);
     ASSERT_TRUE(loaded.ok()) << loaded.error;
     EXPECT_EQ(buildProfileAnalysis(loaded.profile)->depthIndex, nullptr);
-    const ProfileAnalysisPtr forWindow = buildProfileAnalysis(loaded.profile, {}, {}, AnalysisFor::Timeline);
+    const ProfileAnalysisPtr forWindow = buildProfileAnalysis(loaded.profile, {}, {}, AnalysisFor::Window);
     ASSERT_NE(forWindow->depthIndex, nullptr);
     EXPECT_EQ(forWindow->depthIndex->tracks.size(), loaded.profile->tracks.size());
+}
+
+TEST(UtilizationSeries, TheWindowsAnalysisCarriesItAndTheCliDoesNotComputeIt)
+{
+    LoadResult loaded = loadProfile(kDemo);
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    ASSERT_TRUE(loaded.profile->hasTpuOps());
+    EXPECT_TRUE(buildProfileAnalysis(loaded.profile)->utilization.flopsAverage.empty());
+    const ProfileAnalysisPtr forWindow = buildProfileAnalysis(loaded.profile, {}, {}, AnalysisFor::Window);
+    const UtilizationSeries expected = computeUtilization(*loaded.profile, analysisUtilizationOptions(*loaded.profile));
+    ASSERT_EQ(forWindow->utilization.flopsAverage.size(), static_cast<size_t>(kAnalysisUtilizationBuckets));
+    EXPECT_EQ(forWindow->utilization.flopsAverage, expected.flopsAverage);
+    EXPECT_EQ(forWindow->utilization.hbmPeak, expected.hbmPeak);
 }
 
 TEST(OpOccurrences, FirstTrackAndOccurrencesAgreeWithAWalkOverTheEvents)
