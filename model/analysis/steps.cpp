@@ -2,14 +2,17 @@
 #include "steps.h"
 
 #include "../core/format.h"
+#include "../core/parallel.h"
 #include "../core/stopcheck.h"
 #include "opmodel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 namespace tpuscope::model {
@@ -104,33 +107,37 @@ class Sweep
 public:
     Sweep(CoreSteps& core, TimePs spanBegin, TimePs spanEnd)
         : m_core(core)
+        , m_windows(core.windows.data())
+        , m_windowCount(core.windows.size())
         , m_spanBegin(spanBegin)
         , m_spanEnd(spanEnd)
     {
-        m_core.steps.assign(m_core.windows.size(), {});
+        m_core.steps.assign(m_windowCount, {});
+        m_steps = m_core.steps.data();
     }
 
     void restart() { m_next = 0; }
 
-    /// [a, b) is busy with an op of class c; called with non-decreasing a.
+    /// [a, b) is busy with an op of class c; called with non-decreasing a. The windows and
+    /// splits are held by pointer and the busy sum in a member, so the per-event call keeps them
+    /// in registers rather than reading them through the CoreSteps again each time.
     void busy(TimePs a, TimePs b, TimeClass c)
     {
-        const auto& w = m_core.windows;
-        m_core.busyPs += static_cast<double>(b - a);
+        m_busyPs += static_cast<double>(b - a);
         while (a < b) {
-            while (m_next < w.size() && a >= w[m_next].end)
+            while (m_next < m_windowCount && a >= m_windows[m_next].end)
                 ++m_next;
             TimePs until = b;
-            if (w.empty() || m_next >= w.size()) {
+            if (m_next >= m_windowCount) {
                 addTime(m_core.tail, c, static_cast<double>(b - a)); // after the last step
-            } else if (a < w[m_next].begin) {
-                until = std::min(b, w[m_next].begin);
+            } else if (a < m_windows[m_next].begin) {
+                until = std::min(b, m_windows[m_next].begin);
                 if (m_next == 0)
                     addTime(m_core.warmup, c, static_cast<double>(until - a));
                 // Between two windows that do not touch (none of ours): counted in no step.
             } else {
-                until = std::min(b, w[m_next].end);
-                addTime(m_core.steps[m_next], c, static_cast<double>(until - a));
+                until = std::min(b, m_windows[m_next].end);
+                addTime(m_steps[m_next], c, static_cast<double>(until - a));
             }
             a = until;
         }
@@ -139,6 +146,7 @@ public:
     /// Idle = window length − busy time, for the steps, the warm-up and the tail.
     void finish()
     {
+        m_core.busyPs += m_busyPs;
         const auto& w = m_core.windows;
         for (size_t i = 0; i < w.size(); ++i) {
             StepTimeSplit& s = m_core.steps[i];
@@ -152,9 +160,13 @@ public:
 
 private:
     CoreSteps& m_core;
+    const Window* m_windows;
+    size_t m_windowCount;
+    StepTimeSplit* m_steps = nullptr;
     TimePs m_spanBegin;
     TimePs m_spanEnd;
     size_t m_next = 0;
+    double m_busyPs = 0;
 };
 
 /// "jit_f(12190760917235803885)" -> "jit_f".
@@ -381,13 +393,9 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
     }
 
     // Busy time by class: the union of the top-level ops of each core (an overlap counts once).
-    std::vector<TimeClass> classes(profile.ops.size(), TimeClass::Unset);
-    auto classOf = [&](OpId op) {
-        TimeClass& c = classes[op];
-        if (c == TimeClass::Unset)
-            c = timeClassOf(model[op]);
-        return c;
-    };
+    std::vector<TimeClass> classes(profile.ops.size(), TimeClass::Compute);
+    for (size_t op = 0; op < classes.size() && op < model.size(); ++op)
+        classes[op] = timeClassOf(model[op]);
     bool anyTimedOps = false, anyAggregatedOps = false;
     for (PlaneId plane : cores)
         for (TrackId id : profile.planes[plane].tracks) {
@@ -403,33 +411,56 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
     if (!out.opTimesKnown)
         out.note = "op start times are not in this file: a step's busy time is its program run time, all "
                    "counted as compute";
-    double busy = 0;
-    StopCheck stopCheck(options.stop);
-    for (size_t c = 0; c < cores.size(); ++c) {
-        Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
-        for (TrackId id : profile.planes[cores[c]].tracks) {
-            const Track& track = profile.tracks[id];
-            if (track.kind != busyKind)
-                continue;
-            sweep.restart();
-            TimePs coveredUntil = std::numeric_limits<TimePs>::min();
-            const size_t n = track.size();
-            for (size_t i = 0; i < n; ++i) {
-                if (stopCheck.stopped())
-                    return out; // superseded: partial, discarded by the caller
-                if (track.depth[i] != 0)
+    // Each core is swept on its own, side by side on the shared pool (each writes only its own
+    // CoreSteps): on one thread this sweep was the longest pass of the analysis.
+    std::atomic_bool stopped {false};
+    std::vector<size_t> coreEvents(cores.size(), 0);
+    for (size_t c = 0; c < cores.size(); ++c)
+        for (TrackId id : profile.planes[cores[c]].tracks)
+            if (profile.tracks[id].kind == busyKind)
+                coreEvents[c] += profile.tracks[id].size();
+    parallelFor(
+        coreEvents, std::max(1u, std::thread::hardware_concurrency()),
+        [&](size_t c) {
+            StopCheck stopCheck(options.stop);
+            Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
+            for (TrackId id : profile.planes[cores[c]].tracks) {
+                const Track& track = profile.tracks[id];
+                if (track.kind != busyKind)
                     continue;
-                const TimePs end = track.start[i] + track.duration[i];
-                const TimePs begin = std::max(track.start[i], coveredUntil);
-                if (end <= begin)
-                    continue;
-                sweep.busy(begin, end, busyKind == TrackKind::XlaOps ? classOf(track.op[i]) : TimeClass::Compute);
-                coveredUntil = end;
+                sweep.restart();
+                TimePs coveredUntil = std::numeric_limits<TimePs>::min();
+                // The columns by pointer: the stop check's rare call would otherwise make every
+                // event read the vectors again.
+                const TimePs* const start = track.start.data();
+                const TimePs* const duration = track.duration.data();
+                const uint16_t* const depth = track.depth.data();
+                const OpId* const op = track.op.data();
+                const bool byClass = busyKind == TrackKind::XlaOps;
+                const size_t n = track.size();
+                for (size_t i = 0; i < n; ++i) {
+                    if (stopCheck.stopped()) {
+                        stopped = true;
+                        return;
+                    }
+                    if (depth[i] != 0)
+                        continue;
+                    const TimePs end = start[i] + duration[i];
+                    const TimePs begin = std::max(start[i], coveredUntil);
+                    if (end <= begin)
+                        continue;
+                    sweep.busy(begin, end, byClass ? classes[op[i]] : TimeClass::Compute);
+                    coveredUntil = end;
+                }
             }
-        }
-        sweep.finish();
-        busy += perCore[c].busyPs;
-    }
+            sweep.finish();
+        },
+        [] {});
+    if (stopped)
+        return out; // superseded: partial, discarded by the caller
+    double busy = 0;
+    for (const CoreSteps& core : perCore)
+        busy += core.busyPs;
     out.busyFraction = capacity > 0 ? std::min(1.0, busy / capacity) : 0;
 
     // A file without an op timeline may record where its original's step time went: the same
