@@ -88,23 +88,45 @@ bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<Co
         const Track& track = profile.tracks[id];
         if (track.kind != TrackKind::XlaOps)
             continue;
+        // The columns by pointer: the stop check's rare call would otherwise make every event
+        // read the vectors again.
+        const TimePs* const start = track.start.data();
+        const TimePs* const duration = track.duration.data();
+        const uint16_t* const depth = track.depth.data();
+        const OpId* const ops = track.op.data();
+        const uint8_t* const isCollective = collective.data();
+        const size_t opCount = collective.size();
+        const size_t n = track.size();
+        if (S == 0)
+            break;
+        // The current step's window and last op end are held in locals, written back when the
+        // events move on to the next step.
         size_t s = 0;
-        for (size_t i = 0; i < track.size(); ++i) {
+        TimePs windowBegin = windows[0].begin, windowEnd = windows[0].end, lastOpEnd = events[0].lastOpEnd;
+        for (size_t i = 0; i < n; ++i) {
             if (check.stopped())
                 return false;
-            if (track.depth[i] != 0)
+            if (depth[i] != 0)
                 continue;
-            while (s < S && track.start[i] >= windows[s].end)
-                ++s;
-            if (s >= S)
-                break;
-            if (track.start[i] < windows[s].begin)
+            const TimePs begin = start[i];
+            if (begin >= windowEnd) {
+                events[s].lastOpEnd = lastOpEnd;
+                while (s < S && begin >= windows[s].end)
+                    ++s;
+                if (s >= S)
+                    break;
+                windowBegin = windows[s].begin;
+                windowEnd = windows[s].end;
+                lastOpEnd = events[s].lastOpEnd;
+            }
+            if (begin < windowBegin)
                 continue;
-            CoreStepEvents& e = events[s];
-            e.lastOpEnd = std::max(e.lastOpEnd, track.end(i));
-            if (const OpId op = track.op[i]; op < collective.size() && collective[op])
-                e.collectives.push_back({op, 0, track.start[i], track.duration[i]});
+            lastOpEnd = std::max(lastOpEnd, begin + duration[i]);
+            if (const OpId op = ops[i]; op < opCount && isCollective[op])
+                events[s].collectives.push_back({op, 0, begin, duration[i]});
         }
+        if (s < S)
+            events[s].lastOpEnd = lastOpEnd;
     }
     std::vector<int> seen(collective.size()); // per op: its instances so far in the step
     for (CoreStepEvents& step : events) {
@@ -118,50 +140,66 @@ bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<Co
     return true;
 }
 
-/// A collective instance of a step on one core, keyed to match it across the cores.
-struct InstanceKey
+/// What measureStepWaits reuses from one step to the next: per op, indexed by op id.
+struct StepWaitScratch
 {
-    uint64_t key; // op << 32 | occurrence
-    TimePs duration;
-    size_t at; // in the step's instances of every core, core by core, each core's in order
+    explicit StepWaitScratch(size_t ops)
+        : occurrences(ops, 0)
+        , firstSlot(ops, 0)
+    {
+    }
+    std::vector<uint32_t> occurrences; // the op's instances in the step on the core with most (0 = none)
+    std::vector<uint32_t> firstSlot; // the slot of the op's occurrence 0
+    std::vector<OpId> touched; // the ops with occurrences > 0
+    std::vector<TimePs> shortest; // per slot (op, occurrence): the shortest duration over the cores
+    std::vector<uint32_t> cores; // per slot: the cores that ran it
 };
 
 /// Step s's wait in every collective instance (op, occurrence) but the synchronizing one, per
 /// core: its duration beyond the shortest over the cores that ran it, added to each core's
-/// otherWaitPs in the core's order. True when an instance ran on two or more cores. `entries` and
-/// `wait` are the caller's scratch. The step's instances of every core are sorted by their key: a
-/// step can hold thousands, and an ordered map's compares and then a hash map's node per instance
-/// were most of this pass.
+/// otherWaitPs in the core's order. True when an instance ran on two or more cores. Instances
+/// meet in one slot per (op, occurrence), laid out from each op's most occurrences: a step can
+/// hold thousands, and sorting them by key (before that an ordered map, then a hash map) was
+/// most of this pass.
 bool measureStepWaits(const std::vector<std::vector<CoreStepEvents>>& events,
     const std::vector<std::vector<const Instance*>>& syncInstance, size_t s,
-    std::vector<std::vector<CoreSyncStep>>& coreSync, std::vector<InstanceKey>& entries, std::vector<TimePs>& wait)
+    std::vector<std::vector<CoreSyncStep>>& coreSync, StepWaitScratch& scratch)
 {
-    entries.clear();
-    size_t at = 0;
-    for (size_t c = 0; c < events.size(); ++c)
-        for (const Instance& in : events[c][s].collectives) {
-            if (&in != syncInstance[c][s])
-                entries.push_back({(uint64_t(in.op) << 32) | uint32_t(in.occurrence), in.duration, at});
-            ++at;
-        }
-    wait.assign(at, -1); // -1: the synchronizing instance, or one that ran on one core
-    std::sort(entries.begin(), entries.end(), [](const InstanceKey& a, const InstanceKey& b) { return a.key < b.key; });
-    bool measured = false;
-    for (size_t first = 0, last = 0; first < entries.size(); first = last) {
-        TimePs shortest = entries[first].duration;
-        for (last = first + 1; last < entries.size() && entries[last].key == entries[first].key; ++last)
-            shortest = std::min(shortest, entries[last].duration);
-        if (last - first < 2)
-            continue;
-        measured = true;
-        for (size_t k = first; k < last; ++k)
-            wait[entries[k].at] = entries[k].duration - shortest;
+    auto forEachMeasured = [&](auto&& visit) {
+        for (size_t c = 0; c < events.size(); ++c)
+            for (const Instance& in : events[c][s].collectives)
+                if (&in != syncInstance[c][s])
+                    visit(c, in);
+    };
+    scratch.touched.clear();
+    forEachMeasured([&](size_t, const Instance& in) {
+        uint32_t& n = scratch.occurrences[in.op];
+        if (n == 0)
+            scratch.touched.push_back(in.op);
+        n = std::max(n, static_cast<uint32_t>(in.occurrence) + 1);
+    });
+    uint32_t slots = 0;
+    for (const OpId op : scratch.touched) {
+        scratch.firstSlot[op] = slots;
+        slots += scratch.occurrences[op];
     }
-    at = 0;
-    for (size_t c = 0; c < events.size(); ++c)
-        for (size_t i = 0; i < events[c][s].collectives.size(); ++i, ++at)
-            if (wait[at] >= 0)
-                coreSync[c][s].otherWaitPs += static_cast<double>(wait[at]);
+    scratch.shortest.assign(slots, std::numeric_limits<TimePs>::max());
+    scratch.cores.assign(slots, 0);
+    forEachMeasured([&](size_t, const Instance& in) {
+        const uint32_t slot = scratch.firstSlot[in.op] + static_cast<uint32_t>(in.occurrence);
+        scratch.shortest[slot] = std::min(scratch.shortest[slot], in.duration);
+        ++scratch.cores[slot];
+    });
+    bool measured = false;
+    forEachMeasured([&](size_t c, const Instance& in) {
+        const uint32_t slot = scratch.firstSlot[in.op] + static_cast<uint32_t>(in.occurrence);
+        if (scratch.cores[slot] < 2)
+            return; // ran on one core: nothing to compare with
+        measured = true;
+        coreSync[c][s].otherWaitPs += static_cast<double>(in.duration - scratch.shortest[slot]);
+    });
+    for (const OpId op : scratch.touched)
+        scratch.occurrences[op] = 0;
     return measured;
 }
 
@@ -230,10 +268,9 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
     parallelFor(
         std::vector<size_t>(items, 1), threads,
         [&](size_t item) {
-            std::vector<InstanceKey> entries;
-            std::vector<TimePs> wait;
+            StepWaitScratch scratch(collective.size());
             for (size_t s = item * stepsPerItem; s < std::min(S, (item + 1) * stepsPerItem); ++s)
-                if (measureStepWaits(events, syncInstance, s, out.coreSync, entries, wait))
+                if (measureStepWaits(events, syncInstance, s, out.coreSync, scratch))
                     otherWaitMeasured[item] = 1;
         },
         [] {});
