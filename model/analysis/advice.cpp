@@ -231,10 +231,8 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
     report.cores = ctx.cores;
     report.steps = steps.stepsPerCore;
     report.stepPs = steps.avgStepPs;
-    ctx.paddings.reserve(breakdown.rows.size());
-    for (const OpRow& row : breakdown.rows)
-        ctx.paddings.push_back(row.op == kNone ? OpPadding {} : resolveOpPadding(profile, row.op));
-    ctx.batch = inferPerCoreBatch(profile, breakdown);
+    ctx.paddings = resolveRowPaddings(profile, breakdown);
+    ctx.batch = inferPerCoreBatch(profile, breakdown, ctx.paddings);
     report.batch = ctx.batch;
     if (!ctx.batch.known)
         report.notes.push_back("per-core batch not inferred: " + ctx.batch.reason);

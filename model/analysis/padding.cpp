@@ -2,9 +2,11 @@
 #include "padding.h"
 
 #include "../core/format.h"
+#include "../core/parallel.h"
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 namespace tpuscope::model {
 
@@ -349,17 +351,42 @@ constexpr double kHighCovered = 0.3;
 constexpr double kMediumAgreeing = 0.5;
 constexpr double kMediumCovered = 0.1;
 
+std::vector<OpPadding> resolveRowPaddings(const Profile& profile, const OpBreakdown& breakdown)
+{
+    std::vector<OpPadding> paddings(breakdown.rows.size());
+    // Layouts are parsed per op (~2 µs each): a profile of thousands of ops spent milliseconds
+    // here with one core idle. Rows go to the pool in blocks, each written by one worker.
+    constexpr size_t kRowsPerItem = 256;
+    const size_t items = (paddings.size() + kRowsPerItem - 1) / kRowsPerItem;
+    parallelFor(
+        std::vector<size_t>(items, 1), std::max(1u, std::thread::hardware_concurrency()),
+        [&](size_t item) {
+            for (size_t i = item * kRowsPerItem; i < std::min(paddings.size(), (item + 1) * kRowsPerItem); ++i)
+                if (const OpId op = breakdown.rows[i].op; op != kNone)
+                    paddings[i] = resolveOpPadding(profile, op);
+        },
+        [] {});
+    return paddings;
+}
+
 BatchInference inferPerCoreBatch(const Profile& profile, const OpBreakdown& breakdown)
+{
+    return inferPerCoreBatch(profile, breakdown, resolveRowPaddings(profile, breakdown));
+}
+
+BatchInference inferPerCoreBatch(
+    const Profile& profile, const OpBreakdown& breakdown, const std::vector<OpPadding>& rowPaddings)
 {
     BatchInference out;
     out.cores = profile.device.cores;
     std::map<int64_t, BatchCandidate> byBatch;
     double knownTime = 0;
     bool anyConv = false;
-    for (const OpRow& row : breakdown.rows) {
+    for (size_t i = 0; i < breakdown.rows.size() && i < rowPaddings.size(); ++i) {
+        const OpRow& row = breakdown.rows[i];
         if (row.op == kNone || row.totalTimePs <= 0)
             continue;
-        const OpPadding p = resolveOpPadding(profile, row.op);
+        const OpPadding& p = rowPaddings[i];
         if (p.batchSize <= 0)
             continue;
         anyConv |= !p.batchFromDot;

@@ -109,6 +109,13 @@ struct BatchInference
 /// through fusions) over the ops of `breakdown` (an op-level breakdown).
 BatchInference inferPerCoreBatch(const Profile& profile, const OpBreakdown& breakdown);
 BatchInference inferPerCoreBatch(const Profile& profile);
+/// The same from the rows' paddings resolved already (resolveRowPaddings of `breakdown`).
+BatchInference inferPerCoreBatch(
+    const Profile& profile, const OpBreakdown& breakdown, const std::vector<OpPadding>& rowPaddings);
+
+/// resolveOpPadding of each row's op, in row order (an empty OpPadding for a row of no op), the
+/// rows side by side on the shared pool.
+std::vector<OpPadding> resolveRowPaddings(const Profile& profile, const OpBreakdown& breakdown);
 
 struct WhatIfOp
 {
