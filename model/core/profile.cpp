@@ -291,39 +291,38 @@ constexpr uint16_t kMaxDepth = 512;
 constexpr TimePs kTouchTolerancePs = 1000;
 
 /// Nests the events of a track in start order (parents first): an event's depth is the number of
-/// events still open around it.
+/// events still open around it. The stack and the counts are members, not a vector and a
+/// reference: a local Nesting then lives in registers and a cache line of the stack, where the
+/// vector's end and the counts were stored and reloaded per event (a tenth of a 1e7 summary).
 class Nesting
 {
 public:
-    explicit Nesting(ImportStats& stats)
-        : m_stats(stats)
-    {
-        m_open.reserve(16);
-    }
+    int64_t partialOverlaps = 0;
+    int64_t depthLimitHits = 0;
 
     uint16_t depthOf(TimePs begin, TimePs end)
     {
-        while (!m_open.empty() && m_open.back() <= begin)
-            m_open.pop_back();
+        while (m_openCount > 0 && m_open[m_openCount - 1] <= begin)
+            --m_openCount;
         // Device timespans of consecutive ops overlap by a picosecond or so (rounding in the
         // runtime's clock conversion): treat up to 1 ns as touching, not as nesting.
-        while (!m_open.empty() && end > m_open.back() && m_open.back() - begin <= kTouchTolerancePs)
-            m_open.pop_back();
-        if (!m_open.empty() && end > m_open.back())
-            ++m_stats.partialOverlaps; // drawn one level down; self time is clipped in analysis
-        size_t depth = m_open.size();
+        while (m_openCount > 0 && end > m_open[m_openCount - 1] && m_open[m_openCount - 1] - begin <= kTouchTolerancePs)
+            --m_openCount;
+        if (m_openCount > 0 && end > m_open[m_openCount - 1])
+            ++partialOverlaps; // drawn one level down; self time is clipped in analysis
+        size_t depth = m_openCount;
         if (depth >= kMaxDepth) {
-            ++m_stats.depthLimitHits;
+            ++depthLimitHits;
             depth = kMaxDepth - 1;
         } else {
-            m_open.push_back(end);
+            m_open[m_openCount++] = end;
         }
         return static_cast<uint16_t>(depth);
     }
 
 private:
-    ImportStats& m_stats;
-    std::vector<TimePs> m_open; // the ends of the events open at the last start, innermost last
+    TimePs m_open[kMaxDepth]; // the ends of the events open at the last start, innermost last
+    size_t m_openCount = 0;
 };
 
 /// The depth of every event of a sorted track; returns the latest end (0 for no event).
@@ -332,33 +331,84 @@ TimePs computeDepth(Track& track, ImportStats& stats)
     track.depth.resize(track.size());
     track.maxDepth = 0;
     TimePs lastEnd = track.size() ? track.end(0) : 0;
-    Nesting nesting(stats);
+    Nesting nesting;
     for (size_t i = 0; i < track.size(); ++i) {
         const TimePs end = track.end(i);
         lastEnd = std::max(lastEnd, end);
         track.depth[i] = nesting.depthOf(track.start[i], end);
         track.maxDepth = std::max(track.maxDepth, track.depth[i]);
     }
+    stats.partialOverlaps += nesting.partialOverlaps;
+    stats.depthLimitHits += nesting.depthLimitHits;
     return lastEnd;
 }
 
+/// Each op id below `opCount` that `ops` holds, once. A bitmap over the ids for a long column, a
+/// sorted copy for a short one: a pod's hundreds of host threads would each clear a bitmap of
+/// every op.
+class DistinctOps
+{
+public:
+    DistinctOps(size_t columnSize, size_t opCount)
+        : m_opCount(opCount)
+        , m_bitmap(columnSize >= opCount / 8)
+    {
+        if (m_bitmap)
+            m_seen.resize((opCount + 63) / 64);
+    }
+    /// Whether add() is to be called for each op of the column; otherwise take() reads it.
+    bool bitmap() const { return m_bitmap; }
+    void add(OpId op)
+    {
+        if (op >= m_opCount)
+            return;
+        uint64_t& word = m_seen[op / 64];
+        const uint64_t bit = uint64_t(1) << (op % 64);
+        if (!(word & bit)) {
+            word |= bit;
+            m_out.push_back(op);
+        }
+    }
+    std::vector<OpId> take(const std::vector<OpId>& column)
+    {
+        if (m_bitmap)
+            return std::move(m_out);
+        std::vector<OpId> out = column;
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        while (!out.empty() && out.back() >= m_opCount)
+            out.pop_back();
+        return out;
+    }
+
+private:
+    size_t m_opCount;
+    bool m_bitmap;
+    std::vector<uint64_t> m_seen;
+    std::vector<OpId> m_out;
+};
+
 /// Clamps negative durations to 0 (counted), sorts the track by start, parents first, and nests
 /// it; returns the latest end. Tracks almost always arrive sorted, so one pass does the clamp, the
-/// order check and the nesting as if the order holds: each pass over a track's columns costs
-/// ~0.1 s per 1e8 events. A track found out of order is sorted and nested again.
-TimePs sortAndNest(Track& track, ImportStats& stats)
+/// order check and the nesting as if the order holds, and notes the track's ops in `ops`: each
+/// pass over a track's columns costs ~0.1 s per 1e8 events. A track found out of order is sorted
+/// and nested again.
+TimePs sortAndNest(Track& track, ImportStats& stats, DistinctOps& ops)
 {
     const size_t n = track.size();
     TimePs* const start = track.start.data();
     TimePs* const duration = track.duration.data();
-    ImportStats nested;
-    Nesting nesting(nested);
-    track.depth.clear();
-    track.depth.reserve(n);
-    track.maxDepth = 0;
+    const OpId* const op = track.op.data();
+    const bool noteOps = ops.bitmap();
+    track.depth.resize(n); // written in order below, or by computeDepth after a sort
+    uint16_t* const depthOut = track.depth.data();
+    Nesting nesting;
+    uint16_t maxDepth = 0;
     TimePs lastEnd = 0;
     bool sorted = true;
     for (size_t i = 0; i < n; ++i) {
+        if (noteOps)
+            ops.add(op[i]);
         if (duration[i] < 0) {
             ++stats.negativeDurations;
             duration[i] = 0;
@@ -370,12 +420,13 @@ TimePs sortAndNest(Track& track, ImportStats& stats)
         const TimePs end = start[i] + duration[i];
         lastEnd = i == 0 ? end : std::max(lastEnd, end);
         const uint16_t depth = nesting.depthOf(start[i], end);
-        track.depth.push_back(depth);
-        track.maxDepth = std::max(track.maxDepth, depth);
+        depthOut[i] = depth;
+        maxDepth = std::max(maxDepth, depth);
     }
     if (sorted) {
-        stats.partialOverlaps += nested.partialOverlaps;
-        stats.depthLimitHits += nested.depthLimitHits;
+        stats.partialOverlaps += nesting.partialOverlaps;
+        stats.depthLimitHits += nesting.depthLimitHits;
+        track.maxDepth = maxDepth;
         // Columns grown by push_back keep up to half their capacity unused (JSON: ~8 B/event);
         // the copy costs ~20 ms per 1e7 events once, the slack would cost memory for good.
         auto fit = [](auto& column) {
@@ -405,34 +456,6 @@ TimePs sortAndNest(Track& track, ImportStats& stats)
     permute(track.duration);
     permute(track.op);
     return computeDepth(track, stats);
-}
-
-/// Each op id below `opCount` that `ops` holds, once. A bitmap over the ids for a long column, a
-/// sorted copy for a short one: a pod's hundreds of host threads would each clear a bitmap of
-/// every op.
-std::vector<OpId> distinctOps(const std::vector<OpId>& ops, size_t opCount)
-{
-    std::vector<OpId> out;
-    if (ops.size() < opCount / 8) {
-        out = ops;
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
-        while (!out.empty() && out.back() >= opCount)
-            out.pop_back();
-        return out;
-    }
-    std::vector<uint64_t> seen((opCount + 63) / 64);
-    for (const OpId op : ops) {
-        if (op >= opCount)
-            continue;
-        uint64_t& word = seen[op / 64];
-        const uint64_t bit = uint64_t(1) << (op % 64);
-        if (!(word & bit)) {
-            word |= bit;
-            out.push_back(op);
-        }
-    }
-    return out;
 }
 
 std::string categoryFromInstruction(const hlo::Instruction& instruction)
@@ -647,8 +670,10 @@ std::shared_ptr<const Profile> ProfileBuilder::finish(std::string_view deviceOve
     parallelFor(
         trackWeight, std::max(1u, std::thread::hardware_concurrency()),
         [&](size_t id) {
-            finished[id].ops = distinctOps(p.tracks[id].op, p.ops.size());
-            p.tracks[id].lastEnd = sortAndNest(p.tracks[id], finished[id].stats);
+            Track& track = p.tracks[id];
+            DistinctOps ops(track.size(), p.ops.size());
+            track.lastEnd = sortAndNest(track, finished[id].stats, ops);
+            finished[id].ops = ops.take(track.op);
         },
         [] {});
     for (TrackId id = 0; id < p.tracks.size(); ++id) {
