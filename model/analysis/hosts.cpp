@@ -22,20 +22,8 @@ namespace {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
-/// One collective the core waits in: a synchronous collective or an async collective's done half.
-struct Instance
-{
-    OpId op = kNone;
-    int occurrence = 0; // of this op within the step on this core
-    TimePs start = 0;
-    TimePs duration = 0;
-};
-
-struct CoreStepEvents
-{
-    std::vector<Instance> collectives; // by start
-    TimePs lastOpEnd = -1; // -1: no op in the step
-};
+using Instance = StepCollective;
+using CoreStepEvents = CoreStepCollectives;
 
 double median(std::vector<double> values)
 {
@@ -128,7 +116,13 @@ bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<Co
         if (s < S)
             events[s].lastOpEnd = lastOpEnd;
     }
-    std::vector<int> seen(collective.size()); // per op: its instances so far in the step
+    return true;
+}
+
+/// Sorts each step's collectives by start and numbers each among its op's instances in the step.
+void numberOccurrences(std::vector<CoreStepEvents>& events, size_t opCount)
+{
+    std::vector<int> seen(opCount); // per op: its instances so far in the step
     for (CoreStepEvents& step : events) {
         std::stable_sort(step.collectives.begin(), step.collectives.end(),
             [](const Instance& a, const Instance& b) { return a.start < b.start; });
@@ -137,7 +131,6 @@ bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<Co
         for (const Instance& in : step.collectives)
             seen[in.op] = 0;
     }
-    return true;
 }
 
 /// What measureStepWaits reuses from one step to the next: per op, indexed by op id.
@@ -206,15 +199,19 @@ bool measureStepWaits(const std::vector<std::vector<CoreStepEvents>>& events,
 /// Measures each core's timing at the step's synchronizing collective on its XLA Ops lines (the
 /// first S steps) into out.coreSync, and names the collective. False when stopped.
 bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAnalysis& steps,
-    const std::vector<PlaneId>& corePlanes, size_t S, HostAnalysis& out, std::stop_token stop)
+    const std::vector<PlaneId>& corePlanes, size_t S, HostAnalysis& out, std::stop_token stop,
+    StepCollectives* gathered)
 {
-    std::vector<std::vector<CoreStepEvents>> events(corePlanes.size(), std::vector<CoreStepEvents>(S));
+    // Each core's collectives per step: gathered by the steps sweep when it was asked to, else
+    // read here in a pass of their own.
+    const bool haveGathered = gathered && gathered->size() == corePlanes.size()
+        && std::all_of(gathered->begin(), gathered->end(), [S](const auto& core) { return core.size() >= S; });
+    std::vector<std::vector<CoreStepEvents>> events(corePlanes.size());
     // One byte per op, read per event: the op traits are large and the event loop would miss the
     // cache on each (this pass was a tenth of `summary` on a one-host 1e6-event profile).
     std::vector<uint8_t> collective(model.size());
     for (size_t op = 0; op < model.size(); ++op)
-        collective[op]
-            = model.ops[op].opClass == OpClass::SyncCollective || model.ops[op].opClass == OpClass::AsyncCollectiveDone;
+        collective[op] = waitsInCollective(model.ops[op]);
     // Cores, then steps, are independent: they run side by side on the shared pool, each writing
     // only its own (one after the other they were a fifth of `summary` on the 1e7 bench file).
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -222,12 +219,23 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
     parallelFor(
         std::vector<size_t>(S > 0 ? corePlanes.size() : 0, 1), threads,
         [&](size_t c) {
-            if (!collectCoreSteps(profile, corePlanes[c], steps.coreSteps[c], collective, events[c], stop))
-                stopped = true;
+            if (haveGathered) {
+                events[c] = std::move((*gathered)[c]);
+                events[c].resize(S);
+            } else {
+                events[c].resize(S);
+                if (!collectCoreSteps(profile, corePlanes[c], steps.coreSteps[c], collective, events[c], stop)) {
+                    stopped = true;
+                    return;
+                }
+            }
+            numberOccurrences(events[c], collective.size());
         },
         [] {});
     if (stopped)
         return false;
+    for (auto& core : events)
+        core.resize(S); // a core no item ran (S = 0)
 
     // The step's synchronizing collective: the op most cores end the step's collectives with.
     std::map<OpId, int64_t> lastCollective;
@@ -289,7 +297,8 @@ const HostRow* HostAnalysis::row(uint32_t host) const
     return nullptr;
 }
 
-HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const StepAnalysis& steps, std::stop_token stop)
+HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const StepAnalysis& steps, std::stop_token stop,
+    StepCollectives* gathered)
 {
     HostAnalysis out;
     const std::vector<PlaneId> corePlanes = profile.tpuCorePlanes();
@@ -374,7 +383,7 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
         for (size_t c = 0; c < corePlanes.size() && c < recorded->coreSync.size(); ++c)
             std::copy_n(
                 recorded->coreSync[c].begin(), std::min(S, recorded->coreSync[c].size()), out.coreSync[c].begin());
-    } else if (!measureCoreSync(profile, model, steps, corePlanes, S, out, stop))
+    } else if (!measureCoreSync(profile, model, steps, corePlanes, S, out, stop, gathered))
         return out;
     const bool haveSync = !out.syncCollective.empty();
 

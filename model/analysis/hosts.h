@@ -31,6 +31,7 @@
 // from: for a merge of per-host share files, each host's own cores, and `note` says so).
 
 #include "../core/profile.h"
+#include "steps.h"
 
 #include <optional>
 #include <stop_token>
@@ -105,7 +106,9 @@ struct HostAnalysis
     const HostRow* row(uint32_t host) const;
 };
 
-HostAnalysis analyzeHosts(
-    const Profile& profile, const OpModel& model, const StepAnalysis& steps, std::stop_token stop = {});
+/// `gathered`: what computeSteps gathered for these `steps` in its sweep (their collectives per
+/// core and step), taken instead of a pass over the events; null to read the events here.
+HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const StepAnalysis& steps,
+    std::stop_token stop = {}, StepCollectives* gathered = nullptr);
 
 } // namespace tpuscope::model

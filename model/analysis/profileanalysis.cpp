@@ -72,9 +72,10 @@ ProfileAnalysisPtr buildProfileAnalysis(
                 analysis->hostLink = computeHostLink(p, analysis->opModel);
                 analysis->breakdown = computeOpBreakdown(p, analysis->opModel, &analysis->hostLink);
             } else if (chain == 1) {
-                analysis->steps = computeSteps(p, analysis->opModel);
+                StepCollectives collectives; // the steps sweep gathers them for the hosts
+                analysis->steps = computeSteps(p, analysis->opModel, {}, &collectives);
                 analysis->deviceActivity = deviceActivityRange(p);
-                analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop);
+                analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop, &collectives);
             } else {
                 analysis->utilization = computeUtilization(p, analysis->opModel, analysisUtilizationOptions(p), stop);
             }

@@ -169,6 +169,46 @@ private:
     double m_busyPs = 0;
 };
 
+/// What the hosts analysis reads of one core's steps (CoreStepCollectives per window), gathered
+/// in the sweep's pass over the events: each top-level op by the window it starts in.
+class CollectiveGatherer
+{
+public:
+    CollectiveGatherer(const std::vector<Window>& windows, std::vector<CoreStepCollectives>* out,
+        const std::vector<uint8_t>& collective)
+        : m_windows(windows.data())
+        , m_windowCount(out ? windows.size() : 0)
+        , m_out(out)
+        , m_collective(collective.data())
+        , m_opCount(collective.size())
+    {
+        if (m_out)
+            m_out->assign(m_windowCount, {});
+    }
+
+    void restart() { m_next = 0; }
+
+    void add(TimePs begin, TimePs duration, OpId op)
+    {
+        while (m_next < m_windowCount && begin >= m_windows[m_next].end)
+            ++m_next;
+        if (m_next >= m_windowCount || begin < m_windows[m_next].begin)
+            return;
+        CoreStepCollectives& step = (*m_out)[m_next];
+        step.lastOpEnd = std::max(step.lastOpEnd, begin + duration);
+        if (op < m_opCount && m_collective[op])
+            step.collectives.push_back({op, 0, begin, duration});
+    }
+
+private:
+    const Window* m_windows;
+    size_t m_windowCount; // 0 when nothing is gathered
+    std::vector<CoreStepCollectives>* m_out;
+    const uint8_t* m_collective;
+    size_t m_opCount;
+    size_t m_next = 0;
+};
+
 /// "jit_f(12190760917235803885)" -> "jit_f".
 std::string withoutProgramId(const std::string& name)
 {
@@ -207,10 +247,16 @@ struct ProgramAccumulator
 
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
 {
-    return computeSteps(profile, buildOpModel(profile), options);
+    return computeSteps(profile, buildOpModel(profile), options, nullptr);
 }
 
-StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const StepOptions& options)
+bool waitsInCollective(const OpTraits& op)
+{
+    return op.opClass == OpClass::SyncCollective || op.opClass == OpClass::AsyncCollectiveDone;
+}
+
+StepAnalysis computeSteps(
+    const Profile& profile, const OpModel& model, const StepOptions& options, StepCollectives* collectives)
 {
     StepAnalysis out;
     out.core = options.core;
@@ -412,7 +458,16 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
         out.note = "op start times are not in this file: a step's busy time is its program run time, all "
                    "counted as compute";
     // Each core is swept on its own, side by side on the shared pool (each writes only its own
-    // CoreSteps): on one thread this sweep was the longest pass of the analysis.
+    // CoreSteps): on one thread this sweep was the longest pass of the analysis. The hosts
+    // analysis's collectives per step are gathered in the same pass when asked for.
+    const bool gather = collectives && busyKind == TrackKind::XlaOps && options.core < 0 && options.program.empty();
+    std::vector<uint8_t> collective; // one byte per op, read per event (the traits are large)
+    if (gather) {
+        collectives->assign(cores.size(), {});
+        collective.resize(model.size());
+        for (size_t op = 0; op < model.size(); ++op)
+            collective[op] = waitsInCollective(model[op]);
+    }
     std::atomic_bool stopped {false};
     std::vector<size_t> coreEvents(cores.size(), 0);
     for (size_t c = 0; c < cores.size(); ++c)
@@ -424,11 +479,13 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
         [&](size_t c) {
             StopCheck stopCheck(options.stop);
             Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
+            CollectiveGatherer gatherer(perCore[c].windows, gather ? &(*collectives)[c] : nullptr, collective);
             for (TrackId id : profile.planes[cores[c]].tracks) {
                 const Track& track = profile.tracks[id];
                 if (track.kind != busyKind)
                     continue;
                 sweep.restart();
+                gatherer.restart();
                 TimePs coveredUntil = std::numeric_limits<TimePs>::min();
                 // The columns by pointer: the stop check's rare call would otherwise make every
                 // event read the vectors again.
@@ -445,6 +502,8 @@ StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const St
                     }
                     if (depth[i] != 0)
                         continue;
+                    if (gather)
+                        gatherer.add(start[i], duration[i], op[i]);
                     const TimePs end = start[i] + duration[i];
                     const TimePs begin = std::max(start[i], coveredUntil);
                     if (end <= begin)

@@ -13,7 +13,8 @@
 
 namespace tpuscope::model {
 struct OpModel;
-}
+struct OpTraits;
+} // namespace tpuscope::model
 
 #include <stop_token>
 #include <string>
@@ -109,9 +110,36 @@ struct StepOptions
     std::stop_token stop;
 };
 
+/// A collective a core waits in during a step: a synchronous collective or an async collective's
+/// done half (waitsInCollective).
+struct StepCollective
+{
+    OpId op = kNone;
+    int occurrence = 0; // of this op within the step on this core (numbered by the hosts analysis)
+    TimePs start = 0;
+    TimePs duration = 0;
+};
+
+/// One core's top-level ops in one step window, as the hosts analysis reads them.
+struct CoreStepCollectives
+{
+    std::vector<StepCollective> collectives; // in track order; sorted by start by the hosts analysis
+    TimePs lastOpEnd = -1; // the latest end of an op that starts in the window; -1: none
+};
+
+/// Per core (in the order of StepAnalysis::coreSteps) and step window.
+using StepCollectives = std::vector<std::vector<CoreStepCollectives>>;
+
+/// Whether a core waits in the op as in a collective (StepCollective).
+bool waitsInCollective(const OpTraits& op);
+
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {});
-/// The same with the profile's op model at hand (ProfileAnalysis builds it once).
-StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const StepOptions& options = {});
+/// The same with the profile's op model at hand (ProfileAnalysis builds it once). With
+/// `collectives`, the all-cores sweep over the XLA Ops lines also gathers each core's collectives
+/// and last op end per step window for analyzeHosts: one pass over the events for both, where
+/// each made its own (left empty for one core, another program or no op times).
+StepAnalysis computeSteps(const Profile& profile, const OpModel& model, const StepOptions& options = {},
+    StepCollectives* collectives = nullptr);
 
 /// Where the TPU cores did something: the first start and last end of their op, module and step
 /// events ({0, 0} when none). The timeline opens on it when it is a small part of the span.

@@ -298,3 +298,43 @@ TEST(PodHosts, OneHostIsOneRowAndNoStraggler)
     EXPECT_EQ(analysis->hosts.hosts[0].cores, 8);
     EXPECT_FALSE(analysis->advice.find(AdviceRuleId::Straggler));
 }
+
+// The analysis gathers each core's collectives in the steps sweep (computeSteps with a
+// StepCollectives); analyzeHosts on its own reads them in a pass of its own. Both must agree.
+TEST(PodHosts, CollectivesGatheredByTheStepsSweepGiveTheSameHosts)
+{
+    const Pod pod = makePod("gathered", "pod:hosts=4,chips=4,late=2:input");
+    ASSERT_TRUE(pod.analysis);
+    const Profile& profile = *pod.analysis->profile;
+    const OpModel& model = pod.analysis->opModel;
+    StepCollectives gathered;
+    const StepAnalysis steps = computeSteps(profile, model, {}, &gathered);
+    ASSERT_EQ(gathered.size(), steps.coreSteps.size());
+    size_t instances = 0;
+    for (const auto& core : gathered)
+        for (const CoreStepCollectives& step : core)
+            instances += step.collectives.size();
+    EXPECT_GT(instances, 0u);
+    const HostAnalysis own = analyzeHosts(profile, model, steps);
+    const HostAnalysis fromSweep = analyzeHosts(profile, model, steps, {}, &gathered);
+    EXPECT_EQ(fromSweep.syncCollective, own.syncCollective);
+    EXPECT_EQ(fromSweep.otherWaitMeasured, own.otherWaitMeasured);
+    ASSERT_EQ(fromSweep.coreSync.size(), own.coreSync.size());
+    for (size_t c = 0; c < own.coreSync.size(); ++c) {
+        ASSERT_EQ(fromSweep.coreSync[c].size(), own.coreSync[c].size());
+        for (size_t s = 0; s < own.coreSync[c].size(); ++s) {
+            EXPECT_EQ(fromSweep.coreSync[c][s].syncStartPs, own.coreSync[c][s].syncStartPs);
+            EXPECT_EQ(fromSweep.coreSync[c][s].syncEndPs, own.coreSync[c][s].syncEndPs);
+            EXPECT_EQ(fromSweep.coreSync[c][s].lastOpEndPs, own.coreSync[c][s].lastOpEndPs);
+            EXPECT_EQ(fromSweep.coreSync[c][s].otherWaitPs, own.coreSync[c][s].otherWaitPs);
+        }
+    }
+    ASSERT_EQ(fromSweep.hosts.size(), own.hosts.size());
+    for (size_t h = 0; h < own.hosts.size(); ++h) {
+        EXPECT_EQ(fromSweep.hosts[h].collectiveWaitPs, own.hosts[h].collectiveWaitPs);
+        EXPECT_EQ(fromSweep.hosts[h].lateVsOthersPs, own.hosts[h].lateVsOthersPs);
+    }
+    // What the analysis holds came through the sweep.
+    EXPECT_EQ(pod.hosts().hosts.size(), own.hosts.size());
+    EXPECT_EQ(pod.hosts().syncCollective, own.syncCollective);
+}
