@@ -65,60 +65,6 @@ std::optional<int> chipsOf(const Profile& profile, int cores)
     return std::nullopt;
 }
 
-/// One core's collectives in each of its first S steps (events[s]), by start, each numbered
-/// among its op's instances in the step; and each step's last op end. False when stopped.
-bool collectCoreSteps(const Profile& profile, PlaneId core, const std::vector<CoreStep>& windows,
-    const std::vector<uint8_t>& collective, std::vector<CoreStepEvents>& events, std::stop_token stop)
-{
-    const size_t S = events.size();
-    StopCheck check(std::move(stop));
-    for (TrackId id : profile.planes[core].tracks) {
-        const Track& track = profile.tracks[id];
-        if (track.kind != TrackKind::XlaOps)
-            continue;
-        // The columns by pointer: the stop check's rare call would otherwise make every event
-        // read the vectors again.
-        const TimePs* const start = track.start.data();
-        const TimePs* const duration = track.duration.data();
-        const uint16_t* const depth = track.depth.data();
-        const OpId* const ops = track.op.data();
-        const uint8_t* const isCollective = collective.data();
-        const size_t opCount = collective.size();
-        const size_t n = track.size();
-        if (S == 0)
-            break;
-        // The current step's window and last op end are held in locals, written back when the
-        // events move on to the next step.
-        size_t s = 0;
-        TimePs windowBegin = windows[0].begin, windowEnd = windows[0].end, lastOpEnd = events[0].lastOpEnd;
-        for (size_t i = 0; i < n; ++i) {
-            if (check.stopped())
-                return false;
-            if (depth[i] != 0)
-                continue;
-            const TimePs begin = start[i];
-            if (begin >= windowEnd) {
-                events[s].lastOpEnd = lastOpEnd;
-                while (s < S && begin >= windows[s].end)
-                    ++s;
-                if (s >= S)
-                    break;
-                windowBegin = windows[s].begin;
-                windowEnd = windows[s].end;
-                lastOpEnd = events[s].lastOpEnd;
-            }
-            if (begin < windowBegin)
-                continue;
-            lastOpEnd = std::max(lastOpEnd, begin + duration[i]);
-            if (const OpId op = ops[i]; op < opCount && isCollective[op])
-                events[s].collectives.push_back({op, 0, begin, duration[i]});
-        }
-        if (s < S)
-            events[s].lastOpEnd = lastOpEnd;
-    }
-    return true;
-}
-
 /// Sorts each step's collectives by start and numbers each among its op's instances in the step.
 void numberOccurrences(std::vector<CoreStepEvents>& events, size_t opCount)
 {
@@ -224,7 +170,7 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
                 events[c].resize(S);
             } else {
                 events[c].resize(S);
-                if (!collectCoreSteps(profile, corePlanes[c], steps.coreSteps[c], collective, events[c], stop)) {
+                if (!gatherStepCollectives(profile, corePlanes[c], steps.coreSteps[c], collective, events[c], stop)) {
                     stopped = true;
                     return;
                 }

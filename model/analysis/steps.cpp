@@ -34,7 +34,7 @@ const char* stepSourceName(StepSource source)
 
 namespace {
 
-enum class TimeClass : uint8_t { Unset, Compute, Collective, HostTransfer, Infeed };
+enum class TimeClass : uint8_t { Compute, Collective, HostTransfer, Infeed };
 
 /// Where an op's time goes in a step, from the op model.
 TimeClass timeClassOf(const OpTraits& t)
@@ -170,14 +170,15 @@ private:
 };
 
 /// What the hosts analysis reads of one core's steps (CoreStepCollectives per window), gathered
-/// in the sweep's pass over the events: each top-level op by the window it starts in.
-class CollectiveGatherer
+/// in the sweep's pass over the events: each top-level op by the window it starts in. W is any
+/// window with a begin and an end (the sweep's Window, the analysis's CoreStep).
+template <class W> class CollectiveGatherer
 {
 public:
-    CollectiveGatherer(const std::vector<Window>& windows, std::vector<CoreStepCollectives>* out,
+    CollectiveGatherer(const W* windows, size_t windowCount, std::vector<CoreStepCollectives>* out,
         const std::vector<uint8_t>& collective)
-        : m_windows(windows.data())
-        , m_windowCount(out ? windows.size() : 0)
+        : m_windows(windows)
+        , m_windowCount(out ? windowCount : 0)
         , m_out(out)
         , m_collective(collective.data())
         , m_opCount(collective.size())
@@ -201,7 +202,7 @@ public:
     }
 
 private:
-    const Window* m_windows;
+    const W* m_windows;
     size_t m_windowCount; // 0 when nothing is gathered
     std::vector<CoreStepCollectives>* m_out;
     const uint8_t* m_collective;
@@ -253,6 +254,31 @@ StepAnalysis computeSteps(const Profile& profile, const StepOptions& options)
 bool waitsInCollective(const OpTraits& op)
 {
     return op.opClass == OpClass::SyncCollective || op.opClass == OpClass::AsyncCollectiveDone;
+}
+
+bool gatherStepCollectives(const Profile& profile, PlaneId core, const std::vector<CoreStep>& windows,
+    const std::vector<uint8_t>& collective, std::vector<CoreStepCollectives>& out, std::stop_token stop)
+{
+    const size_t count = std::min(windows.size(), out.size());
+    CollectiveGatherer<CoreStep> gatherer(windows.data(), count, &out, collective); // out: count entries
+    StopCheck check(std::move(stop));
+    for (TrackId id : profile.planes[core].tracks) {
+        const Track& track = profile.tracks[id];
+        if (track.kind != TrackKind::XlaOps)
+            continue;
+        gatherer.restart();
+        const TimePs* const start = track.start.data();
+        const TimePs* const duration = track.duration.data();
+        const uint16_t* const depth = track.depth.data();
+        const OpId* const op = track.op.data();
+        for (size_t i = 0; i < track.size(); ++i) {
+            if (check.stopped())
+                return false;
+            if (depth[i] == 0)
+                gatherer.add(start[i], duration[i], op[i]);
+        }
+    }
+    return true;
 }
 
 StepAnalysis computeSteps(
@@ -479,7 +505,8 @@ StepAnalysis computeSteps(
         [&](size_t c) {
             StopCheck stopCheck(options.stop);
             Sweep sweep(perCore[c], profile.spanBegin, profile.spanEnd);
-            CollectiveGatherer gatherer(perCore[c].windows, gather ? &(*collectives)[c] : nullptr, collective);
+            CollectiveGatherer<Window> gatherer(perCore[c].windows.data(), perCore[c].windows.size(),
+                gather ? &(*collectives)[c] : nullptr, collective);
             for (TrackId id : profile.planes[cores[c]].tracks) {
                 const Track& track = profile.tracks[id];
                 if (track.kind != busyKind)

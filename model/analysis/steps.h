@@ -133,6 +133,12 @@ using StepCollectives = std::vector<std::vector<CoreStepCollectives>>;
 /// Whether a core waits in the op as in a collective (StepCollective).
 bool waitsInCollective(const OpTraits& op);
 
+/// What computeSteps gathers in its sweep, for a caller that has only the steps: `core`'s
+/// collectives (`collective`: waitsInCollective per op) and last op end in each of the first
+/// out.size() of its `windows`, from its XLA Ops lines. False when stopped.
+bool gatherStepCollectives(const Profile& profile, PlaneId core, const std::vector<CoreStep>& windows,
+    const std::vector<uint8_t>& collective, std::vector<CoreStepCollectives>& out, std::stop_token stop);
+
 StepAnalysis computeSteps(const Profile& profile, const StepOptions& options = {});
 /// The same with the profile's op model at hand (ProfileAnalysis builds it once). With
 /// `collectives`, the all-cores sweep over the XLA Ops lines also gathers each core's collectives
