@@ -293,7 +293,8 @@ constexpr TimePs kTouchTolerancePs = 1000;
 /// Nests the events of a track in start order (parents first): an event's depth is the number of
 /// events still open around it. The stack and the counts are members, not a vector and a
 /// reference: a local Nesting then lives in registers and a cache line of the stack, where the
-/// vector's end and the counts were stored and reloaded per event (a tenth of a 1e7 summary).
+/// vector's end and the counts were stored and reloaded per event (with the op bitmap filled in
+/// the same loop, finish went from 27-30 to 19-21 ms of a 0.3 s 1e7-event summary).
 class Nesting
 {
 public:
