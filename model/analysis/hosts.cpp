@@ -180,8 +180,6 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
         [] {});
     if (stopped)
         return false;
-    for (auto& core : events)
-        core.resize(S); // a core no item ran (S = 0)
 
     // The step's synchronizing collective: the op most cores end the step's collectives with.
     std::map<OpId, int64_t> lastCollective;
