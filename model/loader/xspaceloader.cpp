@@ -457,8 +457,12 @@ private:
         nearTimeLimits |= !far(lineStart);
         const bool deviceStatsApply = local.kind == PlaneKind::TpuCore || local.kind == PlaneKind::Gpu;
         const PlaneContext& ctx = local.ctx;
-        // Stats are read on device planes, and on host planes that define step_num (step markers).
-        const bool statsApply = deviceStatsApply || (local.kind == PlaneKind::Host && ctx.hasStepNum);
+        // Stats are read where one can matter: on device planes that define a device offset or
+        // duration, and on host planes that define step_num (step markers). A stat's kind comes
+        // from the plane's stat metadata, so elsewhere no event stat changes a field; reading them
+        // anyway took an eighth of the decode.
+        const bool statsApply
+            = deviceStatsApply ? ctx.hasDeviceSpan : (local.kind == PlaneKind::Host && ctx.hasStepNum);
         uint64_t eventsDecoded = 0;
         // Events are almost always tag 0x22 with a short length: that case is walked with raw
         // pointers; anything else (other fields, damage) takes the checked Reader.

@@ -177,6 +177,7 @@ void PlaneScanner::scanPlaneContents(LocalPlane& local, ByteSource* releaseLines
         }
         meta.kind = statKindFromName(meta.name);
         ctx.hasStepNum |= meta.kind == StatKind::StepNum;
+        ctx.hasDeviceSpan |= meta.kind == StatKind::DeviceOffsetPs || meta.kind == StatKind::DeviceDurationPs;
         ctx.statMeta[key] = meta;
     }
     ctx.buildDenseKinds();

@@ -64,6 +64,7 @@ struct PlaneContext
     std::unordered_map<int64_t, StatMeta> statMeta;
     std::vector<StatKind> denseKinds; // ids are small in practice; this avoids a hash per event stat
     bool hasStepNum = false; // a step_num stat is defined: host events may be step markers
+    bool hasDeviceSpan = false; // a device_offset_ps or device_duration_ps stat is defined
 
     void buildDenseKinds()
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // XSpace loader and op breakdown: real samples against independently computed figures,
 // hand-built XSpaces for each stat type and edge, and bad input.
+#include "decodethreads.h"
 #include "testutil.h"
 
 #include "analysis/opbreakdown.h"
@@ -431,6 +432,52 @@ TEST(XSpaceTime, NestingGivesSelfTimeAndDeviceTimespanWins)
     EXPECT_EQ(fusion->occurrences, 3);
     EXPECT_DOUBLE_EQ(b.totalTimePs, 7000 + 3500);
     EXPECT_EQ(p.originNs, 2'000'000'000);
+}
+
+// Event stats are read only on planes whose stat metadata gives one a meaning for the timeline
+// (a device offset or duration): ids are per plane, so the ids that are a device span on one
+// plane are plain stats on another, and the span of its events stays their own.
+TEST(XSpaceTime, TheDeviceSpanOfOnePlaneLeavesAnotherPlanesEventsAlone)
+{
+    tp::XSpace space;
+    PlaneBuilder withSpan {space.add_planes()};
+    withSpan.plane->set_name("/device:TPU:0");
+    withSpan.metadata(1, "fusion.1");
+    PlaneBuilder without {space.add_planes()};
+    without.plane->set_name("/device:TPU:1");
+    without.metadata(1, "fusion.1");
+    const int64_t offsetId = withSpan.stat("device_offset_ps");
+    const int64_t durationId = withSpan.stat("device_duration_ps");
+    ASSERT_EQ(without.stat("flops"), offsetId); // the same ids, other meanings
+    ASSERT_EQ(without.stat("group_id"), durationId);
+    for (PlaneBuilder* plane : {&withSpan, &without}) {
+        auto* ops = plane->line(1, "XLA Ops", 1'000'000);
+        auto* e = PlaneBuilder::event(ops, 1, 1000, 2000);
+        auto* st = e->add_stats();
+        st->set_metadata_id(offsetId);
+        st->set_uint64_value(5000);
+        st = e->add_stats();
+        st->set_metadata_id(durationId);
+        st->set_int64_value(700);
+        PlaneBuilder::event(ops, 1, 10'000, 300)->add_stats()->set_metadata_id(offsetId); // zero value
+    }
+    for (const int threads : {1, 2}) {
+        const tpuscope::test::DecodeThreads decodeThreads(threads);
+        LoadResult r = loadSpace(space);
+        ASSERT_TRUE(r.ok()) << r.error;
+        const Profile& p = *r.profile;
+        ASSERT_EQ(p.planes.size(), 2u);
+        const Track& spanned = p.tracks[p.planes[0].tracks[0]];
+        const Track& own = p.tracks[p.planes[1].tracks[0]];
+        ASSERT_EQ(spanned.size(), 2u);
+        ASSERT_EQ(own.size(), 2u);
+        EXPECT_EQ(spanned.start[0], 5000); // the device span, as xprof takes it
+        EXPECT_EQ(spanned.duration[0], 700);
+        EXPECT_EQ(own.start[0], 1000);
+        EXPECT_EQ(own.duration[0], 2000);
+        EXPECT_EQ(own.start[1], 10'000);
+        EXPECT_EQ(own.duration[1], 300);
+    }
 }
 
 TEST(XSpaceTime, AggregatedEventsAndLinesOfDifferentStarts)
