@@ -21,6 +21,7 @@
 
 #include "core/heaptrim.h"
 #include "core/parallel.h"
+#include "core/prefault.h"
 #include "hloconvert.h"
 #include "inputsource.h"
 #include "wirereader.h"
@@ -52,6 +53,18 @@ namespace {
 
 using wire::Reader;
 using namespace xspace;
+
+/// Events between the decoder's checks for a stop, its hand-backs of read bytes and its mapping
+/// of the columns' next pages (populateAhead): a round's three columns, 1.25 MiB, stay in the
+/// cache between being mapped and being written.
+constexpr uint64_t kEventsPerRound = 65536;
+
+/// Maps the pages the next round of events appended to `column` will take, within its capacity.
+template <class T> void populateAhead(const std::vector<T>& column)
+{
+    const size_t until = std::min<size_t>(column.capacity(), column.size() + kEventsPerRound);
+    populateForWriting(column.data() + column.size(), column.data() + until);
+}
 
 std::atomic<uint64_t> g_chunksDecoded {0};
 std::atomic<uint64_t> g_planesDecodedOnArrival {0};
@@ -446,12 +459,15 @@ private:
     };
 
     /// Worker: decodes the events in `bytes` (a line, or a chunk of one starting at an event) and
-    /// hands each to `sink`, which returns false to stop. Counts what it skips in `malformed`, hands
-    /// the bytes back as it goes and counts them as done. False when the load was cancelled.
-    template <class Sink>
-    bool decodeEvents(const LocalPlane& local, std::string_view bytes, TimePs lineStart, Sink& sink, int64_t& malformed,
-        bool& nearTimeLimits)
+    /// hands each to `sink`, which returns false to stop. Calls `ahead` before the first event and
+    /// after every kEventsPerRound. Counts what it skips in `malformed`, hands the bytes back as it
+    /// goes and counts them as done. False when the load was cancelled.
+    template <class Sink, class Ahead = void (*)()>
+    bool decodeEvents(
+        const LocalPlane& local, std::string_view bytes, TimePs lineStart, Sink& sink, int64_t& malformed,
+        bool& nearTimeLimits, Ahead ahead = [] {})
     {
+        ahead();
         // Whether a time this decode checked lies near the int64 limits (see moveToOrigin).
         auto far = [](TimePs t) { return t >= -kSafeShiftPs && t <= kSafeShiftPs; };
         nearTimeLimits |= !far(lineStart);
@@ -551,9 +567,10 @@ private:
                 ++malformed; // more events than pass 1 counted: not stored
                 break;
             }
-            if ((++eventsDecoded & 0xffff) == 0) {
+            if (++eventsDecoded % kEventsPerRound == 0) {
                 if (m_stop.stop_requested())
                     return false;
+                ahead();
                 releaseInput(std::string_view(released, static_cast<size_t>(chars(p) - released)));
                 released = chars(p);
             }
@@ -594,7 +611,14 @@ private:
                     local.stepMarkers.push_back({e.start, e.duration, e.stepNum, at});
                 return true;
             };
-            if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents, local.nearTimeLimits))
+            // The pages the round's events will take are mapped in a batch just before it: on the
+            // 1e7-event file, 19k page faults instead of 67k and 10-20 ms less CPU for summary.
+            auto ahead = [&] {
+                populateAhead(line.start);
+                populateAhead(line.duration);
+                populateAhead(line.op);
+            };
+            if (!decodeEvents(local, line.bytes, lineStart, sink, local.malformedEvents, local.nearTimeLimits, ahead))
                 return;
         }
     }
