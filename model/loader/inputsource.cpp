@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputsource.h"
 
+#include "core/prefault.h"
 #include "gzip.h"
 
 #include <algorithm>
@@ -19,15 +20,6 @@
 namespace tpuscope::model {
 
 namespace {
-
-size_t pageSize()
-{
-    static const size_t size = [] {
-        const long p = sysconf(_SC_PAGE_SIZE);
-        return p > 0 ? static_cast<size_t>(p) : size_t(4096);
-    }();
-    return size;
-}
 
 // Output is published to the reader in steps of this size: small enough that the reader
 // starts within a millisecond, large enough that waking it costs nothing measurable.
