@@ -157,16 +157,14 @@ inline bool parseEventChecked(wire::Reader r, const PlaneContext& ctx, bool devi
 [[gnu::always_inline]] inline bool readStatInOrder(
     const uint8_t* p, const uint8_t* statEnd, const PlaneContext& ctx, EventFields& f)
 {
-    const size_t length = static_cast<size_t>(statEnd - p);
-    if (length < 2 || p[0] != 0x08 || p[1] >= 0x80)
+    if (statEnd - p < 2 || p[0] != 0x08 || p[1] >= 0x80)
         return false;
-    if (length > 2) {
-        if ((p[2] != 0x18 && p[2] != 0x20 && p[2] != 0x38) || length < 4 || length > 11)
+    if (statEnd - p > 2) {
+        if (p[2] != 0x18 && p[2] != 0x20 && p[2] != 0x38)
             return false;
-        uint64_t word = 0;
-        std::memcpy(&word, p + 3, sizeof word);
-        const uint64_t ends = ~word & 0x8080808080808080ull;
-        if (ends == 0 || static_cast<size_t>(__builtin_ctzll(ends)) / 8 != length - 4)
+        const uint8_t* valueEnd = p + 3;
+        uint64_t value = 0; // read where it matters, by applyStat
+        if (!wordVarint(valueEnd, value) || valueEnd != statEnd)
             return false; // the value does not end at the stat's last byte
     }
     applyStat(ctx.kindOf(p[1]), p, statEnd, ctx, f);
