@@ -153,11 +153,9 @@ bool measureCoreSync(const Profile& profile, const OpModel& model, const StepAna
     const bool haveGathered = gathered && gathered->size() == corePlanes.size()
         && std::all_of(gathered->begin(), gathered->end(), [S](const auto& core) { return core.size() >= S; });
     std::vector<std::vector<CoreStepEvents>> events(corePlanes.size());
-    // One byte per op, read per event: the op traits are large and the event loop would miss the
-    // cache on each (this pass was a tenth of `summary` on a one-host 1e6-event profile).
-    std::vector<uint8_t> collective(model.size());
-    for (size_t op = 0; op < model.size(); ++op)
-        collective[op] = waitsInCollective(model.ops[op]);
+    // One byte per op rather than the traits (this pass was a tenth of `summary` on a one-host
+    // 1e6-event profile when it read them).
+    const std::vector<uint8_t> collective = collectiveWaitsByOp(model);
     // Cores, then steps, are independent: they run side by side on the shared pool, each writing
     // only its own (one after the other they were a fifth of `summary` on the 1e7 bench file).
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -256,6 +256,14 @@ bool waitsInCollective(const OpTraits& op)
     return op.opClass == OpClass::SyncCollective || op.opClass == OpClass::AsyncCollectiveDone;
 }
 
+std::vector<uint8_t> collectiveWaitsByOp(const OpModel& model)
+{
+    std::vector<uint8_t> collective(model.size());
+    for (size_t op = 0; op < model.size(); ++op)
+        collective[op] = waitsInCollective(model[op]);
+    return collective;
+}
+
 bool gatherStepCollectives(const Profile& profile, PlaneId core, const std::vector<CoreStep>& windows,
     const std::vector<uint8_t>& collective, std::vector<CoreStepCollectives>& out, std::stop_token stop)
 {
@@ -487,12 +495,10 @@ StepAnalysis computeSteps(
     // CoreSteps): on one thread this sweep was the longest pass of the analysis. The hosts
     // analysis's collectives per step are gathered in the same pass when asked for.
     const bool gather = collectives && busyKind == TrackKind::XlaOps && options.core < 0 && options.program.empty();
-    std::vector<uint8_t> collective; // one byte per op, read per event (the traits are large)
+    std::vector<uint8_t> collective;
     if (gather) {
         collectives->assign(cores.size(), {});
-        collective.resize(model.size());
-        for (size_t op = 0; op < model.size(); ++op)
-            collective[op] = waitsInCollective(model[op]);
+        collective = collectiveWaitsByOp(model);
     }
     std::atomic_bool stopped {false};
     std::vector<size_t> coreEvents(cores.size(), 0);

@@ -132,6 +132,9 @@ using StepCollectives = std::vector<std::vector<CoreStepCollectives>>;
 
 /// Whether a core waits in the op as in a collective (StepCollective).
 bool waitsInCollective(const OpTraits& op);
+/// waitsInCollective of each op of `model`, one byte per op: an event loop reads it per event,
+/// where the op traits are large and would miss the cache on each.
+std::vector<uint8_t> collectiveWaitsByOp(const OpModel& model);
 
 /// What computeSteps gathers in its sweep, for a caller that has only the steps: `core`'s
 /// collectives (`collective`: waitsInCollective per op) and last op end in each of the first
