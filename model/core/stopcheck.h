@@ -27,10 +27,17 @@ public:
     {
         if (m_stopped || ++m_iterations % kInterval != 0)
             return m_stopped;
-        m_stopped = m_stop.stop_requested();
-        if (const Probe probe = probeSlot().load(std::memory_order_acquire))
-            probe(m_iterations, m_stopped);
-        return m_stopped;
+        return poll();
+    }
+    /// Counts a block of iterations at once, for a loop that checks between blocks of about
+    /// kInterval rather than per event; polls when the count passes a multiple of kInterval.
+    bool stoppedAfter(std::uint64_t iterations)
+    {
+        const std::uint64_t before = m_iterations;
+        m_iterations += iterations;
+        if (m_stopped || before / kInterval == m_iterations / kInterval)
+            return m_stopped;
+        return poll();
     }
     std::uint64_t iterations() const { return m_iterations; }
 
@@ -38,6 +45,13 @@ public:
     static void setProbe(Probe probe) { probeSlot().store(probe, std::memory_order_release); }
 
 private:
+    bool poll()
+    {
+        m_stopped = m_stop.stop_requested();
+        if (const Probe probe = probeSlot().load(std::memory_order_acquire))
+            probe(m_iterations, m_stopped);
+        return m_stopped;
+    }
     static std::atomic<Probe>& probeSlot()
     {
         static std::atomic<Probe> slot {nullptr};
