@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace tpuscope::model {
 
@@ -151,28 +152,39 @@ void combineGains(const Context& ctx, AdviceReport& report)
             largestByOp[op] = std::max(largestByOp[op], g);
         }
     }
-    for (Advice& a : report.advice)
-        for (const Advice& b : report.advice) {
-            if (&a == &b || a.gainPs <= 0 || b.gainPs <= 0)
-                continue;
-            const bool shared = std::any_of(a.gainByOp.begin(), a.gainByOp.end(), [&](const auto& x) {
-                return x.second > 0 && std::any_of(b.gainByOp.begin(), b.gainByOp.end(), [&](const auto& y) {
-                    return y.first == x.first && y.second > 0;
-                });
-            });
-            if (shared && std::find(a.overlapsWith.begin(), a.overlapsWith.end(), b.rule) == a.overlapsWith.end())
-                a.overlapsWith.push_back(b.rule);
+    // Two items overlap when an op gains in both. Each op lists the items it gains in, so this is
+    // linear in the ops (the items each claim thousands on a large profile).
+    const size_t items = report.advice.size();
+    std::map<OpId, std::vector<size_t>> itemsByOp;
+    for (size_t i = 0; i < items; ++i)
+        if (report.advice[i].gainPs > 0)
+            for (const auto& [op, g] : report.advice[i].gainByOp)
+                if (g > 0 && (itemsByOp[op].empty() || itemsByOp[op].back() != i))
+                    itemsByOp[op].push_back(i);
+    std::vector<uint8_t> shared(items * items, 0);
+    for (const auto& [op, claimants] : itemsByOp)
+        for (size_t a : claimants)
+            for (size_t b : claimants)
+                shared[a * items + b] = a != b;
+    for (size_t a = 0; a < items; ++a)
+        for (size_t b = 0; b < items; ++b) {
+            std::vector<std::string>& overlaps = report.advice[a].overlapsWith;
+            const std::string& rule = report.advice[b].rule;
+            if (shared[a * items + b] && std::find(overlaps.begin(), overlaps.end(), rule) == overlaps.end())
+                overlaps.push_back(rule);
         }
+    // Each op's first row, looked up once rather than searched for each op.
+    std::unordered_map<OpId, const OpRow*> rowOfOp;
+    for (const OpRow& row : ctx.breakdown.rows)
+        if (byOp.count(row.op))
+            rowOfOp.emplace(row.op, &row);
     double combined = elsewhere;
     for (const auto& [op, g] : byOp) {
         // However many fixes claim an op, its useful work at the roof still takes its time, unless
         // one fix removes the op as a whole (a copy that goes away): then its time is the bound.
         double opTime = g;
-        for (const OpRow& row : ctx.breakdown.rows)
-            if (row.op == op) {
-                opTime = std::max(ctx.perStep(saveableTimePs(row, true)), largestByOp[op]);
-                break;
-            }
+        if (const auto row = rowOfOp.find(op); row != rowOfOp.end())
+            opTime = std::max(ctx.perStep(saveableTimePs(*row->second, true)), largestByOp[op]);
         combined += std::min(g, opTime);
     }
     const double limit = ctx.steps > 0 && report.stepPs > 0 ? report.stepPs : ctx.perStep(ctx.breakdown.totalTimePs);
