@@ -69,9 +69,12 @@ std::optional<int> chipsOf(const Profile& profile, int cores)
 void numberOccurrences(std::vector<CoreStepEvents>& events, size_t opCount)
 {
     std::vector<int> seen(opCount); // per op: its instances so far in the step
+    const auto byStart = [](const Instance& a, const Instance& b) { return a.start < b.start; };
     for (CoreStepEvents& step : events) {
-        std::stable_sort(step.collectives.begin(), step.collectives.end(),
-            [](const Instance& a, const Instance& b) { return a.start < b.start; });
+        // Gathered from one XLA Ops line they are in order already, and the sort's buffer was
+        // most of this pass; several lines (async ops on their own) interleave.
+        if (!std::is_sorted(step.collectives.begin(), step.collectives.end(), byStart))
+            std::stable_sort(step.collectives.begin(), step.collectives.end(), byStart);
         for (Instance& in : step.collectives)
             in.occurrence = seen[in.op]++;
         for (const Instance& in : step.collectives)
