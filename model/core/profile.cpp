@@ -236,17 +236,22 @@ uint32_t ProfileBuilder::addCounter(PlaneId plane, std::string_view name)
     return id;
 }
 
+size_t ProfileBuilder::OpKeyHash::operator()(const OpKey& k) const
+{
+    // Multiply-xorshift mixing of the fields: ids are small and dense, so each is spread over the
+    // word before the next is added.
+    uint64_t h = k.programId * 0x9e3779b97f4a7c15ull;
+    for (const uint64_t field : {uint64_t(k.name), uint64_t(k.longName), uint64_t(k.category), uint64_t(k.isXlaOp)}) {
+        h ^= h >> 29;
+        h = (h + field) * 0xbf58476d1ce4e5b9ull;
+    }
+    return static_cast<size_t>(h ^ (h >> 32));
+}
+
 OpId ProfileBuilder::addOp(const OpInfo& op)
 {
-    std::string key = std::to_string(op.hasProgramId ? op.programId : 0);
-    key += '\x1f';
-    key += std::to_string(op.name);
-    key += '\x1f';
-    key += std::to_string(op.longName);
-    key += '\x1f';
-    key += std::to_string(op.category);
-    key += op.isXlaOp ? "x" : "-";
-    auto [it, inserted] = m_opIndex.emplace(std::move(key), static_cast<OpId>(m_profile->ops.size()));
+    const OpKey key {op.hasProgramId ? op.programId : 0, op.name, op.longName, op.category, op.isXlaOp};
+    auto [it, inserted] = m_opIndex.emplace(key, static_cast<OpId>(m_profile->ops.size()));
     if (inserted) {
         m_profile->ops.push_back(op);
     } else {

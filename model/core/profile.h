@@ -471,7 +471,23 @@ private:
     std::optional<std::chrono::steady_clock::time_point> m_loadStart;
     std::string m_previewDevice;
     std::unique_ptr<Profile> m_profile;
-    std::unordered_map<std::string, OpId> m_opIndex;
+    /// What makes two ops one (addOp): the program id, the name, long name and category, and
+    /// whether it is an XLA op. Interned ids, so a lookup hashes five integers (the string key
+    /// this was, built with four to_string, was most of the op merge).
+    struct OpKey
+    {
+        uint64_t programId = 0;
+        StringId name = 0;
+        StringId longName = 0;
+        StringId category = 0;
+        bool isXlaOp = false;
+        bool operator==(const OpKey&) const = default;
+    };
+    struct OpKeyHash
+    {
+        size_t operator()(const OpKey& k) const;
+    };
+    std::unordered_map<OpKey, OpId, OpKeyHash> m_opIndex;
 };
 
 } // namespace tpuscope::model
