@@ -14,8 +14,10 @@ int runSummary(const Arguments& args, std::ostream& out, std::ostream& err)
     ProfilePtr profile;
     if (int rc = loadFirstFile(args, err, profile))
         return rc;
-    // The same analysis the GUI builds: one breakdown, from which the summary's rows are regrouped.
-    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    // The same analysis the GUI builds, up to the summary: one breakdown, from which the summary's
+    // rows are regrouped, and the steps. It prints nothing of the hosts or the advice, so it does
+    // not wait for them (a tenth of its time on a 1e7-event profile).
+    const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile, {}, {}, AnalysisFor::Summary);
     out << summaryReport(*profile, analysis->summary, args.format == "json");
     return 0;
 }

@@ -50,6 +50,7 @@ ProfileAnalysisPtr buildProfileAnalysis(
             progress(phase, fraction);
     };
     auto analysis = std::make_shared<ProfileAnalysis>();
+    analysis->purpose = purpose;
     analysis->profile = std::move(profile);
     const Profile& p = *analysis->profile;
     report("Analysing ops", 0.0);
@@ -61,9 +62,11 @@ ProfileAnalysisPtr buildProfileAnalysis(
     // side by side on the shared pool (each writes its own fields): the op table, the steps and
     // the hosts, and the utilization series. One after the other they were a third of `summary`.
     // The series is what a window's utilization chart draws; no report reads it, so the CLI skips
-    // that pass over every event, as it does the depth index.
+    // that pass over every event, as it does the depth index. The summary command reads neither
+    // the hosts nor anything after the summary, so for it the steps sweep gathers no collectives.
     const bool tpu = p.hasTpuOps();
     const bool series = tpu && purpose == AnalysisFor::Window;
+    const bool summaryOnly = purpose == AnalysisFor::Summary;
     parallelFor(
         series ? std::vector<size_t> {3, 3, 2} : std::vector<size_t> {3, 3},
         std::max(1u, std::thread::hardware_concurrency()),
@@ -73,9 +76,10 @@ ProfileAnalysisPtr buildProfileAnalysis(
                 analysis->breakdown = computeOpBreakdown(p, analysis->opModel, &analysis->hostLink);
             } else if (chain == 1) {
                 StepCollectives collectives; // the steps sweep gathers them for the hosts
-                analysis->steps = computeSteps(p, analysis->opModel, {}, &collectives);
+                analysis->steps = computeSteps(p, analysis->opModel, {}, summaryOnly ? nullptr : &collectives);
                 analysis->deviceActivity = deviceActivityRange(p);
-                analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop, &collectives);
+                if (!summaryOnly)
+                    analysis->hosts = analyzeHosts(p, analysis->opModel, analysis->steps, stop, &collectives);
             } else {
                 analysis->utilization = computeUtilization(p, analysis->opModel, analysisUtilizationOptions(p), stop);
             }
@@ -83,8 +87,10 @@ ProfileAnalysisPtr buildProfileAnalysis(
         [] {});
     if (stop.stop_requested())
         return nullptr;
-    report("Checking the advice rules", 0.6);
     analysis->summary = computeSummary(p, analysis->breakdown, analysis->steps);
+    if (summaryOnly)
+        return analysis;
+    report("Checking the advice rules", 0.6);
     analysis->memory = analyzeMemory(p);
     if (tpu)
         analysis->deviceConsistency = checkDeviceConsistency(p, analysis->breakdown, analysis->opModel);

@@ -34,10 +34,19 @@ constexpr double kAnalysisImplausibleRateFactor = 1.05;
 /// The options of that series for `profile`; a chart asks with other ranges or cores the same way.
 UtilizationOptions analysisUtilizationOptions(const Profile& profile);
 
+/// Who an analysis was built for (buildProfileAnalysis), and so what it holds:
+/// - Summary: the op model, host link, breakdown, steps, device activity and summary only, what
+///   the summary command prints from. The hosts, the device check, the advice, the memory and the
+///   roofline stay empty, and the steps sweep gathers no collectives for the hosts.
+/// - Reports: everything but the utilization series and the depth index (every other command).
+/// - Window: everything (the GUI).
+enum class AnalysisFor : uint8_t { Summary, Reports, Window };
+
 /// One immutable result per loaded profile. Build it with buildProfileAnalysis; share it as
 /// std::shared_ptr<const ProfileAnalysis>.
 struct ProfileAnalysis
 {
+    AnalysisFor purpose = AnalysisFor::Reports; // what it holds
     ProfilePtr profile;
     OpModel opModel; // every op's class, program, partner and rate basis (buildOpModel)
     HostLinkStats hostLink; // the host link's traffic per direction (computeHostLink)
@@ -79,8 +88,8 @@ using AnalysisProgressFn = std::function<void(std::string_view phase, double fra
 /// Computes the analysis of `profile` (not null), reporting each phase with the fraction of this
 /// work done (0..1). Returns
 /// null when `stop` was requested before it finished.
-/// Who reads the analysis: a window also needs what its timeline and utilization chart draw from.
-enum class AnalysisFor : uint8_t { Reports, Window };
+/// Who reads the analysis: a window also needs what its timeline and utilization chart draw from;
+/// the summary (tpuscope-cli summary) reads only the summary. See ProfileAnalysis::purpose.
 ProfileAnalysisPtr buildProfileAnalysis(ProfilePtr profile, const AnalysisProgressFn& progress = {},
     std::stop_token stop = {}, AnalysisFor purpose = AnalysisFor::Reports);
 

@@ -5,6 +5,7 @@
 #include "analysis/profileanalysis.h"
 #include "loader/loader.h"
 #include "loader/logdir.h"
+#include "report/report.h"
 #include "synth/synth.h"
 #include "testutil.h"
 
@@ -337,4 +338,35 @@ TEST(PodHosts, CollectivesGatheredByTheStepsSweepGiveTheSameHosts)
     // What the analysis holds came through the sweep.
     EXPECT_EQ(pod.hosts().hosts.size(), own.hosts.size());
     EXPECT_EQ(pod.hosts().syncCollective, own.syncCollective);
+}
+
+TEST(SummaryAnalysis, PrintsWhatTheFullAnalysisPrintsWithoutTheHostsOrTheAdvice)
+{
+    // `tpuscope-cli summary` builds the analysis up to the summary only: a late host's pod, where
+    // the full analysis has hosts, a straggler and collectives gathered by the steps sweep.
+    const Pod pod = makePod("summary", "pod:hosts=4,chips=4,late=2:input");
+    ASSERT_TRUE(pod.analysis);
+    const ProfileAnalysis& full = *pod.analysis;
+    ASSERT_FALSE(full.hosts.hosts.empty());
+    ASSERT_NE(pod.straggler(), nullptr);
+    const ProfileAnalysisPtr summary = buildProfileAnalysis(full.profile, {}, {}, AnalysisFor::Summary);
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(summary->purpose, AnalysisFor::Summary);
+    EXPECT_EQ(full.purpose, AnalysisFor::Reports);
+    for (const bool json : {false, true})
+        EXPECT_EQ(
+            summaryReport(*full.profile, summary->summary, json), summaryReport(*full.profile, full.summary, json));
+    EXPECT_EQ(summary->steps.stepsPerCore, full.steps.stepsPerCore);
+    EXPECT_EQ(summary->steps.busyFraction, full.steps.busyFraction);
+    ASSERT_EQ(summary->steps.coreSteps.size(), full.steps.coreSteps.size());
+    for (size_t c = 0; c < full.steps.coreSteps.size(); ++c) {
+        ASSERT_EQ(summary->steps.coreSteps[c].size(), full.steps.coreSteps[c].size());
+        for (size_t s = 0; s < full.steps.coreSteps[c].size(); ++s)
+            EXPECT_EQ(summary->steps.coreSteps[c][s].time.busyPs(), full.steps.coreSteps[c][s].time.busyPs());
+    }
+    EXPECT_EQ(summary->breakdown.rows.size(), full.breakdown.rows.size());
+    // What it leaves out.
+    EXPECT_TRUE(summary->hosts.hosts.empty());
+    EXPECT_TRUE(summary->advice.advice.empty());
+    EXPECT_TRUE(summary->roofline.points.empty());
 }
