@@ -148,9 +148,9 @@ public:
         m_busyPs += static_cast<double>(byClass[0] + byClass[1] + byClass[2] + byClass[3]);
     }
 
-    /// [a, b) is busy with an op of class c; called with non-decreasing a. The windows and
-    /// splits are held by pointer and the busy sum in a member, so the per-event call keeps them
-    /// in registers rather than reading them through the CoreSteps again each time.
+    /// [a, b) is busy with an op of class c; called with non-decreasing a. Splits the interval
+    /// over the windows, the warm-up and the tail exactly: TrackSweep calls it for the ops its
+    /// fast path does not take.
     void busy(TimePs a, TimePs b, TimeClass c)
     {
         m_busyPs += static_cast<double>(b - a);

@@ -28,6 +28,18 @@ inline model::ProfilePtr demoProfile()
     return profile;
 }
 
+/// An XLA op added to `b` with its name, category and (optionally) shape with layout.
+inline model::OpId addXlaOp(
+    model::ProfileBuilder& b, const std::string& name, const std::string& category, const std::string& shape = {})
+{
+    model::OpInfo info;
+    info.name = b.intern(name);
+    info.category = b.intern(category);
+    info.shapeWithLayout = b.intern(shape);
+    info.isXlaOp = true;
+    return b.addOp(info);
+}
+
 /// The first advice item of a rule, or nullptr.
 inline const model::Advice* findAdvice(const model::AdviceReport& report, std::string_view rule)
 {

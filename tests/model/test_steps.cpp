@@ -47,12 +47,7 @@ struct Builder
     }
     OpId op(const std::string& name, const std::string& category, const std::string& shape = {})
     {
-        OpInfo info;
-        info.name = b.intern(name);
-        info.category = b.intern(category);
-        info.shapeWithLayout = b.intern(shape);
-        info.isXlaOp = true;
-        return b.addOp(info);
+        return addXlaOp(b, name, category, shape);
     }
     OpId module(const std::string& name)
     {

@@ -4,6 +4,7 @@
 // tail, overlap, nest, last no time and sit exactly on edges.
 #include "analysis/opmodel.h"
 #include "analysis/steps.h"
+#include "analysistestutil.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <string>
 
 using namespace tpuscope::model;
+using namespace tpuscope::test;
 
 namespace {
 
@@ -34,29 +36,21 @@ Generated generate(uint64_t seed, WindowSource source, int coreCount)
     auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
     ProfileBuilder b;
     const TrackId host = b.addTrack(b.addPlane("/host:CPU"), "python", TrackKind::HostThread);
-    auto op = [&](const std::string& name, const std::string& category, const std::string& shape = {}) {
-        OpInfo info;
-        info.name = b.intern(name);
-        info.category = b.intern(category);
-        info.shapeWithLayout = b.intern(shape);
-        info.isXlaOp = true;
-        return b.addOp(info);
-    };
     auto named = [&](const std::string& name) {
         OpInfo info;
         info.name = b.intern(name);
         return b.addOp(info);
     };
     const std::vector<OpId> ops = {
-        op("fusion.1", "loop fusion"),
-        op("convolution.2", "convolution"),
-        op("all-reduce.3", "all-reduce"),
-        op("all-gather-start.4", "all-gather-start"),
-        op("all-gather-done.4", "all-gather-done"),
-        op("copy-start.5", "copy-start", "f32[1024]{0:T(1024)S(5)}"),
-        op("copy-done.5", "copy-done", "f32[1024]{0:T(1024)S(5)}"),
-        op("infeed.6", "infeed"),
-        op("outfeed.7", "outfeed"),
+        addXlaOp(b, "fusion.1", "loop fusion"),
+        addXlaOp(b, "convolution.2", "convolution"),
+        addXlaOp(b, "all-reduce.3", "all-reduce"),
+        addXlaOp(b, "all-gather-start.4", "all-gather-start"),
+        addXlaOp(b, "all-gather-done.4", "all-gather-done"),
+        addXlaOp(b, "copy-start.5", "copy-start", "f32[1024]{0:T(1024)S(5)}"),
+        addXlaOp(b, "copy-done.5", "copy-done", "f32[1024]{0:T(1024)S(5)}"),
+        addXlaOp(b, "infeed.6", "infeed"),
+        addXlaOp(b, "outfeed.7", "outfeed"),
     };
     const OpId program = named("jit_step(3)");
     b.addEvent(host, 0, 1, named("host"));
