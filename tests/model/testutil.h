@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace tpuscope::test {
 
@@ -59,12 +61,47 @@ inline std::string gzipBytes(const std::string& plain, int level = 6)
     return out;
 }
 
-/// A fresh directory under the test temp dir.
+/// The directories tempDir made, removed when the test process exits. A suite run wrote about
+/// 240 MB into /tmp and left it there; CI runs the suite three times, and a CI run once failed
+/// with its disk full. Only the process that made a directory removes it: a forked child that
+/// exits must not delete its parent's files.
+class TempDirs
+{
+public:
+    static TempDirs& instance()
+    {
+        static TempDirs dirs;
+        return dirs;
+    }
+    void add(const std::filesystem::path& dir)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_dirs.push_back(dir);
+    }
+    ~TempDirs()
+    {
+        if (::getpid() != m_owner)
+            return;
+        for (const auto& dir : m_dirs) {
+            std::error_code ignored; // a test may have removed it, or made it unwritable
+            std::filesystem::remove_all(dir, ignored);
+        }
+    }
+
+private:
+    TempDirs() = default;
+    const pid_t m_owner = ::getpid();
+    std::mutex m_mutex;
+    std::vector<std::filesystem::path> m_dirs;
+};
+
+/// A fresh directory under the test temp dir, removed when the test process exits.
 inline std::string tempDir(const std::string& name)
 {
     auto dir = std::filesystem::path(::testing::TempDir()) / ("tpuscope_" + name + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    TempDirs::instance().add(dir);
     return dir.string();
 }
 
