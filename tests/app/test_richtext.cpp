@@ -24,7 +24,7 @@ TEST(RichText, AFileNameFullOfTagsShowsAsWritten)
     for (int i = 0; i < 6000; ++i)
         nested += "<table><tr><td>";
     const std::string name = "<img src=/etc/passwd><a href='https://evil.example'>SECURITY ALERT</a>" + nested;
-    const std::string path = ::testing::TempDir() + "/tpuscope_richtext.xplane.pb";
+    const std::string path = tpuscope::test::tempDir("richtext") + "/richtext.xplane.pb";
     tpuscope::test::writeFile(path, tpuscope::test::xspaceWithOneOpNamed(name));
 
     MainWindow window;

@@ -123,8 +123,7 @@ TEST(OutputsNeverDestroy, ReplacingAPrivateFileKeepsItsMode)
 {
     if (!haveCli())
         GTEST_SKIP() << "tpuscope-cli not built";
-    const std::string dir = ::testing::TempDir() + "/tpuscope_mode";
-    fs::create_directories(dir);
+    const std::string dir = tempDir("mode");
     const std::string input = dir + "/in.xplane.pb";
     synthProfile(input);
     const std::string out = dir + "/private.tpuscope";

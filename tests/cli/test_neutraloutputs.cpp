@@ -29,8 +29,7 @@ bool hasRawControl(const std::string& s)
 
 TEST(NeutralOutputs, AHostileOpNameIsInertInEveryCommandAndFormat)
 {
-    const std::string dir = ::testing::TempDir() + "/tpuscope_neutral";
-    std::filesystem::create_directories(dir);
+    const std::string dir = tempDir("neutral");
     const std::string file = dir + "/hostile.xplane.pb";
     writeFile(file, xspaceWithOneOpNamed(kHostileName));
     const std::string cli = std::string(TPUSCOPE_CLI_PATH) + " ";

@@ -370,7 +370,7 @@ TEST(Robustness, ABigOpNameCostsAboutTwiceItsSizeInSummary)
 // << 20 is 1 MiB), on the command line and in the environment.
 TEST(Robustness, LimitOptionsThatWouldWrapAroundAreRefused)
 {
-    const std::string demo = ::testing::TempDir() + "/tpuscope_limits_demo.xplane.pb";
+    const std::string demo = tempDir("limits") + "/demo.xplane.pb";
     std::string error;
     ASSERT_TRUE(writeSyntheticXSpace({}, demo, error)) << error;
     for (const char* option : {"--memory-budget-mb", "--max-decompressed-mb"}) {
@@ -407,7 +407,7 @@ TEST(Robustness, TheAnalysisUnderAnAddressSpaceLimitNeverAborts)
             varintField(1, uint64_t(i))
                 + lengthField(2, varintField(1, uint64_t(i)) + lengthField(2, "fusion.unique." + std::to_string(i))));
     }
-    const std::string path = ::testing::TempDir() + "/tpuscope_unique_ops.xplane.pb";
+    const std::string path = tempDir("unique_ops") + "/unique_ops.xplane.pb";
     writeFile(
         path, lengthField(1, varintField(1, 1) + lengthField(2, "/device:TPU:0") + lengthField(3, line) + metadata));
     for (const uint64_t mb : {100, 150, 175, 250}) {
