@@ -2,6 +2,7 @@
 #include "opbreakdown.h"
 
 #include "attribution.h"
+#include "core/hashcombine.h"
 #include "hostlink.h"
 
 #include <algorithm>
@@ -274,8 +275,7 @@ struct RowKeyHash
 {
     size_t operator()(const RowKey& key) const
     {
-        const size_t h = std::hash<std::string_view> {}(key.name);
-        return h ^ (std::hash<std::string> {}(key.program) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+        return hashCombine(std::hash<std::string_view> {}(key.name), std::hash<std::string> {}(key.program));
     }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opmodel.h"
 
+#include "core/hashcombine.h"
 #include "layout.h"
 #include "padding.h"
 
@@ -427,10 +428,8 @@ struct ProgramAndNameHash
 {
     size_t operator()(const ProgramAndName& key) const
     {
-        const size_t h = std::hash<std::string_view> {}(key.name);
-        return h
-            ^ (std::hash<uint64_t> {}(key.programId * 2 + (key.hasProgramId ? 1 : 0)) + 0x9e3779b97f4a7c15ull + (h << 6)
-                + (h >> 2));
+        return hashCombine(std::hash<std::string_view> {}(key.name),
+            std::hash<uint64_t> {}(key.programId * 2 + (key.hasProgramId ? 1 : 0)));
     }
 };
 

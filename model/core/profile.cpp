@@ -3,6 +3,7 @@
 
 #include "devicepeaks.h"
 #include "diagnostics.h"
+#include "hashcombine.h"
 #include "parallel.h"
 #include "stopcheck.h"
 
@@ -238,14 +239,10 @@ uint32_t ProfileBuilder::addCounter(PlaneId plane, std::string_view name)
 
 size_t ProfileBuilder::OpKeyHash::operator()(const OpKey& k) const
 {
-    // Multiply-xorshift mixing of the fields: ids are small and dense, so each is spread over the
-    // word before the next is added.
-    uint64_t h = k.programId * 0x9e3779b97f4a7c15ull;
-    for (const uint64_t field : {uint64_t(k.name), uint64_t(k.longName), uint64_t(k.category), uint64_t(k.isXlaOp)}) {
-        h ^= h >> 29;
-        h = (h + field) * 0xbf58476d1ce4e5b9ull;
-    }
-    return static_cast<size_t>(h ^ (h >> 32));
+    size_t h = std::hash<uint64_t> {}(k.programId);
+    for (const size_t field : {size_t(k.name), size_t(k.longName), size_t(k.category), size_t(k.isXlaOp)})
+        h = hashCombine(h, field);
+    return h;
 }
 
 OpId ProfileBuilder::addOp(const OpInfo& op)
