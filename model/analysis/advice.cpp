@@ -158,9 +158,13 @@ void combineGains(const Context& ctx, AdviceReport& report)
     std::map<OpId, std::vector<size_t>> itemsByOp;
     for (size_t i = 0; i < items; ++i)
         if (report.advice[i].gainPs > 0)
-            for (const auto& [op, g] : report.advice[i].gainByOp)
-                if (g > 0 && (itemsByOp[op].empty() || itemsByOp[op].back() != i))
-                    itemsByOp[op].push_back(i);
+            for (const auto& [op, g] : report.advice[i].gainByOp) {
+                if (g <= 0)
+                    continue;
+                std::vector<size_t>& claimants = itemsByOp[op];
+                if (claimants.empty() || claimants.back() != i)
+                    claimants.push_back(i);
+            }
     std::vector<uint8_t> shared(items * items, 0);
     for (const auto& [op, claimants] : itemsByOp)
         for (size_t a : claimants)
