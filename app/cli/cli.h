@@ -38,6 +38,11 @@ struct Arguments
     bool text = false; // share: write the pasteable text form
     bool forum = false; // share: print the Markdown forum post (Copy for Forum) instead
     bool wide = false; // text tables: never elide long names
+    // gate: the budgets (percent) and whether a configuration change is gated anyway
+    double maxStepRegressionPct = 5;
+    double maxHbmPeakRegressionPct = 5;
+    double maxOpRegressionPct = 10;
+    bool allowConfigChange = false;
     bool help = false;
     const Command* spec = nullptr; // the command named, once parsing found it
     std::string error;
@@ -83,6 +88,8 @@ struct Command
     std::span<const FormatName> formats = {}; // its --format values, the default first; empty: no --format
     std::span<const OptionGroup* const> groups = {}; // its own options first, then the shared groups
     int (*run)(const Arguments& args, std::ostream& out, std::ostream& err) = nullptr;
+    /// More for `help COMMAND` after the options (what its operands may be, its exit codes); optional.
+    std::string (*details)() = nullptr;
 };
 
 // The shared groups (options.cpp), each declared once and named by the commands that use them.
@@ -147,6 +154,7 @@ int runShare(const Arguments& args, std::ostream& out, std::ostream& err);
 int runOpenText(const Arguments& args, std::ostream& out, std::ostream& err);
 int runDiff(const Arguments& args, std::ostream& out, std::ostream& err);
 int runCard(const Arguments& args, std::ostream& out, std::ostream& err);
+int runGate(const Arguments& args, std::ostream& out, std::ostream& err);
 int runHelp(const Arguments& args, std::ostream& out, std::ostream& err);
 
 // What each command takes, declared beside it in app/cli/<command>.cpp (glossary and help in
@@ -163,6 +171,7 @@ extern const Command kMergeCommand;
 extern const Command kOpenTextCommand;
 extern const Command kDiffCommand;
 extern const Command kCardCommand;
+extern const Command kGateCommand;
 extern const Command kThresholdsCommand;
 extern const Command kGlossaryCommand;
 extern const Command kSynthCommand;

@@ -303,9 +303,9 @@ std::string commandHelp(const Command& command)
 {
     std::string out = "usage: " + usageText(command, 7) + "\n\n" + std::string(command.about) + "\n";
     const std::vector<const Option*> options = declaredOptions(command);
-    if (options.empty())
-        return out + "\n" + std::string(command.name) + " takes no options.\n";
-    return out + "\noptions:\n" + optionLines(&command, options);
+    out += options.empty() ? "\n" + std::string(command.name) + " takes no options.\n"
+                           : "\noptions:\n" + optionLines(&command, options);
+    return command.details ? out + "\n" + command.details() : out;
 }
 
 std::string generalHelp()

@@ -41,15 +41,26 @@ int runSynth(const Arguments& args, std::ostream& out, std::ostream& err)
 
 namespace {
 constexpr const OptionGroup* kSynthGroups[] = {&kOutputFileOption};
+
+std::string synthDetails()
+{
+    std::string out = "scenarios:\n";
+    for (const auto& [name, text] : synthScenarios())
+        out += "  " + name + "\n      " + text + "\n";
+    return out
+        + "A before/after pair for diff and gate: synth origin-story -o before.xplane.pb, then\n"
+          "synth origin-story:global_batch=1024 -o after.xplane.pb.\n";
+}
 } // namespace
 
 constinit const Command kSynthCommand {
     .name = "synth",
     .operands = "SCENARIO",
-    .about
-    = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story, bench:N), or pod:... to -o LOGDIR.",
+    .about = "Writes a synthetic profile to -o OUT.xplane.pb (scenarios: origin-story[:...], bench:N), or pod:... to "
+             "-o LOGDIR.",
     .groups = kSynthGroups,
     .run = runSynth,
+    .details = synthDetails,
 };
 
 } // namespace tpuscope::cli

@@ -77,11 +77,46 @@ bool parsePodOptions(std::string_view text, SynthOptions& options, std::string& 
     return synth_detail::checkPodOptions(options, error);
 }
 
+/// "global_batch=1024,seed=7,steps=20,slowdown_pct=10" (every key optional).
+bool parseOriginOptions(std::string_view text, SynthOptions& options, std::string& error)
+{
+    options.scenario = "origin-story";
+    while (!text.empty()) {
+        const size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        const size_t eq = item.find('=');
+        const std::string_view key = item.substr(0, eq);
+        int64_t n = 0;
+        bool ok
+            = eq != std::string_view::npos && parseInteger(item.substr(eq + 1), n) && n >= -1000000 && n <= 2000000000;
+        if (ok && key == "global_batch")
+            options.globalBatch = n;
+        else if (ok && key == "seed" && n >= 0)
+            options.seed = static_cast<uint64_t>(n);
+        else if (ok && key == "steps")
+            options.steps = static_cast<int>(n);
+        else if (ok && key == "slowdown_pct")
+            options.slowdownPct = static_cast<double>(n);
+        else
+            ok = false;
+        if (!ok) {
+            error = "synth: origin-story takes global_batch=N,seed=S,steps=N,slowdown_pct=P; cannot read '"
+                + std::string(item) + "'";
+            return false;
+        }
+    }
+    return synth_detail::OriginRecompile::check(options, error);
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> synthScenarios()
 {
     return {{"origin-story", "U-Net training step on a TPU v3-8, global batch 128 (16 per core): the bundled demo"},
+        {"origin-story:global_batch=N,seed=S,steps=N,slowdown_pct=P",
+            "the same model recompiled for global batch N (new shapes, layouts, fusions and op numbers; 1024 is "
+            "the demo's fix), another seed's jitter, or every op P % slower: the other side of a diff or gate"},
         {"bench:N", "N XLA Ops events over 8 TPU cores with a tiny HLO module (benchmarks; k/M suffixes)"},
         {"pod[:hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,steps=N,seed=S]",
             "a log dir of H hosts x C TPU v5e chips (default 8 x 4, 20 steps) with clock offsets and one late host"}};
@@ -93,6 +128,8 @@ bool parseSynthScenario(std::string_view text, SynthOptions& options, std::strin
         options.scenario = "origin-story";
         return true;
     }
+    if (text.substr(0, 13) == "origin-story:")
+        return parseOriginOptions(text.substr(13), options, error);
     if (text.substr(0, 6) == "bench:") {
         std::string_view n = text.substr(6);
         uint64_t multiplier = 1;
@@ -113,7 +150,7 @@ bool parseSynthScenario(std::string_view text, SynthOptions& options, std::strin
     }
     if (text == "pod" || text.substr(0, 4) == "pod:")
         return parsePodOptions(text.size() > 4 ? text.substr(4) : std::string_view(), options, error);
-    error = "synth: unknown scenario '" + std::string(text) + "'; scenarios: origin-story, bench:N, pod[:...]";
+    error = "synth: unknown scenario '" + std::string(text) + "'; scenarios: origin-story[:...], bench:N, pod[:...]";
     return false;
 }
 

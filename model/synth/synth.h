@@ -19,6 +19,10 @@ struct SynthOptions
     uint64_t seed = 20240229; // fixed: the same options give the same bytes
     int cores = 8;
     int steps = 20; // origin-story only
+    // origin-story only: the global batch (128: the demo; another one is the same model recompiled
+    // for it, with new shapes, layouts, fusions and op names) and a slowdown of every op (percent).
+    int64_t globalBatch = 128;
+    double slowdownPct = 0;
     int64_t benchEvents = 0; // bench only: XLA Ops events over all cores
     // pod only: hosts × chips (v5e, one core per chip), each host's clock off by up to ±podOffsetUs
     // (deterministic from the seed), and the late host (-1 none) with what makes it late:

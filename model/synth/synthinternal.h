@@ -3,7 +3,8 @@
 
 // What the parts of the scenario generator share; synth.h is its front door. The XSpace writer
 // (synthwriter.cpp: wire format, planes, stats, op metadata), the HLO module builder and the cost
-// model that reads its shapes (synthhlo.cpp), and the scenarios (synthorigin.cpp, synthbench.cpp, synthpod.cpp)
+// model that reads its shapes (synthhlo.cpp), and the scenarios (synthorigin.cpp and its recompile for
+// another global batch, synthrecompile.cpp; synthbench.cpp, synthpod.cpp)
 // each keep to one job and meet here. Only model/synth includes it.
 
 #include "synth.h"
@@ -192,6 +193,40 @@ struct DeviceSpec
 };
 
 bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string& error);
+/// The origin story recompiled for another global batch (synthrecompile.cpp; `origin-story:global_batch=N`),
+/// and a uniform slowdown of its ops (`slowdown_pct=P`). writeOriginStory passes its parts through
+/// these hooks; at the demo's own options (global batch 128, no slowdown) each one changes nothing.
+class OriginRecompile
+{
+public:
+    explicit OriginRecompile(const SynthOptions& options);
+    /// False with `error` for a global batch the cores cannot split or a slowdown out of range.
+    static bool check(const SynthOptions& options, std::string& error);
+    /// Whether this is another compilation than the demo's (another per-core batch).
+    bool recompiled() const;
+    /// The computations at the new per-core batch: new shapes, the input's new tiles and XLA's new
+    /// fusion boundary. Keeps the original names (the buffer assignment looks them up); renumber()
+    /// renames the built module afterwards.
+    std::vector<CompSpec> reshape(std::vector<CompSpec> computations);
+    /// XLA's new numbering applied to a module built from reshape()'s computations: its
+    /// instructions and computations, its HLO text and its heap-simulator trace.
+    void renumber(BuiltModule& module) const;
+    /// An instruction's name in the recompiled module (the original when not renumbered).
+    std::string name(const std::string& original) const;
+    /// A new compilation gets a new program id.
+    uint64_t programId(uint64_t original) const;
+    /// Each op's duration at the new shapes, from its duration at the demo's (`before`): scaled by its
+    /// padded bytes, at most kMaxRooflineShare of its roofline bound, then slowed down.
+    void scaleDurations(std::vector<double>& durationsPs, const std::vector<CompSpec>& before,
+        const std::vector<CompSpec>& after, const std::vector<std::string>& ops, const DeviceSpec& device) const;
+
+private:
+    int64_t m_perCoreBatch;
+    double m_slowdown;
+    uint64_t m_seed;
+    std::map<std::string, std::string> m_names; // old name -> new name, once reshape() ran
+};
+
 bool writeBench(const SynthOptions& options, const Sink& sink, std::string& error);
 // The pod (synthpod.cpp) writes one file per host into a log dir.
 std::string podHostname(int host);

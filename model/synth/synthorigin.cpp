@@ -354,20 +354,31 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
         error = "synth: origin-story needs 1..4096 cores and 1..100000 steps";
         return false;
     }
+    if (!OriginRecompile::check(options, error))
+        return false;
+    OriginRecompile recompile(options); // the identity at the demo's own options (synthrecompile.cpp)
+    const std::vector<CompSpec> computations = recompile.reshape(originComputations());
     BuiltModule module;
-    if (!buildModule("cluster_train_step", 1, originComputations(), module, error))
+    if (!buildModule("cluster_train_step", 1, computations, module, error))
         return false;
     module.bufferAssignment.emplace();
     if (!originBufferAssignment(module, *module.bufferAssignment, error))
         return false;
-    const std::string moduleEventName = "cluster_train_step(" + std::to_string(kOriginProgramId) + ")";
+    recompile.renumber(module);
+    const std::string moduleEventName
+        = "cluster_train_step(" + std::to_string(recompile.programId(kOriginProgramId)) + ")";
     const std::vector<OpSpec> ops = originOps();
     const DeviceSpec device;
-    const std::vector<CompSpec> computations = originComputations();
     std::vector<OpCost> costs;
     for (const OpSpec& o : ops)
-        costs.push_back(opCostFromShapes(computations, "main.42", o.name));
-    const std::vector<double> durationsPs = originDurationsPs(ops, costs, device.peakHbmGbps);
+        costs.push_back(opCostFromShapes(originComputations(), "main.42", o.name));
+    std::vector<double> durationsPs = originDurationsPs(ops, costs, device.peakHbmGbps);
+    std::vector<std::string> opNames;
+    for (size_t i = 0; i < ops.size(); ++i) {
+        opNames.push_back(ops[i].name);
+        costs[i] = opCostFromShapes(computations, "main.42", ops[i].name);
+    }
+    recompile.scaleDurations(durationsPs, originComputations(), computations, opNames, device);
     // One step: about 1.11 ms of ops + ~30 µs idle between steps (2.8 %: below the idle-gap threshold).
     const double gapPs = 30e6;
     SplitMix rng(options.seed);
@@ -392,9 +403,9 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
         }
         for (size_t i = 0; i < ops.size(); ++i) {
             const OpSpec& o = ops[i];
-            addOpMetadata(plane, stats, static_cast<int64_t>(2 + i), module.hloText[o.name], o.name, o.category,
-                kOriginProgramId, 10 + i, costs[i].flops, costs[i].readBytes, costs[i].writeBytes, shapes[o.name],
-                o.tfOp, o.source);
+            addOpMetadata(plane, stats, static_cast<int64_t>(2 + i), module.hloText[recompile.name(o.name)],
+                recompile.name(o.name), o.category, recompile.programId(kOriginProgramId), 10 + i, costs[i].flops,
+                costs[i].readBytes, costs[i].writeBytes, shapes[o.name], o.tfOp, o.source);
         }
         const int64_t stepMetaBase = 2 + static_cast<int64_t>(ops.size());
         for (int s = 0; s < options.steps; ++s) {
@@ -438,7 +449,7 @@ bool writeOriginStory(const SynthOptions& options, const Sink& sink, std::string
         if (!writePlane(sink, plane, {steps, modules, xlaOps}))
             return false;
     }
-    return writeMetadataPlane(sink, 100, {{kOriginProgramId, &module}});
+    return writeMetadataPlane(sink, 100, {{recompile.programId(kOriginProgramId), &module}});
 }
 
 } // namespace tpuscope::model::synth_detail
