@@ -180,7 +180,7 @@ int runFusion(const Arguments& args, std::ostream& out, std::ostream& err)
 
     if (format == "json") {
         JsonWriter w;
-        w.beginObject();
+        w.beginReport();
         w.field("name", profile->str(info.name)).field("op_id", static_cast<int64_t>(opId));
         w.field("hlo", hloText).field("category", profile->str(info.category)).field("program", program);
         w.field("tf_op", profile->str(info.tfOp)).field("source", profile->str(info.source));

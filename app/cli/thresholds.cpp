@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "analysis/advice.h"
+#include "report/jsonwriter.h"
 #include "report/report.h"
 
 #include <cmath>
@@ -18,6 +19,19 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     TableFormat format = TableFormat::Text;
     if (!args.format.empty())
         parseTableFormat(args.format, format); // one of kTableFormats: the parser took no other
+    if (format == TableFormat::Json) {
+        JsonWriter w;
+        w.beginReport().key("thresholds").beginArray();
+        for (const auto& t : adviceThresholds()) {
+            w.beginObject();
+            w.field("rule", t.rule).field("name", t.name).field("value", t.value).field("unit", t.unit);
+            w.field("meaning", t.meaning).field("source", t.source);
+            w.endObject();
+        }
+        w.endArray().endObject();
+        out << w.str() << "\n";
+        return 0;
+    }
     Table table;
     table.header = {"Rule", "Threshold", "Value", "Unit", "Meaning", "Source"};
     table.rightAligned = {false, false, true, false, false, false};
@@ -34,7 +48,7 @@ int runThresholds(const Arguments& args, std::ostream& out, std::ostream& err)
     }
     // The Markdown form is exactly the README's block between its thresholds markers (a ctest
     // compares the two): regenerate that block with `tpuscope-cli thresholds --format md`.
-    out << renderTable(table, format == TableFormat::Json ? TableFormat::Csv : format);
+    out << renderTable(table, format);
     return 0;
 }
 

@@ -145,7 +145,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
 {
     if (fmt == AdviceFormat::Json) {
         JsonWriter w;
-        w.beginObject();
+        w.beginReport();
         w.field("device", profile.device.type).field("cores", report.cores > 0 ? report.cores : profile.device.cores);
         w.field("cores_source", coreCountSourceName(profile.device.coresSource)).field("steps", report.steps);
         w.field("combined_gain_ps_per_step", report.combinedGainPs).field("combined_gain", report.combinedGain);

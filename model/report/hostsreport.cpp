@@ -42,7 +42,7 @@ std::string hostsReport(const HostAnalysis& h, TableFormat format)
 {
     if (format == TableFormat::Json) {
         JsonWriter w;
-        w.beginObject();
+        w.beginReport();
         w.key("hosts").beginArray();
         for (const HostRow& r : h.hosts) {
             w.beginObject();

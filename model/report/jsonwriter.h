@@ -12,6 +12,12 @@
 
 namespace tpuscope::model {
 
+/// The version of every `--format json` output: each opens with "schema_version", and the JSON
+/// Schema files in resources/schema/ describe that version. A change that removes, renames or
+/// retypes a field raises it (adding a field does not: the schemas list each command's fields, so
+/// a new one is added there too).
+inline constexpr int kJsonSchemaVersion = 1;
+
 /// Minimal streaming JSON writer: numbers stay numbers, strings are escaped, NaN/inf become null.
 class JsonWriter
 {
@@ -22,6 +28,13 @@ public:
     }
 
     JsonWriter& beginObject() { return open('{'); }
+    /// The top-level object of a command's JSON output, with its schema_version first.
+    JsonWriter& beginReport()
+    {
+        beginObject();
+        key("schema_version");
+        return value(kJsonSchemaVersion);
+    }
     JsonWriter& endObject() { return close('}'); }
     JsonWriter& beginArray() { return open('['); }
     JsonWriter& endArray() { return close(']'); }
@@ -77,11 +90,7 @@ public:
     }
     JsonWriter& value(int i) { return value(static_cast<int64_t>(i)); }
     /// An unknown number or flag is `null`, never a made-up zero.
-    template<typename T>
-    JsonWriter& value(const std::optional<T>& v)
-    {
-        return v ? value(*v) : null();
-    }
+    template <typename T> JsonWriter& value(const std::optional<T>& v) { return v ? value(*v) : null(); }
     /// A value that is already JSON text (a subtree copied from a parsed document), as it is.
     JsonWriter& rawValue(std::string_view json)
     {
@@ -95,8 +104,7 @@ public:
         m_out += "null";
         return *this;
     }
-    template<typename T>
-    JsonWriter& field(std::string_view k, const T& v)
+    template <typename T> JsonWriter& field(std::string_view k, const T& v)
     {
         key(k);
         return value(v);
@@ -111,11 +119,21 @@ public:
         for (size_t i = 0; i < s.size(); ++i) {
             const unsigned char c = static_cast<unsigned char>(s[i]);
             switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     char buffer[8];

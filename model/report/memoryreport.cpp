@@ -19,7 +19,7 @@ std::string joinedPaddedDims(const BufferAtPeak& buffer)
 std::string memoryJson(const MemoryReport& report)
 {
     JsonWriter w;
-    w.beginObject().key("modules").beginArray();
+    w.beginReport().key("modules").beginArray();
     for (const auto& m : report.modules) {
         w.beginObject();
         w.field("name", m.name)

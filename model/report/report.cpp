@@ -474,7 +474,7 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     const size_t count = top ? std::min(top, breakdown.rows.size()) : breakdown.rows.size();
     if (format == TableFormat::Json) {
         JsonWriter json;
-        json.beginObject();
+        json.beginReport();
         json.field("file", profile.load.path);
         writeDevice(json, profile);
         json.field("group_by", groupByName(breakdown.groupBy));
@@ -628,7 +628,7 @@ std::string summaryReport(const Profile& profile, const ProfileSummary& s, bool 
     const DeviceInfo& d = profile.device;
     if (asJson) {
         JsonWriter json;
-        json.beginObject();
+        json.beginReport();
         json.field("file", profile.load.path);
         json.field("format", profile.load.format);
         writeDevice(json, profile);

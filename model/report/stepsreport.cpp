@@ -13,7 +13,7 @@ std::string stepsReport(const StepAnalysis& s, TableFormat format)
 {
     if (format == TableFormat::Json) {
         JsonWriter w;
-        w.beginObject();
+        w.beginReport();
         w.field("source", stepSourceName(s.source)).field("source_line", s.sourceLine).field("program", s.program);
         w.field("core", s.core).field("cores", s.cores);
         w.field("steps_per_core", s.stepsPerCore)
