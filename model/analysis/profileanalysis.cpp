@@ -39,7 +39,7 @@ StepAnalysis ProfileAnalysis::stepsFor(const StepOptions& options) const
 
 ProfileDiff ProfileAnalysis::diffAgainst(const ProfileAnalysis& after) const
 {
-    return computeDiff(*profile, breakdown, stepStats(steps), *after.profile, after.breakdown, stepStats(after.steps));
+    return computeDiff(*this, after);
 }
 
 ProfileAnalysisPtr buildProfileAnalysis(

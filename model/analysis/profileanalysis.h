@@ -78,7 +78,8 @@ struct ProfileAnalysis
     /// What ran on the TPU cores in [begin, end) (model::summarizeRange over all cores): the
     /// timeline's Shift+drag statistics and the Selection table.
     RangeSummary summarizeRange(TimePs begin, TimePs end, std::stop_token stop = {}) const;
-    /// What changed from this profile (before) to `after`, from both analyses (no event is read again).
+    /// What changed from this profile (before) to `after`, from both analyses (computeDiff: only the
+    /// per-step op times read the events again).
     ProfileDiff diffAgainst(const ProfileAnalysis& after) const;
 };
 

@@ -48,6 +48,21 @@ std::string formatPercent(double fraction, int decimals)
     return printf1(fmt, fraction * 100.0);
 }
 
+std::string formatSignedPercent(double fraction, int decimals)
+{
+    const std::string magnitude = formatPercent(std::fabs(fraction), decimals);
+    if (magnitude.find_first_not_of("0.%") == std::string::npos)
+        return magnitude;
+    return (fraction < 0 ? "-" : "+") + magnitude;
+}
+
+std::string formatSignedDurationPs(double ps)
+{
+    if (ps == 0 || !std::isfinite(ps))
+        return "0";
+    return (ps > 0 ? "+" : "-") + formatDurationPs(std::fabs(ps));
+}
+
 std::string formatDecimal(double value, int decimals)
 {
     char fmt[16];

@@ -16,6 +16,10 @@ namespace tpuscope::model {
 std::string formatDurationPs(double ps);
 /// "12.5%" with `decimals` digits after the point.
 std::string formatPercent(double fraction, int decimals = 1);
+/// A change as a signed percentage: "+10.2%", "-3.0%", "0.0%" (a change that rounds to zero has no sign).
+std::string formatSignedPercent(double fraction, int decimals = 1);
+/// A change of duration with its sign: "+1.55 µs", "-250 ps", "0".
+std::string formatSignedDurationPs(double ps);
 /// A plain number with `decimals` digits after the point ("7.6"), for texts that name their unit.
 std::string formatDecimal(double value, int decimals);
 /// SI prefixes k, M, G, T, P, E with three significant digits: "4.5 GFLOP"; below 1000 a whole number.

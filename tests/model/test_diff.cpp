@@ -79,7 +79,7 @@ TEST(Diff, KnownDifferences)
         {{"convolution.1", "convolution", 500'000, 1, 5e7}, {"fusion.9", "loop fusion", 50'000, 1, 0},
             {"reduce.3", "reduce", 100'000, 2, 1e6}},
         8);
-    const ProfileDiff d = computeDiff(*a, *b);
+    const ProfileDiff d = computeDiff(a, b);
     EXPECT_TRUE(d.perStep);
     EXPECT_EQ(d.a.steps, 4);
     EXPECT_EQ(d.b.steps, 8);
@@ -95,7 +95,7 @@ TEST(Diff, KnownDifferences)
     const DiffRow* conv = findRow(d, "convolution.1");
     ASSERT_TRUE(conv);
     EXPECT_EQ(conv->status, DiffStatus::Both);
-    EXPECT_TRUE(conv->matchedByNameOnly);
+    EXPECT_EQ(conv->matchedBy, MatchedBy::Name); // no HLO: the same unique name, across programs
     EXPECT_DOUBLE_EQ(conv->timeDeltaPs(), -500'000);
     // 5e7 FLOP in 1 µs at 100 TFLOP/s = 50 %; in 0.5 µs = 100 %.
     EXPECT_NEAR(conv->a.flopsUtilization.value_or(-1), 0.5, 1e-12);
@@ -121,13 +121,13 @@ TEST(Diff, SameProgramMatchesExactlyAndAmbiguousNamesDoNotMatch)
 {
     ProfilePtr a = makeProfile("jit_f", 1, {{"add.1", "add", 100, 1, 0}, {"mul.2", "multiply", 100, 1, 0}}, 1);
     ProfilePtr b = makeProfile("jit_f", 7, {{"add.1", "add", 300, 1, 0}}, 1);
-    const ProfileDiff d = computeDiff(*a, *b);
+    const ProfileDiff d = computeDiff(a, b);
     EXPECT_EQ(d.matched, 1u);
-    EXPECT_EQ(d.matchedByName, 0u);
+    EXPECT_EQ(d.matchedByName, 1u);
     EXPECT_EQ(d.removed, 1u);
     const DiffRow* add = findRow(d, "add.1");
     ASSERT_TRUE(add);
-    EXPECT_FALSE(add->matchedByNameOnly);
+    EXPECT_EQ(add->matchedBy, MatchedBy::Name);
     EXPECT_DOUBLE_EQ(add->timeDeltaPs(), 200);
 }
 
@@ -135,7 +135,7 @@ TEST(Diff, MarkdownIsAValidTable)
 {
     ProfilePtr a = makeProfile("jit_f", 1, {{"add.1", "add", 100, 1, 0}, {"a|b", "weird|category", 50, 1, 0}}, 2);
     ProfilePtr b = makeProfile("jit_f", 1, {{"add.1", "add", 300, 1, 0}}, 2);
-    const std::string md = diffReport(computeDiff(*a, *b), TableFormat::Markdown);
+    const std::string md = diffReport(computeDiff(a, b), TableFormat::Markdown);
     // Every table: a header row, a separator with the same number of cells, rows with that count.
     auto cells = [](const std::string& line) {
         int n = 0;
@@ -163,7 +163,7 @@ TEST(Diff, MarkdownIsAValidTable)
     EXPECT_EQ(tables, 2) << md;
     EXPECT_NE(md.find("removed"), std::string::npos);
 
-    const std::string json = diffReport(computeDiff(*a, *b), TableFormat::Json);
+    const std::string json = diffReport(computeDiff(a, b), TableFormat::Json);
     EXPECT_NE(json.find("\"status\": \"removed\""), std::string::npos);
     EXPECT_NE(json.find("\"step_ps\""), std::string::npos);
 }

@@ -92,7 +92,7 @@ TEST(ProfileAnalysis, MatchesTheFunctionsItStandsFor)
     EXPECT_LT(half.totalTimePs, whole.totalTimePs);
 
     // The diff from both analyses equals computeDiff.
-    const model::ProfileDiff direct = model::computeDiff(p, p);
+    const model::ProfileDiff direct = model::computeDiff(load.profile, load.profile);
     const model::ProfileDiff fromAnalyses = analysis->diffAgainst(*analysis);
     EXPECT_EQ(fromAnalyses.rows.size(), direct.rows.size());
     EXPECT_EQ(fromAnalyses.matched, direct.matched);
