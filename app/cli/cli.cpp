@@ -141,6 +141,7 @@ std::span<const Command* const> commands()
         &kMergeCommand,
         &kOpenTextCommand,
         &kDiffCommand,
+        &kGateCommand,
         &kCardCommand,
         &kThresholdsCommand,
         &kGlossaryCommand,

@@ -74,3 +74,108 @@ TEST(DiffCli, UnrelatedProfilesAreSaidToBeUnrelatedWithoutAPercentChange)
     r = tpuscope::test::runCommand(cli + " diff " + dir + "/demo.xplane.pb " + dir + "/demo.tpuscope");
     EXPECT_EQ(r.output.find("Warning"), std::string::npos) << r.output;
 }
+
+namespace {
+
+/// Writes `scenario` with `tpuscope-cli synth` into `dir` as `name`; its path.
+std::string synth(const std::string& dir, const std::string& scenario, const std::string& name)
+{
+    const std::string path = dir + "/" + name;
+    const auto r = tpuscope::test::runCommand(cli() + " synth '" + scenario + "' -o " + path, true);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return path;
+}
+
+} // namespace
+
+// The test pair of issue 43: the origin story, and the same model recompiled at global batch 1024.
+TEST(DiffCli, RecompiledOpsCarryBothNamesAndHowTheyMatched)
+{
+    if (!haveCli())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tpuscope::test::tempDir("diff_recompile");
+    const std::string before = synth(dir, "origin-story", "before.xplane.pb");
+    const std::string after = synth(dir, "origin-story:global_batch=1024", "after.xplane.pb");
+    const auto r = tpuscope::test::runCommand(cli() + " diff " + before + " " + after + " --format json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("\"schema_version\": 1"), std::string::npos);
+    EXPECT_NE(r.output.find("\"new\": 0"), std::string::npos);
+    EXPECT_NE(r.output.find("\"removed\": 0"), std::string::npos);
+    EXPECT_NE(r.output.find("\"matched_by\": \"fingerprint\""), std::string::npos);
+    EXPECT_NE(r.output.find("\"matched_by\": \"framework-op\""), std::string::npos);
+    EXPECT_NE(r.output.find("\"name\": \"fusion.3\""), std::string::npos); // a.name
+    EXPECT_NE(r.output.find("per-core batch 16 \u2192 128: tile efficiency 12.5% \u2192 100%"), std::string::npos);
+    EXPECT_NE(r.output.find("\"batch_differs\": true"), std::string::npos);
+
+    const auto text = tpuscope::test::runCommand(cli() + " diff " + before + " " + after + " --wide");
+    ASSERT_EQ(text.exitCode, 0) << text.output;
+    EXPECT_NE(text.output.find("Matched by"), std::string::npos);
+    EXPECT_NE(text.output.find("Examples/s"), std::string::npos);
+    EXPECT_NE(text.output.find("Different global batch (before 128, after 1024)"), std::string::npos);
+    EXPECT_NE(text.output.find("0 new, 0 removed"), std::string::npos) << text.output;
+}
+
+TEST(GateCli, ExitCodesForCi)
+{
+    if (!haveCli())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tpuscope::test::tempDir("gate_cli");
+    const std::string base = synth(dir, "origin-story", "base.xplane.pb");
+    const auto gate = [&](const std::string& candidate, const std::string& options = {}) {
+        return tpuscope::test::runCommand(cli() + " gate " + base + " " + candidate + options);
+    };
+    // Identical: pass. 10 % slower steps: fail, naming the step time with its size and confidence.
+    auto r = gate(base);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+    r = gate(synth(dir, "origin-story:slowdown_pct=10", "slower.xplane.pb"), " --format md");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("### tpuscope gate: FAIL"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("| step time |"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("REGRESSION"), std::string::npos);
+    EXPECT_NE(r.output.find("p < 0.0001"), std::string::npos);
+    // ... unless the budget allows it.
+    r = gate(dir + "/slower.xplane.pb", " --max-step-regression 15 --max-op-regression 15");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    // Another run of the same program: jitter within the noise passes.
+    r = gate(synth(dir, "origin-story:seed=7", "rerun.xplane.pb"), " --format json");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("\"verdict\": \"pass\""), std::string::npos);
+    // A recompile for another global batch is a configuration change: 2 unless allowed.
+    const std::string recompiled = synth(dir, "origin-story:global_batch=1024", "recompiled.xplane.pb");
+    r = gate(recompiled);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("global batch differs (before 128, after 1024)"), std::string::npos) << r.output;
+    r = gate(recompiled, " --allow-config-change --max-hbm-peak-regression 1000");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("examples per second"), std::string::npos) << r.output;
+    // A usage error is 2 as well.
+    EXPECT_EQ(tpuscope::test::runCommand(cli() + " gate " + base).exitCode, 2);
+    EXPECT_EQ(gate(base, " --max-step-regression lots").exitCode, 2);
+    EXPECT_EQ(gate(dir + "/missing.xplane.pb").exitCode, 2);
+}
+
+TEST(GateCli, ADifferentGenerationExitsTwo)
+{
+    if (!haveCli())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const std::string dir = tpuscope::test::tempDir("gate_generation_cli");
+    const std::string demo = synth(dir, "origin-story", "demo.xplane.pb");
+    synth(dir, "pod:hosts=1,chips=8", "v5e");
+    const auto r = tpuscope::test::runCommand(cli() + " gate " + demo + " " + dir + "/v5e");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("generation differs (before v3, after v5e)"), std::string::npos) << r.output;
+}
+
+TEST(SynthCli, HelpNamesTheRecompiledOriginStory)
+{
+    if (!haveCli())
+        GTEST_SKIP() << "tpuscope-cli not built";
+    const auto r = tpuscope::test::runCommand(cli() + " help synth");
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("origin-story:global_batch=N"), std::string::npos) << r.output;
+    const auto gate = tpuscope::test::runCommand(cli() + " help gate");
+    EXPECT_NE(gate.output.find("--max-step-regression"), std::string::npos) << gate.output;
+    EXPECT_NE(gate.output.find("exit codes"), std::string::npos);
+    EXPECT_EQ(tpuscope::test::runCommand(cli() + " synth origin-story:global_batch=100 -o /dev/null").exitCode, 2);
+}
