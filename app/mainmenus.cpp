@@ -52,6 +52,14 @@ MainMenus::MainMenus(QMainWindow* window, ShareActions* share, const QList<QActi
             emit compareRequested(path);
     });
     m_compare->setEnabled(false);
+    // The after run is often a TensorBoard log dir (a pod writes one file per host): its newest run.
+    m_compareDirectory = file->addAction(tr("Compare with &Log Directory…"), this, [this, window] {
+        const QString path = QFileDialog::getExistingDirectory(window, compareDialogTitle(m_shownFile));
+        if (!path.isEmpty())
+            emit compareRequested(path);
+    });
+    m_compareDirectory->setStatusTip(tr("Compare the open profile with the newest run of a TensorBoard log directory"));
+    m_compareDirectory->setEnabled(false);
     file->addSeparator();
     close = file->addAction(tr("&Close"));
     close->setShortcut(QKeySequence::Close);
@@ -136,6 +144,7 @@ void MainMenus::setProfileShown(bool shown, bool hasTpuOps, const QString& fileN
     close->setEnabled(shown);
     m_shareMenu->setEnabled(shown && hasTpuOps);
     m_compare->setEnabled(shown && hasTpuOps);
+    m_compareDirectory->setEnabled(shown && hasTpuOps);
 }
 
 } // namespace tpuscope::app

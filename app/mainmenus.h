@@ -51,6 +51,7 @@ private:
 
     QMenu* m_shareMenu = nullptr;
     QAction* m_compare = nullptr;
+    QAction* m_compareDirectory = nullptr; // the same with a log dir
     QString m_shownFile;
 };
 

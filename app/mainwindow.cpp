@@ -183,10 +183,12 @@ void MainWindow::connectSession()
     m_deviceChooser->setSession(m_session);
     connect(m_deviceChooser, &widgets::DeviceChooser::deviceChosen, m_devices, &DeviceMemory::remember);
     connect(m_session, &qt::TraceSession::comparisonReady, this,
-        [this](const std::shared_ptr<const model::ProfileDiff>&, const QString&, const QString& after) {
+        [this](const std::shared_ptr<const model::ProfileDiff>&, const QString& before, const QString& after) {
             m_docks->compareDock->show();
             m_docks->compareDock->raise();
-            statusBar()->showMessage(tr("Compared with %1").arg(QFileInfo(after).fileName()), 8000);
+            // Named as the Compare dock names it (a log dir's run by its log dir, not its timestamp).
+            const QString label = qs(model::comparisonLabels(before.toStdString(), after.toStdString()).second);
+            statusBar()->showMessage(tr("Compared with %1").arg(label), 8000);
             emit comparisonReady(true);
         });
     connect(m_session, &qt::TraceSession::comparisonFailed, this, [this](const QString&, const QString& message) {

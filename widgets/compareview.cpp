@@ -103,8 +103,11 @@ void CompareView::setDiff(
         clear();
         return;
     }
-    m_beforeName = QFileInfo(beforePath).fileName();
-    m_afterName = QFileInfo(afterPath).fileName();
+    // A log dir's run by its log dir and run, a file by its name; labels that would read alike get
+    // their folders (two runs of one day share a timestamp).
+    const auto [before, after] = model::comparisonLabels(beforePath.toStdString(), afterPath.toStdString());
+    m_beforeName = qs(before);
+    m_afterName = qs(after);
     m_model->setDiff(std::move(diff));
     m_summary->setText(summaryText());
     m_view->resizeColumnsToContents();
@@ -113,7 +116,17 @@ void CompareView::setDiff(
 QString CompareView::suggestedCardName() const
 {
     // "<before>-vs-<after>-compare.png", each the profile's name without its extensions.
-    const auto stem = [](const QString& name) { return name.section(QLatin1Char('.'), 0, 0); };
+    // A log dir's label ("pod16 · 2024_11_29_00_00_00") or a folder in front of a name becomes a
+    // plain file name: anything but letters, digits, '-' and '_' is one '_'.
+    const auto stem = [](const QString& name) {
+        QString out;
+        for (const QChar c : name.section(QLatin1Char('.'), 0, 0))
+            if (c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('_'))
+                out += c;
+            else if (!out.endsWith(QLatin1Char('_')))
+                out += QLatin1Char('_');
+        return out;
+    };
     if (m_beforeName.isEmpty() || m_afterName.isEmpty())
         return QStringLiteral("compare.png");
     return stem(m_beforeName) + QStringLiteral("-vs-") + stem(m_afterName) + QStringLiteral("-compare.png");
@@ -133,14 +146,24 @@ QString CompareView::summaryText() const
     QStringList parts;
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
         parts << tr("step time %1").arg(durations(diff->a.stepPs, diff->b.stepPs));
+    if (diff->a.examplesPerSecond && diff->b.examplesPerSecond)
+        parts << tr("examples/s %1 \u2192 %2")
+                     .arg(qs(model::formatCount(*diff->a.examplesPerSecond)),
+                         qs(model::formatCount(*diff->b.examplesPerSecond)));
     parts << tr("op time%1 %2")
-                 .arg(diff->perStep ? tr(" per step") : QString(),
+                 .arg(diff->perStep ? tr(" per step and core") : tr(" per core"),
                      durations(diff->a.totalOpTimePs, diff->b.totalOpTimePs));
     if (related) {
         parts << tr("FLOPS util %1").arg(beforeAfterText(diff->a.flopsUtilization, diff->b.flopsUtilization));
         parts << tr("HBM util %1").arg(beforeAfterText(diff->a.hbmUtilization, diff->b.hbmUtilization));
     }
-    parts << tr("%1 ops matched, %2 new, %3 removed").arg(diff->matched).arg(diff->added).arg(diff->removed);
+    parts << tr("%1 ops matched (%2 by name, %3 by fingerprint, %4 by framework op), %5 new, %6 removed")
+                 .arg(diff->matched)
+                 .arg(diff->matchedByName)
+                 .arg(diff->matchedByFingerprint)
+                 .arg(diff->matchedByFrameworkOp)
+                 .arg(diff->added)
+                 .arg(diff->removed);
     // File names are a stranger's strings: escaped.
     QString text = tr("<b>Before:</b> %1 (the open profile) · <b>after:</b> %2")
                        .arg(m_beforeName.toHtmlEscaped(), m_afterName.toHtmlEscaped());
@@ -148,7 +171,10 @@ QString CompareView::summaryText() const
         = qt::colors::severityTextColor(model::Severity::Warning, palette()).name(QColor::HexRgb);
     for (const std::string& warning : diff->warnings())
         text += QStringLiteral("<br><b style=\"color:%1\">%2</b>").arg(warningColor, qs(warning).toHtmlEscaped());
-    return text + QStringLiteral("<br>") + parts.join(QStringLiteral(" · ")).toHtmlEscaped();
+    text += QStringLiteral("<br>") + parts.join(QStringLiteral(" · ")).toHtmlEscaped();
+    if (related && diff->steps.known)
+        text += QStringLiteral("<br>") + tr("Steps: %1").arg(qs(diff->steps.verdict())).toHtmlEscaped();
+    return text;
 }
 
 QString CompareView::markdown() const

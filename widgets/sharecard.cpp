@@ -536,21 +536,14 @@ QString beforeAfterText(const std::optional<double>& before, const std::optional
     return q(formatOptionalPercent(before)) + QStringLiteral(" \u2192 ") + q(formatOptionalPercent(after));
 }
 
-QImage renderComparisonCard(
-    const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, const ShareCardOptions& options)
-{
-    const int width = std::max(600, options.width);
-    const int margin = 36;
-    const int inner = width - 2 * margin;
-    const size_t rows = std::min(diff.rows.size(), std::max<size_t>(options.topOps, 1) + 4);
-    const int rowHeight = 30;
-    const int height = 150 + 70 + int(rows) * rowHeight + 90;
-    QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
-    image.fill(kBackground);
-    QPainter p(&image);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setRenderHint(QPainter::TextAntialiasing);
+namespace {
 
+/// The card's title band: which profiles, and the three figures that say most (examples per second
+/// when the global batch changed, else step or op time; FLOPS and HBM utilization).
+void drawComparisonHeader(
+    QPainter& p, const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, int width, int margin)
+{
+    const int inner = width - 2 * margin;
     p.fillRect(QRect(0, 0, width, 150), kHeader);
     p.setPen(Qt::white);
     p.setFont(pageFont(28, true));
@@ -567,10 +560,19 @@ QImage renderComparisonCard(
         return related ? beforeAfterText(before, after, fraction)
                        : q(formatDurationPs(before)) + QStringLiteral(" \u00B7 ") + q(formatDurationPs(after));
     };
+    // A new global batch makes a longer step on purpose: examples per second say what it bought.
+    const bool throughput = related && diff.steps.batchDiffers && diff.a.examplesPerSecond && diff.b.examplesPerSecond;
+    const bool steps = diff.a.stepPs > 0 && diff.b.stepPs > 0;
+    const QString first = throughput ? q(formatCount(*diff.a.examplesPerSecond)) + QStringLiteral(" \u2192 ")
+            + q(formatCount(*diff.b.examplesPerSecond))
+            + q(" (" + formatSignedPercent(*diff.b.examplesPerSecond / *diff.a.examplesPerSecond - 1, 0) + ")")
+        : steps ? change(diff.a.stepPs, diff.b.stepPs, false)
+                : change(diff.a.totalOpTimePs, diff.b.totalOpTimePs, false);
     const QString stats[][2] = {
-        {diff.a.stepPs > 0 && diff.b.stepPs > 0 ? QStringLiteral("Step time") : QStringLiteral("Op time"),
-            diff.a.stepPs > 0 && diff.b.stepPs > 0 ? change(diff.a.stepPs, diff.b.stepPs, false)
-                                                   : change(diff.a.totalOpTimePs, diff.b.totalOpTimePs, false)},
+        {throughput     ? QStringLiteral("Examples/s")
+                : steps ? QStringLiteral("Step time")
+                        : QStringLiteral("Op time"),
+            first},
         {QStringLiteral("FLOPS utilization"), beforeAfterText(diff.a.flopsUtilization, diff.b.flopsUtilization)},
         {QStringLiteral("HBM bandwidth"), beforeAfterText(diff.a.hbmUtilization, diff.b.hbmUtilization)},
     };
@@ -584,55 +586,93 @@ QImage renderComparisonCard(
         p.setFont(pageFont(20, true));
         p.drawText(QRect(x, 106, statWidth - 8, 34), Qt::AlignLeft | Qt::AlignVCenter, stats[i][1]);
     }
+}
+
+/// One op: its name (and its name before, when renumbered), before and after bars, the change
+/// (muted within the noise, as in the Compare dock) and why it changed.
+void drawComparisonRow(QPainter& p, const DiffRow& row, QRect line, double longest)
+{
+    const int inner = line.width();
+    const int nameWidth = inner * 30 / 100, barWidth = inner * 22 / 100, deltaWidth = inner * 12 / 100;
+    const int y = line.top(), rowHeight = line.height();
+    int x = line.left();
+    p.setPen(kInk);
+    p.setFont(pageFont(15, true));
+    QString name = q(row.name);
+    if (row.status == DiffStatus::Both && row.a.name != row.name)
+        name += QStringLiteral(" (was ") + q(row.a.name) + QStringLiteral(")");
+    if (row.status == DiffStatus::New)
+        name += QStringLiteral("  (new)");
+    else if (row.status == DiffStatus::Removed)
+        name += QStringLiteral("  (removed)");
+    p.drawText(QRect(x, y, nameWidth - 8, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetrics(pageFont(15, true)).elidedText(name, Qt::ElideMiddle, nameWidth - 8));
+    x += nameWidth;
+    drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.a.timePs / longest, kRule.darker(120),
+        row.status == DiffStatus::New ? QString() : q(formatDurationPs(row.a.timePs)));
+    x += barWidth;
+    drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.b.timePs / longest, kTimeBar.lighter(140),
+        row.status == DiffStatus::Removed ? QString() : q(formatDurationPs(row.b.timePs)));
+    x += barWidth;
+    const double delta = row.timeDeltaPs();
+    p.setPen(row.withinNoise() || delta == 0 ? kMuted
+            : delta < 0                      ? qt::colors::fasterColor()
+                                             : qt::colors::slowerColor());
+    p.setFont(pageFont(15, true));
+    p.drawText(QRect(x, y, deltaWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter, q(formatSignedDurationPs(delta)));
+    x += deltaWidth + 12;
+    if (row.status != DiffStatus::Both)
+        return;
+    p.setPen(kMuted);
+    p.setFont(pageFont(14));
+    // Why it changed (its first reason), else the FLOPS utilization before and after.
+    const QString why = row.explanation().empty()
+        ? QStringLiteral("FLOPS ") + beforeAfterText(row.a.flopsUtilization, row.b.flopsUtilization)
+        : q(row.explanation());
+    const int whyWidth = line.right() - x;
+    p.drawText(QRect(x, y, whyWidth, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetrics(pageFont(14)).elidedText(why, Qt::ElideRight, whyWidth));
+}
+
+} // namespace
+
+QImage renderComparisonCard(
+    const ProfileDiff& diff, const QString& beforeLabel, const QString& afterLabel, const ShareCardOptions& options)
+{
+    const int width = std::max(600, options.width);
+    const int margin = 36;
+    const int inner = width - 2 * margin;
+    const size_t rows = std::min(diff.rows.size(), std::max<size_t>(options.topOps, 1) + 4);
+    const int rowHeight = 30;
+    const int height = 150 + 70 + int(rows) * rowHeight + 90;
+    QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
+    image.fill(kBackground);
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    drawComparisonHeader(p, diff, beforeLabel, afterLabel, width, margin);
 
     int y = 150 + 24;
     p.setPen(kInk);
     p.setFont(pageFont(20, true));
     p.drawText(QRect(margin, y, inner, 28), Qt::AlignLeft | Qt::AlignVCenter,
-        diff.perStep ? QStringLiteral("Ops that moved most (time per step)") : QStringLiteral("Ops that moved most"));
+        diff.perStep ? QStringLiteral("Ops that moved most (time per step and core)")
+                     : QStringLiteral("Ops that moved most (time per core)"));
     y += 36;
-    const int nameWidth = inner * 30 / 100, barWidth = inner * 22 / 100, deltaWidth = inner * 12 / 100;
     double longest = 1;
     for (size_t i = 0; i < rows; ++i)
         longest = std::max({longest, diff.rows[i].a.timePs, diff.rows[i].b.timePs});
-    for (size_t i = 0; i < rows; ++i) {
-        const DiffRow& row = diff.rows[i];
-        int x = margin;
-        p.setPen(kInk);
-        p.setFont(pageFont(15, true));
-        QString name = q(row.name);
-        if (row.status == DiffStatus::New)
-            name += QStringLiteral("  (new)");
-        else if (row.status == DiffStatus::Removed)
-            name += QStringLiteral("  (removed)");
-        p.drawText(QRect(x, y, nameWidth - 8, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-            QFontMetrics(pageFont(15, true)).elidedText(name, Qt::ElideMiddle, nameWidth - 8));
-        x += nameWidth;
-        drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.a.timePs / longest, kRule.darker(120),
-            row.status == DiffStatus::New ? QString() : q(formatDurationPs(row.a.timePs)));
-        x += barWidth;
-        drawBar(p, QRect(x, y + 5, barWidth - 10, rowHeight - 10), row.b.timePs / longest, kTimeBar.lighter(140),
-            row.status == DiffStatus::Removed ? QString() : q(formatDurationPs(row.b.timePs)));
-        x += barWidth;
-        const double delta = row.timeDeltaPs();
-        p.setPen(delta < 0 ? QColor(0x1b, 0x7f, 0x3b) : delta > 0 ? QColor(0xb7, 0x1c, 0x1c) : kMuted);
-        p.setFont(pageFont(15, true));
-        p.drawText(QRect(x, y, deltaWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter,
-            (delta > 0 ? QStringLiteral("+") : QString()) + q(formatDurationPs(delta)));
-        x += deltaWidth + 12;
-        p.setPen(kMuted);
-        p.setFont(pageFont(14));
-        if (row.status == DiffStatus::Both)
-            p.drawText(QRect(x, y, width - margin - x, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                QStringLiteral("FLOPS ") + beforeAfterText(row.a.flopsUtilization, row.b.flopsUtilization));
-        y += rowHeight;
-    }
+    for (size_t i = 0; i < rows; ++i, y += rowHeight)
+        drawComparisonRow(p, diff.rows[i], QRect(margin, y, inner, rowHeight), longest);
     y += 10;
     p.setPen(kMuted);
     p.setFont(pageFont(13));
     p.drawText(QRect(margin, y, inner, 20), Qt::AlignLeft | Qt::AlignVCenter,
-        QStringLiteral("grey bar: before \u00B7 blue bar: after \u00B7 %1 ops matched, %2 new, %3 removed")
+        QStringLiteral("grey bar: before \u00B7 blue bar: after \u00B7 %1 ops matched (%2 by HLO fingerprint, %3 by "
+                       "framework op), %4 new, %5 removed")
             .arg(diff.matched)
+            .arg(diff.matchedByFingerprint)
+            .arg(diff.matchedByFrameworkOp)
             .arg(diff.added)
             .arg(diff.removed));
     p.fillRect(QRect(0, height - 40, width, 40), QColor(0xf0, 0xf3, 0xf6));

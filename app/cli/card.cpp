@@ -5,8 +5,6 @@
 #include "analysis/profileanalysis.h"
 #include "core/atomicfile.h"
 
-#include <filesystem>
-
 #ifdef TPUSCOPE_CLI_CARD
 #include "sharecard.h"
 #include "tableimage.h"
@@ -47,13 +45,13 @@ int runCard(const Arguments& args, std::ostream& out, std::ostream& err)
     widgets::ShareCardOptions options;
     if (args.top > 0)
         options.topOps = args.top;
-    const auto fileName = [](const std::string& path) {
-        return QString::fromStdString(std::filesystem::path(path).filename().string());
-    };
     // One analysis per profile, as in the GUI: the card (or the comparison's diff) reads it.
     const ProfileAnalysisPtr analysis = buildProfileAnalysis(profile);
+    // The comparison names its sides as diff and the Compare dock do (a log dir's run by its log dir).
+    const auto labels
+        = after ? comparisonLabels(profile->load.path, after->load.path) : std::pair<std::string, std::string>();
     const QImage image = after ? widgets::renderComparisonCard(analysis->diffAgainst(*buildProfileAnalysis(after)),
-                             fileName(args.positional[0]), fileName(args.positional[1]), options)
+                             QString::fromStdString(labels.first), QString::fromStdString(labels.second), options)
                                : widgets::renderShareCard(*analysis, options);
     if (image.isNull()) {
         err << "tpuscope-cli card: could not render the card\n";

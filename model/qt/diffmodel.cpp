@@ -7,12 +7,10 @@
 #include "report/report.h"
 
 #include <QBrush>
-#include <QColor>
+#include <QGuiApplication>
+#include <QPalette>
 
 namespace tpuscope::qt {
-
-namespace {
-} // namespace
 
 DiffModel::DiffModel(QObject* parent)
     : QAbstractTableModel(parent)
@@ -45,92 +43,174 @@ int DiffModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+namespace {
+
+double relativeChange(const model::DiffRow& row)
+{
+    return row.status == model::DiffStatus::Both && row.a.timePs > 0 ? row.timeDeltaPs() / row.a.timePs : 0.0;
+}
+
+QString matchedByText(const model::DiffRow& row)
+{
+    const char* how = model::matchedByName(row.matchedBy);
+    return how ? QString::fromLatin1(how) : QString();
+}
+
+} // namespace
+
+QVariant DiffModel::sortValue(int r, const model::DiffRow& row, int column) const
+{
+    switch (column) {
+    case NameColumn:
+        return m_names[r];
+    case BeforeNameColumn:
+        return qs(row.a.name);
+    case MatchedByColumn:
+        return static_cast<int>(row.matchedBy);
+    case CategoryColumn:
+        return m_categories[r];
+    case StatusColumn:
+        return static_cast<int>(row.status);
+    case TimeAColumn:
+        return row.a.timePs;
+    case TimeBColumn:
+        return row.b.timePs;
+    case TimeDeltaColumn:
+        return row.timeDeltaPs();
+    case TimeDeltaPercentColumn:
+        return relativeChange(row);
+    case FlopsAColumn:
+        return row.a.flopsUtilization.value_or(-1.0); // unknown sorts last
+    case FlopsBColumn:
+        return row.b.flopsUtilization.value_or(-1.0);
+    case WhyColumn:
+        return qs(row.explanation());
+    }
+    return {};
+}
+
+QVariant DiffModel::displayValue(int r, const model::DiffRow& row, int column) const
+{
+    const bool hasA = row.status != model::DiffStatus::New, hasB = row.status != model::DiffStatus::Removed;
+    const auto duration = [](double ps) { return qs(model::formatDurationPs(ps)); };
+    switch (column) {
+    case NameColumn:
+        return m_names[r];
+    case BeforeNameColumn:
+        return hasA && hasB && row.a.name != row.name ? qs(row.a.name) : QString();
+    case MatchedByColumn:
+        return matchedByText(row);
+    case CategoryColumn:
+        return m_categories[r];
+    case StatusColumn:
+        if (row.status == model::DiffStatus::New)
+            return tr("new");
+        if (row.status == model::DiffStatus::Removed)
+            return tr("removed");
+        return row.withinNoise() ? tr("within noise") : QString();
+    case TimeAColumn:
+        return hasA ? duration(row.a.timePs) : QString();
+    case TimeBColumn:
+        return hasB ? duration(row.b.timePs) : QString();
+    case TimeDeltaColumn:
+        return qs(model::formatSignedDurationPs(row.timeDeltaPs()));
+    case TimeDeltaPercentColumn:
+        return hasA && hasB && row.a.timePs > 0 ? qs(model::formatSignedPercent(relativeChange(row))) : QString();
+    case FlopsAColumn:
+        return hasA ? qs(model::formatOptionalPercent(row.a.flopsUtilization)) : QString();
+    case FlopsBColumn:
+        return hasB ? qs(model::formatOptionalPercent(row.b.flopsUtilization)) : QString();
+    case WhyColumn:
+        return qs(row.explanation());
+    }
+    return {};
+}
+
+QVariant DiffModel::toolTip(const model::DiffRow& row, int column) const
+{
+    if (column == WhyColumn || column == NameColumn || column == BeforeNameColumn) {
+        QStringList lines;
+        if (row.status == model::DiffStatus::Both && row.a.name != row.name)
+            lines << tr("%1 before, %2 after (matched by %3)").arg(qs(row.a.name), qs(row.name), matchedByText(row));
+        for (const model::DiffReason& reason : row.reasons)
+            lines << qs(reason.text);
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
+    }
+    if ((column == TimeDeltaColumn || column == TimeDeltaPercentColumn || column == StatusColumn)
+        && row.status == model::DiffStatus::Both)
+        return row.test.tested ? tr("Time per step, before against after: %1").arg(qs(row.test.describe()))
+                               : tr("Not tested: no per-step op times (a change below %1 counts as noise)")
+                                     .arg(qs(model::formatPercent(model::kUntestedNoiseFraction, 0)));
+    return {};
+}
+
 QVariant DiffModel::data(const QModelIndex& index, int role) const
 {
     if (!m_diff || !index.isValid() || index.row() >= rowCount())
         return {};
     const model::DiffRow& row = m_diff->rows[static_cast<size_t>(index.row())];
-    const bool both = row.status == model::DiffStatus::Both;
-    const double delta = row.timeDeltaPs();
-    const double relative = row.a.timePs > 0 ? delta / row.a.timePs : 0;
-    if (role == SortRole) {
-        switch (index.column()) {
-        case NameColumn: return m_names[index.row()];
-        case CategoryColumn: return m_categories[index.row()];
-        case StatusColumn: return static_cast<int>(row.status);
-        case TimeAColumn: return row.a.timePs;
-        case TimeBColumn: return row.b.timePs;
-        case TimeDeltaColumn: return delta;
-        case TimeDeltaPercentColumn: return both ? relative : 0.0;
-        case ShareDeltaColumn: return row.fractionDelta();
-        case FlopsAColumn: return row.a.flopsUtilization.value_or(-1.0); // unknown sorts last
-        case FlopsBColumn: return row.b.flopsUtilization.value_or(-1.0);
-        case OccurrencesAColumn: return static_cast<qlonglong>(row.a.occurrences);
-        case OccurrencesBColumn: return static_cast<qlonglong>(row.b.occurrences);
-        }
+    switch (role) {
+    case SortRole:
+        return sortValue(index.row(), row, index.column());
+    case Qt::DisplayRole:
+        return displayValue(index.row(), row, index.column());
+    case Qt::ToolTipRole:
+        return toolTip(row, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() >= TimeAColumn && index.column() <= FlopsBColumn
+            ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+            : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        // Faster is green, slower is red; a change within the noise keeps the palette colour.
+        if ((index.column() == TimeDeltaColumn || index.column() == TimeDeltaPercentColumn) && !row.withinNoise()
+            && row.timeDeltaPs() != 0)
+            return QBrush(row.timeDeltaPs() < 0 ? colors::fasterColor() : colors::slowerColor());
+        if (row.status == model::DiffStatus::Removed || (index.column() == StatusColumn && row.withinNoise()))
+            return QBrush(colors::mutedTextColor(QGuiApplication::palette()));
         return {};
     }
-    if (role == Qt::DisplayRole) {
-        auto duration = [](double ps) { return qs(model::formatDurationPs(ps)); };
-        auto signedDuration = [&](double ps) { return (ps > 0 ? QStringLiteral("+") : QString()) + duration(ps); };
-        switch (index.column()) {
-        case NameColumn: return m_names[index.row()];
-        case CategoryColumn: return m_categories[index.row()];
-        case StatusColumn:
-            if (row.status == model::DiffStatus::New)
-                return tr("new");
-            if (row.status == model::DiffStatus::Removed)
-                return tr("removed");
-            return row.matchedByNameOnly ? tr("matched by name") : QString();
-        case TimeAColumn: return row.status == model::DiffStatus::New ? QString() : duration(row.a.timePs);
-        case TimeBColumn: return row.status == model::DiffStatus::Removed ? QString() : duration(row.b.timePs);
-        case TimeDeltaColumn: return signedDuration(delta);
-        case TimeDeltaPercentColumn:
-            return both && row.a.timePs > 0 ? QString::asprintf("%+.1f%%", relative * 100) : QString();
-        case ShareDeltaColumn: return QString::asprintf("%+.2f pt", row.fractionDelta() * 100);
-        case FlopsAColumn:
-            return row.status == model::DiffStatus::New ? QString() : qs(model::formatOptionalPercent(row.a.flopsUtilization));
-        case FlopsBColumn:
-            return row.status == model::DiffStatus::Removed ? QString()
-                                                            : qs(model::formatOptionalPercent(row.b.flopsUtilization));
-        case OccurrencesAColumn: return row.status == model::DiffStatus::New ? QVariant() : QVariant(qlonglong(row.a.occurrences));
-        case OccurrencesBColumn: return row.status == model::DiffStatus::Removed ? QVariant() : QVariant(qlonglong(row.b.occurrences));
-        }
-        return {};
-    }
-    if (role == Qt::TextAlignmentRole)
-        return index.column() <= StatusColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ForegroundRole && (index.column() == TimeDeltaColumn || index.column() == TimeDeltaPercentColumn)) {
-        // Faster is green, slower is red; a time that did not move keeps the palette colour.
-        if (delta < 0)
-            return QBrush(colors::fasterColor());
-        if (delta > 0)
-            return QBrush(colors::slowerColor());
-    }
-    if (role == Qt::ForegroundRole && row.status == model::DiffStatus::Removed)
-        return QBrush(QColor(0x80, 0x80, 0x80));
     return {};
 }
 
 QVariant DiffModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
     const bool perStep = m_diff && m_diff->perStep;
+    if (role == Qt::ToolTipRole) {
+        if (section == MatchedByColumn)
+            return tr("How the op was found in the other profile: the same name, program and HLO; the same HLO "
+                      "fingerprint (what it computes, names and sizes left out); or the same framework op and "
+                      "source line");
+        if (section >= TimeAColumn && section <= TimeDeltaPercentColumn)
+            return perStep ? tr("Time per step and TPU core") : tr("Time per TPU core over the profile");
+        return {};
+    }
     switch (section) {
-    case NameColumn: return tr("Op");
-    case CategoryColumn: return tr("Category");
-    case StatusColumn: return tr("Status");
-    case TimeAColumn: return perStep ? tr("Before /step") : tr("Before");
-    case TimeBColumn: return perStep ? tr("After /step") : tr("After");
-    case TimeDeltaColumn: return tr("Δ time");
-    case TimeDeltaPercentColumn: return tr("Δ %");
-    case ShareDeltaColumn: return tr("Δ share");
-    case FlopsAColumn: return tr("FLOPS before");
-    case FlopsBColumn: return tr("FLOPS after");
-    case OccurrencesAColumn: return tr("Occ. before");
-    case OccurrencesBColumn: return tr("Occ. after");
+    case NameColumn:
+        return tr("Op");
+    case BeforeNameColumn:
+        return tr("Before name");
+    case MatchedByColumn:
+        return tr("Matched by");
+    case CategoryColumn:
+        return tr("Category");
+    case StatusColumn:
+        return tr("Status");
+    case TimeAColumn:
+        return perStep ? tr("Before /step/core") : tr("Before /core");
+    case TimeBColumn:
+        return perStep ? tr("After /step/core") : tr("After /core");
+    case TimeDeltaColumn:
+        return tr("Δ time");
+    case TimeDeltaPercentColumn:
+        return tr("Δ %");
+    case FlopsAColumn:
+        return tr("FLOPS before");
+    case FlopsBColumn:
+        return tr("FLOPS after");
+    case WhyColumn:
+        return tr("Why");
     }
     return {};
 }

@@ -8,24 +8,26 @@
 
 namespace tpuscope::qt {
 
-/// Rows of a before/after comparison (model::ProfileDiff), one per op, sortable by numbers.
+/// Rows of a before/after comparison (model::ProfileDiff), one per op, sortable by numbers. Times
+/// are per step and TPU core (per core without steps), as the diff gives them; a change within the
+/// noise (DiffRow::withinNoise) has no colour.
 class DiffModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     enum Column {
         NameColumn,
+        BeforeNameColumn,
+        MatchedByColumn,
         CategoryColumn,
         StatusColumn,
         TimeAColumn,
         TimeBColumn,
         TimeDeltaColumn,
         TimeDeltaPercentColumn,
-        ShareDeltaColumn,
         FlopsAColumn,
         FlopsBColumn,
-        OccurrencesAColumn,
-        OccurrencesBColumn,
+        WhyColumn,
         ColumnCount
     };
     enum Role { SortRole = Qt::UserRole + 1 };
@@ -41,6 +43,10 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant sortValue(int r, const model::DiffRow& row, int column) const;
+    QVariant displayValue(int r, const model::DiffRow& row, int column) const;
+    QVariant toolTip(const model::DiffRow& row, int column) const;
+
     std::shared_ptr<const model::ProfileDiff> m_diff;
     QVector<QString> m_names; // converted once
     QVector<QString> m_categories;

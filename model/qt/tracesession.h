@@ -153,9 +153,10 @@ signals:
     void loaded();
     /// close() dropped the shown profile.
     void closed();
-    /// The comparison compare() asked for: the shown profile (before) against the file (after).
-    void comparisonReady(const std::shared_ptr<const tpuscope::model::ProfileDiff>& diff, const QString& beforeName,
-        const QString& afterName);
+    /// The comparison compare() asked for: the shown profile (before) against the file (after),
+    /// with the paths each was loaded from (a log dir's run directory; model::comparisonLabels names them).
+    void comparisonReady(const std::shared_ptr<const tpuscope::model::ProfileDiff>& diff, const QString& beforePath,
+        const QString& afterPath);
     void comparisonFailed(const QString& path, const QString& message);
     void loadFailed(const QString& path, const QString& message);
     void loadCanceled();
