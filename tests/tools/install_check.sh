@@ -18,6 +18,10 @@ expect bin/tpuscope-cli
 expect share/man/man1/tpuscope.1
 expect share/man/man1/tpuscope-cli.1
 expect share/doc/tpuscope/copyright
+# The JSON Schemas of the CLI's JSON outputs, one per command that writes JSON.
+for schema in advise diff fusion gate hosts memory ops steps summary thresholds; do
+  expect share/tpuscope/schema/$schema.schema.json
+done
 if [ "$gui" = gui ]; then
   expect bin/tpuscope
   expect share/applications/tpuscope.desktop
