@@ -151,7 +151,10 @@ ChangeTest compareSamples(const std::vector<double>& a, const std::vector<double
     if (!t.tested)
         return t;
     t.pValue = mannWhitneyP(a, b);
-    std::tie(t.intervalLow, t.intervalHigh) = bootstrapInterval(a, b, kBootstrapResamples, seed);
+    const double perResample = static_cast<double>(a.size() + b.size());
+    const int resamples = static_cast<int>(std::clamp(
+        kBootstrapBudget / perResample, static_cast<double>(kMinBootstrapResamples), double(kBootstrapResamples)));
+    std::tie(t.intervalLow, t.intervalHigh) = bootstrapInterval(a, b, resamples, seed);
     return t;
 }
 

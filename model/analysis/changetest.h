@@ -18,7 +18,11 @@ namespace tpuscope::model {
 constexpr size_t kChangeTestMinSamples = 3;
 /// Two-sided significance level of the U test; the bootstrap interval is the matching 95 %.
 constexpr double kChangeTestAlpha = 0.05;
+/// Bootstrap resamples, fewer for long runs so that one test costs at most about
+/// kBootstrapBudget values drawn (never fewer than kMinBootstrapResamples).
 constexpr int kBootstrapResamples = 1000;
+constexpr int kMinBootstrapResamples = 200;
+constexpr double kBootstrapBudget = 4e6;
 constexpr uint64_t kBootstrapSeed = 0x7470757363u; // fixed: the same samples give the same interval
 /// A leading step longer than this × the median step is warm-up (compilation, first input).
 constexpr double kWarmupStepFactor = 1.25;

@@ -85,6 +85,9 @@ std::vector<std::string> ProfileDiff::warnings() const
 
 namespace diff_detail {
 
+/// The per-step op times the op tests may hold per profile (8 bytes each).
+constexpr size_t kMaxOpStepSamples = 10'000'000;
+
 /// What per-step and per-core figures divide by: steps × cores, or cores alone without steps.
 struct Divisor
 {
@@ -219,6 +222,15 @@ void testOps(const ProfileAnalysis& before, const ProfileAnalysis& after, Profil
             opsB.push_back(r.b.op);
             rows.push_back(i);
         }
+    }
+    // At most kMaxOpStepSamples figures per side (a hostile file may claim a million steps): the
+    // ops with the most time first, as the rows come in the breakdown's order.
+    const size_t steps = std::max<size_t>({1, before.steps.steps.size(), after.steps.steps.size()});
+    const size_t fit = std::max<size_t>(1, kMaxOpStepSamples / steps);
+    if (rows.size() > fit) {
+        rows.resize(fit);
+        opsA.resize(fit);
+        opsB.resize(fit);
     }
     const auto samplesA = opTimePerStep(*before.profile, before.steps, opsA, diff.a.warmupSteps);
     const auto samplesB = opTimePerStep(*after.profile, after.steps, opsB, diff.b.warmupSteps);
