@@ -4,6 +4,7 @@
 #include "qt/colors.h"
 #include "qt/qstrings.h"
 
+#include "report/glossary.h"
 #include "report/report.h"
 
 #include <QBrush>
@@ -179,9 +180,7 @@ QVariant DiffModel::headerData(int section, Qt::Orientation orientation, int rol
     const bool perStep = m_diff && m_diff->perStep;
     if (role == Qt::ToolTipRole) {
         if (section == MatchedByColumn)
-            return tr("How the op was found in the other profile: the same name, program and HLO; the same HLO "
-                      "fingerprint (what it computes, names and sizes left out); or the same framework op and "
-                      "source line");
+            return qs(model::glossaryTooltip("matched-by"));
         if (section >= TimeAColumn && section <= TimeDeltaPercentColumn)
             return perStep ? tr("Time per step and TPU core") : tr("Time per TPU core over the profile");
         return {};

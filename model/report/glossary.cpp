@@ -128,6 +128,24 @@ const std::vector<GlossaryEntry>& glossary()
             "xprof Memory Viewer (plugin/xprof/protobuf/memory_viewer_preprocess.proto)"},
         {"padding-at-peak", "Padding at peak", "How much of the HBM peak is tile padding rather than data.",
             "Σ (padded − unpadded) bytes of the buffers alive at the peak ÷ peak", "ours"},
+        {"matched-by", "Matched by",
+            "How a compared op was found in the other profile: the same name, program and HLO; else the same HLO "
+            "fingerprint; else the same framework op and source line (a recompile renumbers its fusions).",
+            "name, then fingerprint (with sizes, then without), then framework op + source line; each key unique on "
+            "both sides",
+            "ours"},
+        {"hlo-fingerprint", "HLO fingerprint",
+            "What an op computes with every name left out: its fused computation's opcodes, element types and "
+            "structure; layouts are left out, dimension sizes optionally.",
+            "hash of the instructions walked from the root, operands by position", "ours"},
+        {"within-noise", "Within noise",
+            "A change the step-to-step variation explains: not significant by the Mann-Whitney U test or its "
+            "bootstrap interval includes no change; never called a regression.",
+            "p ≥ 0.05 or the 95% bootstrap interval of the median change contains 0 (warm-up steps left out)",
+            "Mann & Whitney (1947); Efron (1979), the bootstrap"},
+        {"examples-per-second", "Examples per second",
+            "Training throughput: what a change of the global batch is judged by, since it lengthens each step.",
+            "global batch ÷ step time (inferred per-core batch × cores)", "ours"},
     };
     return entries;
 }
