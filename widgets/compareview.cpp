@@ -50,7 +50,10 @@ CompareView::CompareView(QWidget* parent)
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setSectionResizeMode(qt::DiffModel::NameColumn, QHeaderView::Stretch);
-    m_view->sortByColumn(qt::DiffModel::TimeDeltaColumn, Qt::AscendingOrder);
+    // The diff's own ranking first (the largest change of time per step, either way); a click on a
+    // header sorts by that column.
+    m_view->horizontalHeader()->setSortIndicator(-1, Qt::DescendingOrder);
+    m_proxy->sort(-1);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setTextFormat(Qt::RichText); // our own markup around numbers only
@@ -147,7 +150,7 @@ QString CompareView::summaryText() const
     if (diff->a.stepPs > 0 && diff->b.stepPs > 0)
         parts << tr("step time %1").arg(durations(diff->a.stepPs, diff->b.stepPs));
     if (diff->a.examplesPerSecond && diff->b.examplesPerSecond)
-        parts << tr("examples/s %1 \u2192 %2")
+        parts << tr("examples/s (global) %1 \u2192 %2")
                      .arg(qs(model::formatCount(*diff->a.examplesPerSecond)),
                          qs(model::formatCount(*diff->b.examplesPerSecond)));
     parts << tr("op time%1 %2")

@@ -569,7 +569,7 @@ void drawComparisonHeader(
         : steps ? change(diff.a.stepPs, diff.b.stepPs, false)
                 : change(diff.a.totalOpTimePs, diff.b.totalOpTimePs, false);
     const QString stats[][2] = {
-        {throughput     ? QStringLiteral("Examples/s")
+        {throughput     ? QStringLiteral("Examples/s, global")
                 : steps ? QStringLiteral("Step time")
                         : QStringLiteral("Op time"),
             first},
@@ -593,7 +593,8 @@ void drawComparisonHeader(
 void drawComparisonRow(QPainter& p, const DiffRow& row, QRect line, double longest)
 {
     const int inner = line.width();
-    const int nameWidth = inner * 30 / 100, barWidth = inner * 22 / 100, deltaWidth = inner * 12 / 100;
+    // The reason is the widest text: the bars give it room.
+    const int nameWidth = inner * 27 / 100, barWidth = inner * 15 / 100, deltaWidth = inner * 10 / 100;
     const int y = line.top(), rowHeight = line.height();
     int x = line.left();
     p.setPen(kInk);
@@ -624,14 +625,14 @@ void drawComparisonRow(QPainter& p, const DiffRow& row, QRect line, double longe
     if (row.status != DiffStatus::Both)
         return;
     p.setPen(kMuted);
-    p.setFont(pageFont(14));
+    p.setFont(pageFont(13));
     // Why it changed (its first reason), else the FLOPS utilization before and after.
     const QString why = row.explanation().empty()
         ? QStringLiteral("FLOPS ") + beforeAfterText(row.a.flopsUtilization, row.b.flopsUtilization)
         : q(row.explanation());
     const int whyWidth = line.right() - x;
     p.drawText(QRect(x, y, whyWidth, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-        QFontMetrics(pageFont(14)).elidedText(why, Qt::ElideRight, whyWidth));
+        QFontMetrics(pageFont(13)).elidedText(why, Qt::ElideRight, whyWidth));
 }
 
 } // namespace

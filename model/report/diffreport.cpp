@@ -197,7 +197,7 @@ Table summaryTable(const ProfileDiff& diff, const std::string& beforeFile, const
     summary.rows.push_back({"Step time (median)", steps(diff.a), steps(diff.b),
         !st.known ? "" : change(st.stepTime.tested ? st.stepTime.describe() : relative(diff.a.stepPs, diff.b.stepPs))});
     if (diff.a.examplesPerSecond && diff.b.examplesPerSecond)
-        summary.rows.push_back({"Examples/s", formatCount(*diff.a.examplesPerSecond),
+        summary.rows.push_back({"Examples/s (global)", formatCount(*diff.a.examplesPerSecond),
             formatCount(*diff.b.examplesPerSecond), change(st.throughput ? st.throughput->describe() : "")});
     summary.rows.push_back(
         {"Op time" + unit, formatDurationPs(diff.a.totalOpTimePs), formatDurationPs(diff.b.totalOpTimePs),

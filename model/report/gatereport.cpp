@@ -108,7 +108,8 @@ std::string gateReport(const GateVerdict& verdict, const ProfileDiff& diff, Tabl
     for (const ConfigDifference& d : diff.config)
         if (verdict.budgets.allowConfigChange)
             out += line("Allowed change: " + d.what + " (before " + d.before + ", after " + d.after + ")");
-    out += "\n";
+    if (!md) // each Markdown line ends its paragraph already
+        out += "\n";
     out += renderTable(checksTable(verdict), md ? TableFormat::Markdown : TableFormat::Text);
     std::string tail;
     for (const std::string& note : verdict.notes)

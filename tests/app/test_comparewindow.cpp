@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
@@ -121,6 +122,9 @@ TEST(CompareWindow, TheRecompiledDemoIsMatchedAndExplained)
     const QString summary = window.compareView()->summaryText();
     EXPECT_TRUE(summary.contains(QStringLiteral("examples/s"))) << summary.toStdString();
     EXPECT_TRUE(summary.contains(QStringLiteral("Different global batch (before 128, after 1024)")));
+    // The view opens on the diff's ranking: the largest change of time per step first.
+    const QAbstractItemModel* shown = window.compareView()->view()->model();
+    EXPECT_EQ(shown->index(0, DiffModel::NameColumn).data().toString().toStdString(), m.diff()->rows.front().name);
     // The card and the Markdown read the same diff.
     EXPECT_TRUE(window.compareView()->markdown().contains(QStringLiteral("| fingerprint |")));
     EXPECT_FALSE(window.compareView()->renderCard().isNull());
