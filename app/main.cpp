@@ -96,7 +96,8 @@ int main(int argc, char** argv)
     const QCommandLineOption viewOption(QStringLiteral("view"),
         QStringLiteral("View for --screenshot: window, window-timeline (the window on its Timeline tab), "
                        "window-lowutil (after a click on the overview's low-utilization count), overview, ops, "
-                       "ops-flat-lowutil (the low-utilization ops as one flat list), timeline, hosts, details, advice, "
+                       "ops-flat-lowutil (the low-utilization ops as one flat list), ops-groups (the op table by layer "
+                       "group), timeline, hosts, details, advice, "
                        "charts, utilization, roofline, memory, fusion:NAME or event:NAME (the window with that op's "
                        "longest event selected) (default: window)."),
         QStringLiteral("view"), QStringLiteral("window"));

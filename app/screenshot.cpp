@@ -155,7 +155,7 @@ bool isKnownScreenshotView(const QString& view)
         QStringLiteral("ops"), QStringLiteral("timeline"), QStringLiteral("details"), QStringLiteral("advice"),
         QStringLiteral("charts"), QStringLiteral("utilization"), QStringLiteral("roofline"), QStringLiteral("compare"),
         QStringLiteral("overview"), QStringLiteral("memory"), QStringLiteral("selection"), QStringLiteral("hosts"),
-        QStringLiteral("window-lowutil"), QStringLiteral("ops-flat-lowutil")};
+        QStringLiteral("window-lowutil"), QStringLiteral("ops-flat-lowutil"), QStringLiteral("ops-groups")};
     return views.contains(view) || (view.startsWith(kFusionPrefix) && view.size() > kFusionPrefix.size())
         || (view.startsWith(kEventPrefix) && view.size() > kEventPrefix.size());
 }
@@ -219,6 +219,13 @@ QString renderScreenshot(MainWindow& window, const ScreenshotRequest& request)
             overview->activateLowUtilizationLink();
         settle(100);
         viewName = QStringLiteral("window");
+    }
+    if (viewName == QLatin1String("ops-groups")) {
+        // The op table by layer group: an op repeated in every layer is one row with its total.
+        if (auto* table = qobject_cast<widgets::OpTableView*>(window.viewWidget(QStringLiteral("ops"))))
+            table->setGrouping(qt::OpTreeModel::Grouping::LayerGroup);
+        settle(100);
+        viewName = QStringLiteral("ops");
     }
     if (viewName == QLatin1String("ops-flat-lowutil")) {
         // The op table as one flat list of the low-utilization ops of every kind.

@@ -52,6 +52,8 @@ QString groupingText(qt::OpTreeModel::Grouping grouping)
         return QObject::tr("by framework op");
     case qt::OpTreeModel::Grouping::Source:
         return QObject::tr("by source line");
+    case qt::OpTreeModel::Grouping::LayerGroup:
+        return QObject::tr("by layer group");
     }
     return {};
 }

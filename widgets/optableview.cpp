@@ -125,8 +125,9 @@ OpTableView::OpTableView(QWidget* parent)
     m_grouping->addItem(tr("By program"), static_cast<int>(OpTreeModel::Grouping::Program));
     m_grouping->addItem(tr("By framework op"), static_cast<int>(OpTreeModel::Grouping::FrameworkOp));
     m_grouping->addItem(tr("By source line"), static_cast<int>(OpTreeModel::Grouping::Source));
-    m_grouping->setToolTip(
-        tr("Group the ops by HLO category, XLA program, framework op (layer) or source line of your code"));
+    m_grouping->addItem(tr("By layer group"), static_cast<int>(OpTreeModel::Grouping::LayerGroup));
+    m_grouping->setToolTip(tr("Group the ops by HLO category, XLA program, framework op (layer), source line of your "
+                              "code, or layer group (an op repeated in every layer: same name stem and HLO)"));
 
     m_topOnly = new QCheckBox(tr("Top 90% of time"), this);
     m_topOnly->setToolTip(tr("Show only the ops that together account for 90% of the op time"));
@@ -541,7 +542,7 @@ bool OpTableView::restoreState(const QByteArray& state)
     if (stream.status() != QDataStream::Ok || magic != kStateMagic || version < 1 || version > kStateVersion)
         return false;
     if (grouping < static_cast<qint32>(OpTreeModel::Grouping::Category)
-        || grouping > static_cast<qint32>(OpTreeModel::Grouping::Source))
+        || grouping > static_cast<qint32>(OpTreeModel::Grouping::LayerGroup))
         return false;
     QHeaderView* header = m_view->header();
     const QByteArray fallback = header->saveState();

@@ -21,12 +21,14 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
         groupBy = GroupBy::Category;
     else if (args.by == "program")
         groupBy = GroupBy::Program;
+    else if (args.by == "group")
+        groupBy = GroupBy::LayerGroup;
     else if (args.by == "framework-op")
         groupBy = GroupBy::FrameworkOp;
     else if (args.by == "source")
         groupBy = GroupBy::Source;
     else {
-        err << "tpuscope-cli ops: --by must be op, category, program, framework-op or source\n";
+        err << "tpuscope-cli ops: --by must be op, category, program, group, framework-op or source\n";
         return 2;
     }
     ProfilePtr profile;
@@ -59,7 +61,8 @@ int runOps(const Arguments& args, std::ostream& out, std::ostream& err)
 
 namespace {
 constexpr Option kOpsOptions[] = {
-    {"--by", "op|category|program|framework-op|source", "what one row is (default: op)",
+    {"--by", "op|category|program|group|framework-op|source",
+        "what one row is (default: op; group: ops repeated per layer, with their total)",
         [](Arguments& args, std::string_view value, std::string&) {
             args.by = value;
             return true;

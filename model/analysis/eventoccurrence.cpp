@@ -74,7 +74,7 @@ void rate(EventOccurrence& e, const ProfileAnalysis& analysis)
     if (e.op >= rows.size() || rows[e.op] >= analysis.breakdown.rows.size() || e.op >= analysis.opModel.size())
         return;
     const OpRow& row = analysis.breakdown.rows[rows[e.op]];
-    e.flops = op.flops;
+    e.flops = flopsPerOccurrence(op, analysis.opModel[e.op]);
     e.hbmBytes = hbmBytesPerOccurrence(op, analysis.opModel[e.op]);
     const double time = static_cast<double>(e.durationPs);
     // Known where the op's own rate is known: the same cost data, peaks and rate basis.

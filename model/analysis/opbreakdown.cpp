@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opbreakdown.h"
 
+#include "opgroups.h"
+
 #include "attribution.h"
 #include "core/hashcombine.h"
 #include "hostlink.h"
@@ -288,10 +290,11 @@ std::vector<OpRow> groupRows(
     std::unordered_map<std::string, size_t> index;
     for (const OpRow* member : opRows) {
         const OpRow& r = *member;
-        const std::string& key = groupBy == GroupBy::Category ? r.category
-            : groupBy == GroupBy::Program                     ? r.program
-            : groupBy == GroupBy::FrameworkOp                 ? r.frameworkOp
-                                                              : r.source;
+        const std::string key = groupBy == GroupBy::Category ? r.category
+            : groupBy == GroupBy::Program                    ? r.program
+            : groupBy == GroupBy::FrameworkOp                ? r.frameworkOp
+            : groupBy == GroupBy::LayerGroup                 ? r.program + '\x1f' + std::to_string(r.groupKey)
+                                                             : r.source;
         auto [it, inserted] = index.emplace(key, members.size());
         if (inserted) {
             members.emplace_back();
@@ -316,6 +319,19 @@ std::vector<OpRow> groupRows(
             row.name = names[g].empty() ? "(not recorded)" : names[g];
             row.frameworkOp = names[g];
             break;
+        case GroupBy::LayerGroup: {
+            // The ops' common name: "all-reduce.*" for several, the op's own name for one; the
+            // group's op (what a view selects) is its largest member.
+            const OpRow* top = *std::max_element(members[g].begin(), members[g].end(),
+                [](const OpRow* a, const OpRow* b) { return a->totalTimePs < b->totalTimePs; });
+            row.name = members[g].size() > 1 ? opNameStem(top->name) : top->name;
+            row.program = top->program;
+            row.op = top->op;
+            row.frameworkOp = top->frameworkOp;
+            row.source = top->source;
+            row.groupKey = top->groupKey;
+            break;
+        }
         case GroupBy::Source:
         case GroupBy::Op:
             row.name = names[g].empty() ? "(not recorded)" : names[g];
@@ -386,6 +402,7 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
     std::map<BoundBy, double> timeByBound;
     std::map<OpClass, double> timeByClass;
     std::map<RatedAgainst, double> timeByRating;
+    std::map<CostSource, double> timeByCost;
     for (const OpRow* member : members) {
         const OpRow& r = *member;
         // A category or program row counts each instant once, for the innermost op running then
@@ -413,6 +430,7 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         timeByBound[r.boundBy] += w;
         timeByClass[r.opClass] += w;
         timeByRating[r.ratedAgainst] += w;
+        timeByCost[r.costSource] += w;
         if (r.flopsUtilizationUncapped)
             fuTime += w;
         if (r.hbmUtilizationUncapped)
@@ -450,10 +468,12 @@ OpRow combineOpRows(const std::vector<const OpRow*>& members, double totalTimePs
         return best;
     };
     row.timeFraction = totalTimePs > 0 ? row.totalTimePs / totalTimePs : 0;
+    row.memberOps = static_cast<int64_t>(members.size());
     row.rateTimePs = row.totalTimePs;
     row.costCoverage = row.totalTimePs > 0 ? knownCostTime / row.totalTimePs : 0;
     row.opClass = most(timeByClass, OpClass::Compute);
     row.ratedAgainst = most(timeByRating, RatedAgainst::Roofline);
+    row.costSource = most(timeByCost, CostSource::None);
     // xprof's group figures: the group's counted work over its time (as an op_profile category node).
     if (fuTime > 0)
         if ((row.flopsUtilizationUncapped
@@ -608,12 +628,17 @@ OpBreakdown computeOpBreakdown(const Profile& profile, const OpModel& model, con
         row.occurrences += t.occurrences;
         row.totalTimePs += t.time;
         row.selfTimePs += t.self;
-        row.flops += op.flops * occurrences;
-        row.modelFlops += op.modelFlops * occurrences;
-        row.bytesAccessed += op.bytesAccessed * occurrences;
+        row.flops += flopsPerOccurrence(op, trait) * occurrences;
+        // A shapes estimate counts what the kernel must do: its FLOPs are model FLOPs too.
+        row.modelFlops += (trait.costSource == CostSource::Shapes ? trait.shapeFlops : op.modelFlops) * occurrences;
+        row.bytesAccessed
+            += (trait.costSource == CostSource::Shapes ? trait.shapeBytes : op.bytesAccessed) * occurrences;
         row.hbmBytes += hbmBytesPerOccurrence(op, trait) * occurrences;
         row.hbmFromBreakdown = row.hbmFromBreakdown || op.hbmBytes >= 0;
         row.customKernelCost = row.customKernelCost || trait.customKernel;
+        if (row.costSource == CostSource::None || trait.costSource == CostSource::File)
+            row.costSource = trait.costSource;
+        row.groupKey = trait.groupKey;
         row.largestArrayBytes = std::max(row.largestArrayBytes, trait.largestArrayBytes);
         cost.costKnown = cost.costKnown || trait.costKnown;
         cost.bytesKnown = cost.bytesKnown || trait.bytesKnown;

@@ -13,7 +13,9 @@ namespace tpuscope::model {
 
 /// FrameworkOp groups by the TF/JAX op an HLO op came from (":Type" dropped), Source by its file:line
 /// (attribution.h); ops whose file records neither land in one "(not recorded)" row.
-enum class GroupBy { Op, Category, Program, FrameworkOp, Source };
+/// LayerGroup groups ops repeated per layer (opgroups.h: name stem and HLO up to operand names,
+/// else framework op), one row per group with its total.
+enum class GroupBy { Op, Category, Program, FrameworkOp, Source, LayerGroup };
 
 struct OpFilter
 {
@@ -78,6 +80,11 @@ struct OpRow
     /// Share of the row's time whose ops have cost data (1 or 0 for an op row).
     double costCoverage = 0;
     bool customKernelCost = false; // the cost is a custom kernel's own estimate
+    /// Where the row's cost comes from (opmodel.h): the file, the shapes in its HLO text (an
+    /// estimate), or nowhere; for a group row, what most of its time's cost comes from.
+    CostSource costSource = CostSource::None;
+    uint64_t groupKey = 0; // op rows: OpTraits::groupKey (GroupBy::LayerGroup)
+    int64_t memberOps = 1; // op rows combined into this row (1 for an op row)
     /// The time our pair rates are computed over: for an async pair the start→done spans of its
     /// occurrences (they include queueing behind other transfers), else the op's own time.
     double rateTimePs = 0;

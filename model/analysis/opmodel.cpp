@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opmodel.h"
 
+#include "attribution.h"
 #include "core/hashcombine.h"
 #include "layout.h"
+#include "opgroups.h"
 #include "padding.h"
 
 #include <algorithm>
@@ -516,8 +518,49 @@ std::string opHloText(const Profile& profile, OpId id)
 
 double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits)
 {
+    if (traits.costSource == CostSource::Shapes)
+        return traits.shapeBytes;
     return op.hbmBytes >= 0 ? op.hbmBytes : std::max(0.0, op.bytesAccessed - traits.vmemBytes);
 }
+
+double flopsPerOccurrence(const OpInfo& op, const OpTraits& traits)
+{
+    return traits.costSource == CostSource::Shapes ? traits.shapeFlops : op.flops;
+}
+
+const char* costSourceName(CostSource source)
+{
+    switch (source) {
+    case CostSource::File:
+        return "file";
+    case CostSource::Shapes:
+        return "shapes";
+    case CostSource::None:
+        break;
+    }
+    return "none";
+}
+
+namespace {
+
+/// A custom kernel without cost records whose HLO text shows a matmul gets its FLOPs and bytes from
+/// its shapes, marked as estimated (CostSource::Shapes).
+void estimateKernelCost(const Profile& profile, OpId id, std::string_view text, OpTraits& t)
+{
+    if (t.costKnown || !t.customKernel || text.empty())
+        return;
+    const OpInfo& op = profile.ops[id];
+    const std::optional<KernelCost> cost
+        = matmulKernelCost(text, profile.str(op.name), opAttribution(profile, id).frameworkOp);
+    if (!cost)
+        return;
+    t.costSource = CostSource::Shapes;
+    t.shapeFlops = cost->flops;
+    t.shapeBytes = cost->bytes;
+    t.costKnown = t.flopsKnown = t.bytesKnown = true;
+}
+
+} // namespace
 
 OpModel buildOpModel(const Profile& profile)
 {
@@ -591,6 +634,11 @@ OpModel buildOpModel(const Profile& profile)
         t.costKnown = anyCost || ((op.flopsRecorded || op.bytesRecorded) && !t.customKernel);
         t.flopsKnown = t.costKnown;
         t.bytesKnown = t.costKnown && !profile.bytesNotRecorded;
+        t.costSource = t.costKnown ? CostSource::File : CostSource::None;
+        estimateKernelCost(profile, id, text, t);
+        t.groupKey = instruction && text.empty() && profile.hloFor(op)
+            ? opGroupKey(profile.str(op.name), *profile.hloFor(op), *instruction)
+            : opGroupKey(profile.str(op.name), text, text.empty() ? opAttribution(profile, id).frameworkOp : "");
     }
     for (OpId id = 0; id < model.ops.size(); ++id) {
         OpTraits& t = model.ops[id];

@@ -31,6 +31,13 @@ enum class RatedAgainst : uint8_t {
 /// "roofline", "host link", "ICI", "on-chip memory", "nothing".
 const char* ratedAgainstName(RatedAgainst against);
 
+/// Where an op's FLOPs and bytes come from: the file's own cost records, an estimate from the
+/// operand and result shapes in its HLO text (a custom matmul kernel that records no cost), or
+/// nowhere (unknown: no utilization, no roofline position).
+enum class CostSource : uint8_t { None, File, Shapes };
+/// "file", "shapes", "none" (JSON cost_source).
+const char* costSourceName(CostSource source);
+
 struct OpTraits
 {
     OpClass opClass = OpClass::Compute;
@@ -48,6 +55,14 @@ struct OpTraits
     /// The cost comes from a custom kernel's own estimate (custom-call, Pallas/Mosaic): it may
     /// over-count, and is never evidence about the device.
     bool customKernel = false;
+    CostSource costSource = CostSource::None;
+    /// With CostSource::Shapes, one run's FLOPs and HBM bytes estimated from the HLO text's shapes
+    /// (matmulKernelCost, opgroups.h); what flopsPerOccurrence and hbmBytesPerOccurrence return.
+    double shapeFlops = 0;
+    double shapeBytes = 0;
+    /// Ops repeated per layer share this key (opGroupKey, opgroups.h): name stem and HLO up to
+    /// instruction names, else framework op.
+    uint64_t groupKey = 0;
     /// Bytes of operands and results in VMEM (S(1)); they are not HBM traffic.
     double vmemBytes = 0;
     /// Largest single array among the op's operands and results (padded bytes), a lower bound of
@@ -97,6 +112,8 @@ OpModel buildOpModel(const Profile& profile);
 /// them, else bytes accessed less the arrays in VMEM. The op table, the utilization series and the
 /// share file's chunks all count HBM bytes through this one function.
 double hbmBytesPerOccurrence(const OpInfo& op, const OpTraits& traits);
+/// The FLOPs one occurrence of an op does: the file's, or the shapes' estimate (CostSource::Shapes).
+double flopsPerOccurrence(const OpInfo& op, const OpTraits& traits);
 
 /// Matches the async pairs of one track, oldest open start first: calls `matched(doneIndex,
 /// startIndex)` for every done event whose start half is on the track before it. Events that start

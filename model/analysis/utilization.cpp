@@ -150,7 +150,7 @@ UtilizationSeries computeUtilization(
         if (traits[i].async != AsyncRole::None || traits[i].isHostTransfer()
             || traits[i].ratedAgainst == RatedAgainst::OnChip)
             continue;
-        opFlops[i] = op.flops;
+        opFlops[i] = flopsPerOccurrence(op, traits[i]);
         opBytes[i] = hbmBytesPerOccurrence(op, traits[i]);
     }
 

@@ -3,6 +3,7 @@
 #include "qt/colors.h"
 #include "qt/qstrings.h"
 
+#include "analysis/opgroups.h"
 #include "report/glossary.h"
 
 #include "report/report.h"
@@ -172,6 +173,9 @@ void OpTreeModel::rebuildGroups()
         case Grouping::Source:
             name = op.source.isEmpty() ? tr("(no source line recorded)") : op.source;
             break;
+        case Grouping::LayerGroup: // named below, once the group's members are known
+            name = op.program + QChar(0x1f) + QString::number(op.row.groupKey);
+            break;
         }
         auto [it, inserted] = byName.emplace(name, static_cast<int>(m_groups.size()));
         if (inserted) {
@@ -194,8 +198,25 @@ void OpTreeModel::rebuildGroups()
         group.children.push_back(i);
     }
 
+    if (m_grouping == Grouping::LayerGroup)
+        nameLayerGroups();
     updateMatches();
     updateGroupTotals();
+}
+
+void OpTreeModel::nameLayerGroups()
+{
+    // "convolution_bitcast_fusion.* (20 ops)" after its largest op's name; one op keeps its name.
+    for (Group& group : m_groups) {
+        const auto top = std::max_element(group.children.begin(), group.children.end(),
+            [this](int a, int b) { return m_ops[a].row.totalTimePs < m_ops[b].row.totalTimePs; });
+        const Item& op = m_ops[*top];
+        group.item.name = group.children.size() > 1
+            ? qs(model::opNameStem(op.name.toStdString())) + tr(" (%1 ops)").arg(group.children.size())
+            : op.name;
+        group.item.program = op.program;
+        group.item.filterText = group.item.name;
+    }
 }
 
 void OpTreeModel::updateMatches()

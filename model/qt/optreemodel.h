@@ -53,7 +53,8 @@ public:
         FilterTextRole, // QString matched by the filter box: name, category and program
         MatchesFilterRole, // bool: the op row passes setFilter (group rows: some child does)
     };
-    enum class Grouping { Category, Program, FrameworkOp, Source };
+    /// LayerGroup: ops repeated per layer (model::groupOps: name stem and HLO up to operand names).
+    enum class Grouping { Category, Program, FrameworkOp, Source, LayerGroup };
 
     /// Default flag threshold: roofline efficiency below the core's low-utilization setting.
     static constexpr double kDefaultLowUtilizationThreshold = model::kDefaultLowUtilizationThreshold;
@@ -127,6 +128,7 @@ private:
     };
 
     void rebuildGroups();
+    void nameLayerGroups();
     void updateMatches();
     void updateGroupTotals();
     void updateFlags();

@@ -149,6 +149,9 @@ std::string utilizationCaveat(const OpRow& row, const DeviceInfo& device)
             + (row.efficiencyNote.empty() ? "." : "; its roofline efficiency is unknown (" + row.efficiencyNote + ").");
     if (row.costCoverage < 1)
         return "Rated over the " + formatPercent(row.costCoverage) + " of its time whose ops have cost data.";
+    if (row.costSource == CostSource::Shapes)
+        return "Estimated: the kernel records no cost, so its FLOPs (2·M·N·K) and bytes come from the operand and "
+               "result shapes in its HLO text.";
     return {};
 }
 
@@ -367,6 +370,8 @@ const char* groupByName(GroupBy g)
         return "framework-op";
     case GroupBy::Source:
         return "source";
+    case GroupBy::LayerGroup:
+        return "group";
     }
     return "op";
 }
@@ -432,6 +437,7 @@ void writeRates(JsonWriter& json, const OpRow& r)
     json.field("rated_against", ratedAgainstName(r.ratedAgainst));
     json.field("cost_coverage", r.costCoverage);
     json.field("custom_kernel_cost", r.customKernelCost);
+    json.field("cost_source", costSourceName(r.costSource));
     if (!r.asyncPartner.empty())
         json.field("async_partner", r.asyncPartner);
     else
@@ -491,6 +497,8 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
             const OpRow& r = breakdown.rows[i];
             json.beginObject();
             json.field("name", r.name);
+            if (breakdown.groupBy != GroupBy::Op)
+                json.field("ops", r.memberOps);
             json.field("program", r.program);
             json.field("category", r.category);
             json.field("framework_op", r.frameworkOp);
@@ -531,6 +539,9 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     case GroupBy::Source:
         nameHeader = "Source";
         break;
+    case GroupBy::LayerGroup:
+        nameHeader = "Layer group";
+        break;
     }
     table.header = {"#", nameHeader};
     if (byOp)
@@ -545,7 +556,10 @@ std::string opsReport(const Profile& profile, const OpBreakdown& breakdown, Tabl
     const bool machine = format == TableFormat::Csv || format == TableFormat::Tsv;
     for (size_t i = 0; i < count; ++i) {
         const OpRow& r = breakdown.rows[i];
-        std::vector<std::string> cells {std::to_string(i + 1), r.name};
+        std::vector<std::string> cells {std::to_string(i + 1),
+            breakdown.groupBy == GroupBy::LayerGroup && r.memberOps > 1
+                ? r.name + " (" + std::to_string(r.memberOps) + " ops)"
+                : r.name};
         if (byOp)
             cells.insert(cells.end(), {r.category, r.program});
         const double avg = r.occurrences ? r.totalTimePs / r.occurrences : 0;
