@@ -10,6 +10,7 @@
 #include "analysis/opbreakdown.h"
 #include "analysis/padding.h"
 #include "analysis/summary.h"
+#include "report/advicenumbers.h"
 #include "report/report.h"
 #include "report/stragglertext.h"
 #include "share/shareredaction.h"
@@ -77,11 +78,17 @@ void drawBar(QPainter& p, QRect r, double fraction, const QColor& color, const Q
     p.drawText(r.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
 }
 
+/// The item's gain in the advice report's unit: time per step, without steps a share of op time over
+/// the capture, or a batch fix's throughput (the forum post says the same).
 std::string gainText(const Advice& a, int64_t steps)
 {
     if (a.gainPs <= 0)
-        return {};
-    return "up to " + formatDurationPs(a.gainPs) + (steps > 0 ? "/step" : " per core");
+        return a.throughputFactor > 1
+            ? "up to " + formatAdviceNumber("throughput_factor", a.throughputFactor) + " examples/s"
+            : std::string();
+    if (steps > 0)
+        return "up to " + formatDurationPs(a.gainPs) + "/step";
+    return "up to " + formatPercent(a.gainOpTimeFraction) + " of op time";
 }
 
 } // namespace

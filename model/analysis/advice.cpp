@@ -54,7 +54,7 @@ const std::vector<const AdviceRuleEntry*>& adviceRules()
     static const std::vector<const AdviceRuleEntry*> rules
         = {&perCoreBatchRule(), &paddingRule(), &lowUtilizationFusionRule(), &hbmBoundRule(), &dataFormattingRule(),
             &collectivesRule(), &inputBoundRule(), &captureCoverageRule(), &deviceConsistencyRule(),
-            &stridedUpdateRule(), &hostOffloadRule(), &memoryPaddingRule(), &stragglerRule()};
+            &stridedUpdateRule(), &hostOffloadRule(), &memoryPaddingRule(), &stragglerRule(), &uncostedKernelsRule()};
     return rules;
 }
 
@@ -101,6 +101,8 @@ const char* adviceRuleName(AdviceRuleId id)
         return "memory-padding";
     case AdviceRuleId::Straggler:
         return "straggler";
+    case AdviceRuleId::UncostedKernels:
+        return "uncosted-kernels";
     case AdviceRuleId::Count:
         break;
     }
@@ -137,6 +139,19 @@ AdviceReport computeAdvice(const Profile& profile, const OpBreakdown& breakdown)
 }
 
 namespace {
+
+/// A gain per core over the capture as a share of the op time (what a gain is without steps).
+double opTimeShare(const Context& ctx, double perCorePs)
+{
+    return ctx.breakdown.totalTimePs > 0 ? perCorePs * std::max(1, ctx.cores) / ctx.breakdown.totalTimePs : 0;
+}
+
+/// What an item is worth per step and core, to rank it: its time gain, or for a throughput gain the
+/// time per step that the same examples would no longer take (step x (1 - 1 / factor)).
+double rankingPs(const Advice& a, double stepPs)
+{
+    return a.throughputFactor > 1 ? stepPs * (1 - 1 / a.throughputFactor) : a.gainPs;
+}
 
 /// Marks the items whose gains come from the same ops and bounds what all of them save together:
 /// per op at most its time, all together at most the step.
@@ -195,6 +210,8 @@ void combineGains(const Context& ctx, AdviceReport& report)
     const bool capped = combined > limit;
     combined = std::min(combined, limit);
     report.combinedGainPs = combined;
+    if (ctx.steps <= 0)
+        report.combinedGainOpTimeFraction = opTimeShare(ctx, combined);
     double sum = 0;
     for (const Advice& a : report.advice)
         sum += a.gainPs;
@@ -203,8 +220,8 @@ void combineGains(const Context& ctx, AdviceReport& report)
     report.combinedGain
         = format("all the fixes together save at most %s (the items' gains add up to %s; where they "
                  "share ops, an op counts once, at most its time beyond its useful work at the roofline bound%s)",
-            ctx.perStepText(combined * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
-            ctx.perStepText(sum * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+            ctx.gainText(combined * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
+            ctx.gainText(sum * std::max(1, ctx.cores) * std::max<int64_t>(1, ctx.steps)).c_str(),
             capped ? (ctx.steps > 0 ? ", and never more than the step" : ", and never more than the op time") : "");
     for (Advice& a : report.advice) {
         if (a.overlapsWith.empty())
@@ -248,6 +265,7 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
     report.steps = steps.stepsPerCore;
     report.stepPs = steps.avgStepPs;
     ctx.paddings = resolveRowPaddings(profile, breakdown);
+    ctx.groups = groupOps(breakdown);
     ctx.batch = inferPerCoreBatch(profile, breakdown, ctx.paddings);
     report.batch = ctx.batch;
     if (!ctx.batch.known)
@@ -269,11 +287,16 @@ AdviceReport runAdviceRules(const Profile& profile, const OpBreakdown& breakdown
             report.notes.push_back(d.note);
     for (Advice& a : report.advice)
         nameTopEvidence(a);
-    std::stable_sort(report.advice.begin(), report.advice.end(), [](const Advice& a, const Advice& b) {
+    // One step's time to rank throughput gains against time gains: the step, else the op time per core.
+    const double rankStep = ctx.steps > 0 && report.stepPs > 0 ? report.stepPs : ctx.perStep(breakdown.totalTimePs);
+    std::stable_sort(report.advice.begin(), report.advice.end(), [rankStep](const Advice& a, const Advice& b) {
         if (a.severity != b.severity)
             return a.severity > b.severity;
-        return a.gainPs > b.gainPs;
+        return rankingPs(a, rankStep) > rankingPs(b, rankStep);
     });
+    if (ctx.steps <= 0)
+        for (Advice& a : report.advice)
+            a.gainOpTimeFraction = opTimeShare(ctx, a.gainPs);
     combineGains(ctx, report);
     return report;
 }

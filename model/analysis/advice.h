@@ -37,6 +37,7 @@ enum class AdviceRuleId : uint8_t {
     HostOffload,
     MemoryPadding,
     Straggler,
+    UncostedKernels,
     Count
 };
 /// The stable name of a rule ("per-core-batch"); nullptr for Count.
@@ -108,6 +109,11 @@ struct AdviceEvidence
     std::string frameworkOp; // empty when the file records none
     std::string source; // "file.py:87"; empty when unknown
     double timeFraction = 0; // of all op time
+    /// The op's layer group (opgroups.h) when it has other members: an op repeated per layer is
+    /// evidence with the group's total (rules that pick evidence by time rank groups by their total).
+    std::string group; // "all-reduce.*"; empty for an op alone in its group
+    int64_t groupOps = 1;
+    double groupTimeFraction = 0; // the group's total share of op time (the op's own when alone)
 };
 
 /// What to do about an item, as data: the sentence that says it, and the targets a view acts on
@@ -134,7 +140,16 @@ struct Advice
     std::vector<AdviceEvidence> evidence; // same order as ops
     AdviceValue numbers = AdviceValue::object();
     std::string threshold; // the condition that fired, with its source
-    double gainPs = 0; // estimated upper bound of time saved per step per core (0 = not estimated)
+    /// Estimated upper bound of time saved per core at the same batch: per step where the report has
+    /// steps, else over the whole capture (AdviceReport::gainsPerStep); 0 = no time gain (not
+    /// estimated, or a throughput gain).
+    double gainPs = 0;
+    /// Where the report has no steps: gainPs as a share of the op time (0 otherwise).
+    double gainOpTimeFraction = 0;
+    /// A batch-size fix: examples per second at the suggested batch over now (numbers.throughput_factor),
+    /// 0 for items whose gain is time. Never added into the combined gain: a larger batch makes the
+    /// step longer and each example cheaper.
+    double throughputFactor = 0;
     std::string gain; // the estimate in words, with why it is an upper bound
     /// Where the gain comes from, per evidence op (per step per core); empty for a gain on time that
     /// no op holds (idle time, the step's waits as a whole).
@@ -166,14 +181,19 @@ struct AdviceReport
     int cores = 0; // cores the per-core numbers divide by (an op_profile's from its replica groups)
     int64_t steps = 0; // steps the per-step numbers divide by (0 = per profile)
     double stepPs = 0; // average step time
-    /// What all the items together could save per step and core: per op at most what the op can
-    /// save, never more than the step. 0 when no item estimates a gain.
+    /// What all the items' time gains together could save per core (per step where there are steps,
+    /// else over the capture): per op at most what the op can save, never more than the step (the op
+    /// time). 0 when no item estimates a time gain; throughput gains are never in it.
     double combinedGainPs = 0;
+    double combinedGainOpTimeFraction = 0; // without steps: combinedGainPs as a share of op time
     std::string combinedGain; // the figure in words, with how it was bounded
     std::vector<std::string> notes; // what could not be checked, and why
 
     /// The first item of a rule, or nullptr when it did not fire.
     const Advice* find(AdviceRuleId id) const;
+    /// Gains are time per step (JSON gain_ps_per_step); without steps they are a share of op time and
+    /// a time over the capture (gain_op_time_fraction, gain_ps_over_capture), never "per step".
+    bool gainsPerStep() const { return steps > 0; }
 };
 
 AdviceReport computeAdvice(const Profile& profile);

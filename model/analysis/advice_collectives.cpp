@@ -146,6 +146,12 @@ void run(const Context& ctx, RuleOutput& out)
                          "keeping the hosts in step can, so the gain below counts only the rest.",
             ctx.hosts->hosts.size(), pct(*waitShare).c_str());
     a.detail = format("%s. By kind: %s.%s%s", opList(ctx, rows).c_str(), kinds.c_str(), what.c_str(), waiting.c_str());
+    if (syncTime > asyncTime)
+        a.fix.action = "Make the synchronous collectives asynchronous so XLA's latency-hiding scheduler overlaps them "
+                       "with compute, and move fewer bytes (bf16, less sharding).";
+    else
+        a.fix.action = "Give the scheduler more independent compute to hide the asynchronous collectives behind (a "
+                       "larger per-device batch, microbatching), or move fewer bytes (bf16, less sharding).";
     const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows, waitShare ? 1 - *waitShare : 1.0);
     if (waitShare)
         a.numbers.set("wait_fraction", *waitShare);
@@ -162,9 +168,9 @@ void run(const Context& ctx, RuleOutput& out)
         pct(kCollectivesInfoShare.value).c_str(), pct(kCollectivesWarningShare.value).c_str());
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s if fully overlapped with compute (their time%s / %d cores%s). An upper bound",
-        ctx.perStepText(gainTime).c_str(), waitShare ? " less the wait for the last participant" : "", ctx.cores,
+        ctx.gainText(gainTime).c_str(), waitShare ? " less the wait for the last participant" : "", ctx.cores,
         ctx.steps > 0 ? format(" / %lld steps", static_cast<long long>(ctx.steps)).c_str()
-                      : "; the profile records no steps, so this is over the whole profile");
+                      : "; the profile records no steps, so the time is over the whole capture, not per step");
     out.items.push_back(std::move(a));
 }
 

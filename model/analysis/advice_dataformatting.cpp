@@ -49,11 +49,15 @@ void run(const Context& ctx, RuleOutput& out)
         a.title = format("Asynchronous copies (copy-start/copy-done) take %s of op time", pct(share).c_str());
         kind = " Most of it is waiting in copy-done for an asynchronous copy, i.e. the copy is not hidden behind "
                "compute.";
+        a.fix.action = "Issue the copies earlier or give XLA more independent compute to hide them behind, or copy "
+                       "less (keep the arrays where they are used).";
     } else {
         a.title = format("Copies and transposes (data formatting) take %s of op time", pct(share).c_str());
         kind = " These ops only change the layout of arrays. Feeding data in the layout the TPU wants (for "
                "convolutions: NHWC with batch and feature sizes that tile well), or letting XLA fuse the transposes, "
                "removes them.";
+        a.fix.action = "Feed data in the layout the TPU wants (for convolutions NHWC, batch and feature sizes that "
+                       "tile well) so XLA needs no copies or transposes, or let XLA fuse the transposes.";
     }
     a.detail = format("%s.%s", opList(ctx, rows).c_str(), kind.c_str());
     const double gainTime = addRowsAsEvidenceAndWholeGain(a, ctx, rows);
@@ -64,7 +68,7 @@ void run(const Context& ctx, RuleOutput& out)
         pct(kDataFormattingInfoShare.value).c_str(), pct(kDataFormattingWarningShare.value).c_str());
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s (their whole time) if they disappeared or were fully overlapped. An upper bound",
-        ctx.perStepText(gainTime).c_str());
+        ctx.gainText(gainTime).c_str());
     out.items.push_back(std::move(a));
 }
 

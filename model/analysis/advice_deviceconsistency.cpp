@@ -112,6 +112,7 @@ void run(const Context& ctx, RuleOutput& out)
                 addEvidence(a, ctx, row.op);
     }
     a.numbers.set("excesses", std::move(list));
+    a.fix.action = "Choose the generation you ran on with --device (or the device chooser in the GUI).";
     a.detail = format("The peaks in use (%.4g TFLOP/s and %.4g GB/s per core, %s) are below what ordinary XLA ops in "
                       "this profile did: %s. Every utilization against these peaks is wrong (some read above 100%%). "
                       "The data fit %s: choose the generation you ran on with --device (or the device chooser in "

@@ -18,6 +18,19 @@ constexpr AdviceThreshold kTargetUtilization {"low-utilization-fusion", "target_
 constexpr AdviceThreshold kLatencyHbmUtilization {"low-utilization-fusion", "latency_hbm_utilization", 0.20, "share",
     "below this HBM utilization (and not padding-bound) the text calls the fusion latency-bound", "ours"};
 
+/// "per-core-batch and padding": the items before this one whose evidence holds `op`.
+std::string paddingItems(const RuleOutput& out, OpId op)
+{
+    std::string names;
+    for (AdviceRuleId id : {AdviceRuleId::PerCoreBatch, AdviceRuleId::Padding})
+        for (const Advice& item : out.items)
+            if (item.id == id && std::find(item.ops.begin(), item.ops.end(), op) != item.ops.end()) {
+                names += (names.empty() ? "" : " and ") + std::string(adviceRuleName(id));
+                break;
+            }
+    return names;
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     if (ctx.profile.device.peakTflopsPerCore <= 0) {
@@ -61,17 +74,29 @@ void run(const Context& ctx, RuleOutput& out)
     a.title = format("%s takes %s of op time at %s of its roofline bound (%s FLOPS utilization)", top.name.c_str(),
         pct(top.timeFraction).c_str(), pct(topEfficiency).c_str(), pct(topFlops).c_str());
     std::string why;
-    if (const ArrayPadding* w = topPadding.worst(); w && paddingBound(w->padding.efficiency, top, topPadding))
-        why = format(" Its %s uses only %s of its tiles (%s).%s See the padding and per-core-batch advice.",
-            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
-            paddingBoundText(w->padding.efficiency, top).c_str());
+    const std::string see = paddingItems(out, top.op);
+    const ArrayPadding* w = topPadding.worst();
+    if (w && paddingBound(w->padding.efficiency, top, topPadding))
+        why = format(" Its %s uses only %s of its tiles (%s).%s%s", w->role.c_str(), pct(w->padding.efficiency).c_str(),
+            w->padding.usedOfTileText().c_str(), paddingBoundText(w->padding.efficiency, top).c_str(),
+            see.empty() ? "" : (" See the " + see + " advice.").c_str());
     else if (w && w->padding.efficiency < kPaddingEfficiency.value)
-        why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization: see the "
-                     "padding and per-core-batch advice.",
-            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str());
+        why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization%s.",
+            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
+            see.empty() ? "" : (": see the " + see + " advice").c_str());
     else if (topHbm < kLatencyHbmUtilization.value)
         why = " It is neither compute- nor bandwidth-bound, which points at latency: small shapes, padding or a "
               "poor fusion.";
+    if (w && w->padding.efficiency < kPaddingEfficiency.value)
+        a.fix.action = format("Fill %s's tiles (its %s uses %s of them)%s.", top.name.c_str(), w->role.c_str(),
+            pct(w->padding.efficiency).c_str(), see.empty() ? "" : (": follow the " + see + " advice").c_str());
+    else if (topHbm < kLatencyHbmUtilization.value)
+        a.fix.action = format(
+            "Give %s more work per launch: larger shapes, or let XLA fuse it with its neighbours.", top.name.c_str());
+    else
+        a.fix.action = format("Read %s's HLO (tpuscope-cli fusion FILE %s) for what keeps it below its roofline: "
+                              "layouts, reductions, padding.",
+            top.name.c_str(), top.name.c_str());
     a.detail = format("%s (%s%s) runs at %s of the peak FLOP rate and %s of the HBM bandwidth: %s of what the "
                       "roofline allows at its arithmetic intensity (%.3g %s).%s Fusions below %s of their roofline "
                       "bound with at least %s of the time: %s (together %s of op time).",
@@ -98,8 +123,7 @@ void run(const Context& ctx, RuleOutput& out)
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s if these fusions reached %s of their roofline bound (time x (1 - efficiency/%s)). An "
                     "upper bound under that assumption; the profile cannot say which fixes get there",
-        ctx.perStepText(gainTime).c_str(), pct(kTargetUtilization.value).c_str(),
-        pct(kTargetUtilization.value).c_str());
+        ctx.gainText(gainTime).c_str(), pct(kTargetUtilization.value).c_str(), pct(kTargetUtilization.value).c_str());
     out.items.push_back(std::move(a));
 }
 

@@ -189,6 +189,9 @@ void run(const Context& ctx, RuleOutput& out)
             a.fix.action = "Make the padded dimension a multiple of its tile (the batch: a multiple of 8 or 128 per "
                            "core; features: multiples of 8 or 128), or let a dimension that is already large take "
                            "the 128-wide minor tile.";
+        else
+            a.fix.action = "Shrink the largest buffers alive at the HBM peak (rematerialize activations, a smaller "
+                           "batch per core, or shard them over more devices).";
         a.detail = format("At the peak of the compiler's heap simulation %zu buffers are alive: %s of data in %s of "
                           "TPU tiles.%s%s%s",
             m.buffersAtPeak.size(), bytes(m.peakUnpaddedBytes).c_str(), bytes(m.peakHeapBytes).c_str(),

@@ -12,6 +12,10 @@ constexpr AdviceThreshold kPaddingNonBatchEfficiency {"padding", "non_batch_effi
     "...and its padded non-batch dimensions alone leave less than this fraction of the tiles to data", "ours"};
 constexpr AdviceThreshold kPaddingWarningShare {
     "padding", "warning_share", 0.10, "share", "warning when the op takes this share of op time", "ours"};
+constexpr AdviceThreshold kPaddingMinBytesTimeShare {"padding", "min_bytes_time_share", 0.25, "share",
+    "an op off the MXU (no convolution or dot) must spend at least this share of its time moving the padded array at "
+    "the peak HBM bandwidth for its padding to be what its time goes to (else it is latency- or launch-bound)",
+    "ours (roofline: padded bytes / peak HBM bandwidth)"};
 constexpr AdviceThreshold kPaddingMaxItems {
     "padding", "max_items", 3, "items", "at most this many padding items, for the top ops", "ours"};
 
@@ -44,6 +48,20 @@ std::string dimensionText(const layout::PaddingInfo& p)
     return out + " (most-minor first)";
 }
 
+/// Whether padding can be what the op's time goes to: always for an MXU op (padded tiles are MXU
+/// work); for any other op, when moving the padded array at the peak HBM bandwidth takes a real part
+/// of its time. A tiny transposed kernel whose time is launch latency is not padding-bound.
+bool paddingCanCost(const Context& ctx, const OpRow& row, const OpPadding& p, const layout::PaddingInfo& pad)
+{
+    const double peak = ctx.profile.device.peakHbmGbpsPerCore;
+    if (p.computeCore || p.source == ShapeSource::LayoutHint || peak <= 0 || pad.paddedBytes <= 0
+        || row.occurrences <= 0)
+        return true;
+    const double bytesPs = static_cast<double>(pad.paddedBytes) * 1000.0 / peak;
+    const double opPs = row.totalTimePs / static_cast<double>(row.occurrences);
+    return bytesPs >= kPaddingMinBytesTimeShare.value * opPs;
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     // Without semantics (no HLO, or a loop fusion with no convolution), a dim as large as the
@@ -51,6 +69,11 @@ void run(const Context& ctx, RuleOutput& out)
     const int64_t batch = ctx.batch.known ? ctx.batch.perCoreBatch : -1;
     auto isBatchLike = [batch](const layout::DimPadding& d) {
         return d.semantics == DimSemantics::Batch || (d.semantics == DimSemantics::Unknown && d.size == batch);
+    };
+    // A dimension the user can resize: padded in its tile, not the batch (per-core-batch's), and not
+    // of size 1 (a 1-channel model output, a kernel of one output channel: the model's own shape).
+    auto changeable = [&isBatchLike](const layout::DimPadding& d) {
+        return !isBatchLike(d) && d.size > 1 && d.tile > 1 && d.padded > d.size;
     };
     size_t items = 0;
     for (size_t i = 0; i < ctx.breakdown.rows.size() && items < kPaddingMaxItems.value; ++i) {
@@ -68,9 +91,9 @@ void run(const Context& ctx, RuleOutput& out)
             // padded 3 -> 4 is not worth a line.
             double nonBatch = 1;
             for (const layout::DimPadding& d : a.padding.dims)
-                if (!isBatchLike(d) && d.tile > 1 && d.padded > d.size)
+                if (changeable(d))
                     nonBatch *= static_cast<double>(d.size) / static_cast<double>(d.padded);
-            if (nonBatch < kPaddingNonBatchEfficiency.value
+            if (nonBatch < kPaddingNonBatchEfficiency.value && paddingCanCost(ctx, row, p, a.padding)
                 && (!chosen || a.padding.efficiency < chosen->padding.efficiency)) {
                 chosen = &a;
                 chosenNonBatch = nonBatch;
@@ -80,6 +103,7 @@ void run(const Context& ctx, RuleOutput& out)
             continue;
         ++items;
         const layout::PaddingInfo& pad = chosen->padding;
+        Advice a;
         std::string fixes;
         bool batchPadded = false;
         for (const layout::DimPadding& d : pad.dims) {
@@ -89,13 +113,19 @@ void run(const Context& ctx, RuleOutput& out)
                 batchPadded = true;
                 continue;
             }
+            if (!changeable(d))
+                continue;
+            if (a.fix.action.empty())
+                a.fix.action = format("Make %s's %s dimension of size %lld a multiple of %lld (or let a larger "
+                                      "dimension take the %lld-wide tile).",
+                    row.name.c_str(), layout::semanticsName(d.semantics), static_cast<long long>(d.size),
+                    static_cast<long long>(d.tile), static_cast<long long>(d.tile));
             fixes += format("%s%s dimension %lld is padded to %lld (tile %lld): a size that is a multiple of %lld "
                             "costs the same tiles",
                 fixes.empty() ? "" : "; ", layout::semanticsName(d.semantics), static_cast<long long>(d.size),
                 static_cast<long long>(d.padded), static_cast<long long>(d.tile), static_cast<long long>(d.tile));
         }
         const std::string layer = ctx.layer(row.op);
-        Advice a;
         a.rule = "padding";
         a.severity = row.timeFraction >= kPaddingWarningShare.value ? Severity::Warning : Severity::Info;
         a.title = format("%s: %s of its %s tiles are padding (%s)", row.name.c_str(), pct(1 - pad.efficiency).c_str(),
@@ -135,9 +165,8 @@ void run(const Context& ctx, RuleOutput& out)
         a.gain
             = format("up to %s (the op's time x (1 - %s), the share of its tiles the padded non-batch dimensions "
                      "waste, and at most its time x (1 - roofline efficiency)). An upper bound: only the part of the "
-                     "op's time spent on padded tiles can go, and some dimensions (a 1-channel model output) "
-                     "cannot change",
-                ctx.perStepText(gainTime).c_str(), pct(chosenNonBatch).c_str());
+                     "op's time spent on padded tiles can go (dimensions of size 1 are left out: they cannot change)",
+                ctx.gainText(gainTime).c_str(), pct(chosenNonBatch).c_str());
         out.items.push_back(std::move(a));
     }
 }
@@ -148,7 +177,9 @@ const AdviceRuleEntry& paddingRule()
 {
     using namespace padding;
     static const AdviceRuleEntry entry {AdviceRuleId::Padding,
-        {kPaddingEfficiency, kPaddingNonBatchEfficiency, kPaddingWarningShare, kPaddingMaxItems}, &run};
+        {kPaddingEfficiency, kPaddingNonBatchEfficiency, kPaddingWarningShare, kPaddingMinBytesTimeShare,
+            kPaddingMaxItems},
+        &run};
     return entry;
 }
 

@@ -12,6 +12,47 @@ constexpr AdviceThreshold kBatchEvidenceMinShare {"per-core-batch", "evidence_mi
 constexpr AdviceThreshold kBatchCriticalShare {
     "per-core-batch", "critical_share", 0.5, "share", "critical when those ops take this share", "ours"};
 
+/// The throughput estimate of a batch-size fix: examples per second at the suggested per-core batch
+/// over now. A step at k = suggested / now times the examples: each evidence op keeps its time until
+/// its tiles are full, and at most its useful work at the roofline grows with the batch (time x
+/// max(1, efficiency x k)); every other op and the rest of the step grow in proportion (k x their
+/// time). It saves no time per step (the step gets longer), so it sets no time gain.
+void setThroughput(
+    const Context& ctx, const std::vector<const OpRow*>& rows, int64_t perCore, int64_t suggestedPerCore, Advice& a)
+{
+    const double k = static_cast<double>(suggestedPerCore) / static_cast<double>(perCore);
+    const double opTime = ctx.perStep(ctx.breakdown.totalTimePs);
+    const bool steps = ctx.steps > 0 && ctx.stepAnalysis && ctx.stepAnalysis->avgStepPs > 0;
+    const double now = steps ? std::max(opTime, ctx.stepAnalysis->avgStepPs) : opTime;
+    double evidence = 0, evidenceThen = 0;
+    for (const OpRow* r : rows) {
+        const double t = ctx.perStep(r->totalTimePs);
+        const std::optional<double> u = r->rooflineEfficiency ? r->rooflineEfficiency : r->flopsUtilization;
+        evidence += t;
+        evidenceThen += t * std::max(1.0, std::min(1.0, u.value_or(0)) * k);
+    }
+    const double then = k * (now - evidence) + evidenceThen;
+    if (now <= 0 || then <= 0)
+        return;
+    a.throughputFactor = k * now / then;
+    const char* unit = steps ? "step" : "pass over the op time of the capture";
+    a.numbers.set("throughput_factor", a.throughputFactor)
+        .set(steps ? "step_ps" : "op_ps_per_core", now)
+        .set(steps ? "step_ps_at_suggested_batch" : "op_ps_per_core_at_suggested_batch", then)
+        .set("throughput_assumption",
+            "the evidence ops' time stays until their tiles are full (at most their useful work at the roofline "
+            "grows with the batch); every other op and the rest of the step grow in proportion to the batch");
+    a.gain = format("throughput, not time per step: at %lld per core a %s would take about %s instead of %s for "
+                    "%.0fx the examples, so up to %.2fx the examples per second (throughput_factor). An upper bound: "
+                    "it assumes the evidence ops' time stays until their tiles are full (at most their useful work "
+                    "at the roofline grows with the batch), every other op and the rest of the step grow in "
+                    "proportion to the batch, and the larger batch fits in memory and trains as well. A larger batch "
+                    "makes the step longer and each example cheaper, so this is not added to the time the other "
+                    "fixes save",
+        static_cast<long long>(suggestedPerCore), unit, formatDurationPs(then).c_str(), formatDurationPs(now).c_str(),
+        k, a.throughputFactor);
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     const BatchInference& b = ctx.batch;
@@ -91,6 +132,12 @@ void run(const Context& ctx, RuleOutput& out)
             a.detail.erase(at, a.detail.find(". ", at + 1) + 1 - at);
     for (const OpRow* r : rows)
         addEvidence(a, ctx, r->op);
+    a.fix.action = ctx.coresKnown
+        ? format("Raise the global batch to %lld (%lld per core) so each core's batch fills its %lld-wide tile.",
+            static_cast<long long>(suggestedGlobal), static_cast<long long>(suggestedPerCore),
+            static_cast<long long>(tile))
+        : format("Raise the batch to %lld per core so it fills its %lld-wide tile.",
+            static_cast<long long>(suggestedPerCore), static_cast<long long>(tile));
     a.fix.perCoreBatch = suggestedPerCore;
     a.fix.globalBatch = suggestedGlobal;
     a.numbers.set("cores", cores)
@@ -110,18 +157,7 @@ void run(const Context& ctx, RuleOutput& out)
     a.threshold = format("batch dimension padded in its tile in ops taking >= %s of op time (here %s); critical "
                          "from %s. Source: Cloud TPU performance guide (batch divisible by 8 or 128, 8x128 tiles)",
         pct(kBatchEvidenceMinShare.value).c_str(), pct(share).c_str(), pct(kBatchCriticalShare.value).c_str());
-    // Per op: its time x (1 - occupancy), never more than the time its useful work leaves to save.
-    double gainTime = 0;
-    for (const OpRow* r : rows)
-        gainTime += addOpGain(a, ctx, *r, r->totalTimePs * (1.0 - occupancy), true);
-    a.gainPs = ctx.perStep(gainTime);
-    a.gain = format("up to %s of the evidence ops' time per %lld examples per core (their time x (1 - %lld/%lld), at "
-                    "most their time x (1 - roofline efficiency)): at %lld per core the same padded tiles would hold "
-                    "%.0fx the examples. An upper bound: it assumes these ops' time is dominated by padded tile work "
-                    "and does not grow until the tile is full, and that the larger batch fits in memory and trains "
-                    "as well",
-        ctx.perStepText(gainTime).c_str(), static_cast<long long>(perCore), static_cast<long long>(perCore),
-        static_cast<long long>(suggestedPerCore), static_cast<long long>(suggestedPerCore), 1.0 / occupancy);
+    setThroughput(ctx, rows, perCore, suggestedPerCore, a);
     out.items.push_back(std::move(a));
 }
 

@@ -91,11 +91,13 @@ void run(const Context& ctx, RuleOutput& out)
     a.threshold = format("an update op writing a slice thinner than the tile in a tiled dimension, below %s of the "
                          "HBM peak, each with >= %s of op time (ours; FORMATS.md §6.2 tiling)",
         pct(kStridedMaxHbmShare.value).c_str(), pct(kStridedMinTimeShare.value).c_str());
+    a.fix.action = "Stack on a major axis: scan over the leading axis with it major in the layout (e.g. "
+                   "param_scan_axis=0), or do not scan the layers.";
     a.gainPs = ctx.perStep(gainTime);
     a.gain = format("up to %s: the ops' time x (1 - attained / achievable), where achievable is the rate with full "
                     "tile rows (attained / %s fill), capped at the HBM peak. An upper bound: it assumes the writes "
                     "stay bandwidth-bound and the layout change adds no copies elsewhere",
-        ctx.perStepText(gainTime).c_str(), pct(w.fill).c_str());
+        ctx.gainText(gainTime).c_str(), pct(w.fill).c_str());
     out.items.push_back(std::move(a));
 }
 

@@ -1,25 +1,49 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicerules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <unordered_map>
 
 namespace tpuscope::model::advice_detail {
 
 std::string format(const char* fmt, ...)
 {
+    // Long texts (several sentences with op names) are measured first, not cut at the buffer; a
+    // hostile file's huge names are cut at kMaxText, so no text copies them whole.
+    constexpr auto kMaxText = 64 * 1024;
     char buffer[2048];
-    va_list args;
+    va_list args, again;
     va_start(args, fmt);
-    std::vsnprintf(buffer, sizeof buffer, fmt, args);
+    va_copy(again, args);
+    const int n = std::vsnprintf(buffer, sizeof buffer, fmt, args);
     va_end(args);
-    return buffer;
+    std::string out;
+    if (n >= static_cast<int>(sizeof buffer)) {
+        const int kept = std::min(n, kMaxText);
+        out.resize(static_cast<size_t>(kept) + 1);
+        std::vsnprintf(out.data(), out.size(), fmt, again);
+        out.resize(static_cast<size_t>(kept));
+    } else if (n > 0) {
+        out.assign(buffer, static_cast<size_t>(n));
+    }
+    va_end(again);
+    return out;
 }
 
 std::string pct(double fraction)
 {
     return formatPercent(fraction, fraction < 0.1 && fraction > 0 ? 2 : 1);
+}
+
+std::string Context::gainText(double totalPs) const
+{
+    if (steps > 0)
+        return formatDurationPs(perStep(totalPs)) + "/step";
+    const double share = breakdown.totalTimePs > 0 ? totalPs / breakdown.totalTimePs : 0;
+    return pct(share) + " of op time (" + formatDurationPs(perStep(totalPs)) + " per core over the capture)";
 }
 
 bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& padding)
@@ -39,11 +63,34 @@ std::string paddingBoundText(double paddingEfficiency, const OpRow& row)
         pct(paddingEfficiency).c_str());
 }
 
+std::vector<RowGroup> rowsByGroup(const Context& ctx, const std::vector<const OpRow*>& rows)
+{
+    std::vector<RowGroup> out;
+    std::unordered_map<const OpGroup*, size_t> index;
+    for (const OpRow* r : rows) {
+        const OpGroup* g = ctx.groups.of(r->op);
+        // Rows of no group (not op rows) stand alone.
+        const size_t at = g ? index.emplace(g, out.size()).first->second : out.size();
+        if (at == out.size())
+            out.push_back({g, {}, 0});
+        out[at].rows.push_back(r);
+        out[at].timePs += r->totalTimePs;
+    }
+    std::stable_sort(out.begin(), out.end(), [](const RowGroup& x, const RowGroup& y) { return x.timePs > y.timePs; });
+    return out;
+}
+
 double addRowsAsEvidenceAndWholeGain(Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows, double share)
 {
-    for (const OpRow* r : rows)
-        if (r->timeFraction >= kMinOpShare.value || a.ops.size() < 3)
-            addEvidence(a, ctx, r->op);
+    // One evidence entry per layer group (its largest row), so 256 per-layer psums of 0.02 % each are
+    // evidence together, before a single larger op.
+    size_t groups = 0;
+    for (const RowGroup& g : rowsByGroup(ctx, rows)) {
+        const double groupShare = ctx.breakdown.totalTimePs > 0 ? g.timePs / ctx.breakdown.totalTimePs : 0;
+        if (groupShare >= kMinOpShare.value || groups < 3)
+            addEvidence(a, ctx, g.rows.front()->op);
+        ++groups;
+    }
     double gain = 0;
     for (const OpRow* r : rows)
         gain += addOpGain(a, ctx, *r, r->totalTimePs * share, false);
@@ -67,6 +114,12 @@ void addEvidence(Advice& a, const Context& ctx, OpId op)
             e.timeFraction = row.timeFraction;
             break;
         }
+    e.groupTimeFraction = e.timeFraction;
+    if (const OpGroup* g = ctx.groups.of(op); g && g->ops > 1) {
+        e.group = g->label;
+        e.groupOps = g->ops;
+        e.groupTimeFraction = g->timeFraction;
+    }
     a.evidence.push_back(std::move(e));
 }
 
@@ -100,11 +153,20 @@ double addOpGain(Advice& a, const Context& ctx, const OpRow& row, double ps, boo
 
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max)
 {
+    const std::vector<RowGroup> groups = rowsByGroup(ctx, rows);
+    const double total = ctx.breakdown.totalTimePs;
     std::string out;
-    for (size_t i = 0; i < rows.size() && i < max; ++i)
-        out += (i ? ", " : "") + rows[i]->name + " (" + pct(rows[i]->timeFraction) + ")";
-    if (rows.size() > max)
-        out += format(" and %zu more", rows.size() - max);
+    for (size_t i = 0; i < groups.size() && i < max; ++i) {
+        const RowGroup& g = groups[i];
+        out += i ? ", " : "";
+        if (g.rows.size() > 1)
+            out += format("%s (%zu ops, %s)", g.group ? g.group->label.c_str() : g.rows.front()->name.c_str(),
+                g.rows.size(), pct(total > 0 ? g.timePs / total : 0).c_str());
+        else
+            out += g.rows.front()->name + " (" + pct(g.rows.front()->timeFraction) + ")";
+    }
+    if (groups.size() > max)
+        out += format(" and %zu more", groups.size() - max);
     return out;
 }
 

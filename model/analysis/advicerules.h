@@ -14,6 +14,7 @@
 #include "deviceconsistency.h"
 #include "hosts.h"
 #include "memory.h"
+#include "opgroups.h"
 #include "opmodel.h"
 #include "steps.h"
 
@@ -42,13 +43,13 @@ struct Context
     const MemoryReport* memory = nullptr; // analyzeMemory of the profile, when the caller has it
     const DeviceConsistency* deviceCheck = nullptr; // checkDeviceConsistency, when the caller has it
     const HostAnalysis* hosts = nullptr; // analyzeHosts, for a profile of several hosts
+    OpGroups groups {}; // the breakdown's op rows by layer group (groupOps)
 
     /// Time per step per core of a total over all cores.
     double perStep(double totalPs) const { return totalPs / std::max(1, cores) / std::max<int64_t>(1, steps); }
-    std::string perStepText(double totalPs) const
-    {
-        return formatDurationPs(perStep(totalPs)) + (steps > 0 ? "/step" : " per core over the profile");
-    }
+    /// A time gain over the profile (all cores) in the report's one unit: "582 µs/step" per core
+    /// where the profile has steps, else "6.62% of op time (259 ms per core over the capture)".
+    std::string gainText(double totalPs) const;
     /// "unet/conv2d_18/Conv2D, unet.py:87": the op's framework op and source line (attribution.h).
     std::string layer(OpId op) const { return attributionText(opAttribution(profile, op)); }
     const OpTraits& traits(const OpRow& row) const { return model[row.op]; }
@@ -70,18 +71,28 @@ bool paddingBound(double paddingEfficiency, const OpRow& row, const OpPadding& p
 /// " fusion.3 is padding-bound: ... ." (leading space).
 std::string paddingBoundText(double paddingEfficiency, const OpRow& row);
 
-/// Adds an op to an item's evidence once.
+/// Adds an op to an item's evidence once, with its layer group (AdviceEvidence::group).
 void addEvidence(Advice& a, const Context& ctx, OpId op);
-/// Adds the rows as evidence (each over kMinOpShare, and the first three whatever their share) and
-/// their whole time as the gain (the work goes away, none of it stays), or `share` of it when only
-/// that part can go; returns that gain.
+/// Adds the rows as evidence by layer group, largest group first: each group's largest row when the
+/// group holds kMinOpShare of the op time (among the rows given), and the first three groups whatever
+/// their share; their whole time is the gain (the work goes away, none of it stays), or `share` of it
+/// when only that part can go; returns that gain.
 double addRowsAsEvidenceAndWholeGain(
     Advice& a, const Context& ctx, const std::vector<const OpRow*>& rows, double share = 1.0);
 /// Appends "Top evidence: fusion.3 = unet/conv2d_18/Conv2D, unet.py:87." to the detail when the
 /// text does not name them yet (computeAdvice calls it for every item).
 void nameTopEvidence(Advice& a);
-/// "fusion.3 (58.0 %), fusion.12 (9.1 %) and 3 more".
+/// "all-reduce.* (256 ops, 5.30%), fusion.3 (58.0%) and 3 more": the rows by layer group, largest
+/// group first; a group of several ops is named by its stem with its count and total.
 std::string opList(const Context& ctx, const std::vector<const OpRow*>& rows, size_t max = 4);
+/// The rows by layer group, largest group first: per group its rows (largest first) and their time.
+struct RowGroup
+{
+    const OpGroup* group = nullptr;
+    std::vector<const OpRow*> rows;
+    double timePs = 0;
+};
+std::vector<RowGroup> rowsByGroup(const Context& ctx, const std::vector<const OpRow*>& rows);
 
 // Thresholds several rules share (rule "all"); adviceThresholds() lists them first.
 // Smallest share of op time for an op to count as evidence (xprof op_profile hides ops below 1 %
@@ -137,5 +148,6 @@ const AdviceRuleEntry& stridedUpdateRule();
 const AdviceRuleEntry& hostOffloadRule();
 const AdviceRuleEntry& memoryPaddingRule();
 const AdviceRuleEntry& stragglerRule();
+const AdviceRuleEntry& uncostedKernelsRule();
 
 } // namespace tpuscope::model::advice_detail

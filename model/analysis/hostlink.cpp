@@ -55,6 +55,15 @@ double transferBytes(const Profile& profile, const OpModel& model, OpId done)
     return std::max(recorded(done), t.partner != kNone ? recorded(t.partner) : 0.0);
 }
 
+/// The length of `waits` outside `busy`: |waits ∪ busy| − |busy| (copies, so both stay as they are).
+double outsideLength(const Intervals& waits, const Intervals& busy)
+{
+    Intervals all = waits;
+    all.insert(all.end(), busy.begin(), busy.end());
+    Intervals busyCopy = busy;
+    return std::max(0.0, unionLength(all) - unionLength(busyCopy));
+}
+
 /// Link-busy time of both directions together and of both at once, from the two directions' own.
 void addBusy(Intervals& toDevice, Intervals& toHost, double& device, double& host, double& either, double& both)
 {
@@ -98,7 +107,7 @@ HostLinkStats computeHostLink(const Profile& profile, const OpModel& model)
         }
 
     double runTime = 0, computeTime = 0, waitTime = 0, runBytes[3] = {0, 0, 0};
-    double runBusyDevice = 0, runBusyHost = 0, runEither = 0, runBoth = 0;
+    double runBusyDevice = 0, runBusyHost = 0, runEither = 0, runBoth = 0, idleDevice = 0, idleHost = 0;
     std::unordered_map<OpId, double> waitByOp;
     for (PlaneId plane : cores) {
         const Track* modules = nullptr;
@@ -137,7 +146,7 @@ HostLinkStats computeHostLink(const Profile& profile, const OpModel& model)
             continue;
         std::sort(
             transfers.begin(), transfers.end(), [&](const Transfer& a, const Transfer& b) { return a.done < b.done; });
-        Intervals runDevice, runHost;
+        Intervals runDevice, runHost, runWaits;
         size_t next = 0, op = 0;
         for (size_t m = 0; m < modules->size(); ++m) {
             if (modules->depth[m] != 0 || modules->op[m] != dominant)
@@ -156,9 +165,12 @@ HostLinkStats computeHostLink(const Profile& profile, const OpModel& model)
                 waitTime += wait;
                 waitByOp[ops->op[x.done]] += wait;
                 runBytes[static_cast<size_t>(x.direction)] += x.bytes;
+                runWaits.emplace_back(ops->start[x.done], ops->end(x.done));
                 (x.direction == TransferDirection::ToHost ? runHost : runDevice).emplace_back(x.begin, x.end);
             }
         }
+        idleDevice += outsideLength(runWaits, runDevice);
+        idleHost += outsideLength(runWaits, runHost);
         addBusy(runDevice, runHost, runBusyDevice, runBusyHost, runEither, runBoth);
     }
     if (stats.runs > 0) {
@@ -173,6 +185,8 @@ HostLinkStats computeHostLink(const Profile& profile, const OpModel& model)
         stats.toHostBusyPsPerRun = runBusyHost / runs;
         stats.eitherBusyPsPerRun = runEither / runs;
         stats.bothBusyPsPerRun = runBoth / runs;
+        stats.toDeviceIdleWhileWaitingPsPerRun = idleDevice / runs;
+        stats.toHostIdleWhileWaitingPsPerRun = idleHost / runs;
     }
     std::vector<std::pair<double, OpId>> waits;
     for (const auto& [op, wait] : waitByOp)

@@ -52,7 +52,9 @@ std::string hostName(const Profile& profile, uint32_t host, size_t hostCount)
     return "host " + std::to_string(host);
 }
 
-std::optional<int> chipsOf(const Profile& profile, int cores)
+} // namespace
+
+std::optional<int> chipsOfDevices(const Profile& profile, int cores)
 {
     const TpuGeneration* g = findTpuGeneration(profile.device.generation);
     if (!g)
@@ -64,6 +66,8 @@ std::optional<int> chipsOf(const Profile& profile, int cores)
         return cores;
     return std::nullopt;
 }
+
+namespace {
 
 /// Sorts each step's collectives by start and numbers each among its op's instances in the step.
 void numberOccurrences(std::vector<CoreStepEvents>& events, size_t opCount)
@@ -264,7 +268,7 @@ HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const St
         row.host = host;
         row.name = hostName(profile, host, coresOfHost.size());
         row.cores = static_cast<int>(cores.size());
-        row.chips = chipsOf(profile, row.cores);
+        row.chips = chipsOfDevices(profile, row.cores);
         rows.emplace_back(std::move(row), cores);
     }
     std::stable_sort(

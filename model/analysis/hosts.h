@@ -106,6 +106,10 @@ struct HostAnalysis
     const HostRow* row(uint32_t host) const;
 };
 
+/// Chips of `devices` TPU devices (core planes) of the profile's generation: two devices per chip on
+/// v2/v3, one elsewhere it is known (v4/v5p megacore, single-core chips); empty when unknown.
+std::optional<int> chipsOfDevices(const Profile& profile, int devices);
+
 /// `gathered`: what computeSteps gathered for these `steps` in its sweep (their collectives per
 /// core and step), taken instead of a pass over the events; null to read the events here.
 HostAnalysis analyzeHosts(const Profile& profile, const OpModel& model, const StepAnalysis& steps,

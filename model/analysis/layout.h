@@ -93,6 +93,12 @@ std::vector<DimSemantics> inferOutputSemantics(const hlo::Module& module, const 
 std::vector<DimSemantics> inferOperandSemantics(
     const hlo::Module& module, const hlo::Instruction& instruction, size_t operandIndex);
 
+/// A filter (weight) gradient: a convolution whose kernel operand is spatially larger than its output
+/// in every spatial dimension (the output gradient slid over the activations; XLA's own test for a
+/// backward-filter convolution). Its output is a kernel (input feature, output feature, spatial),
+/// never a batch; its input's "feature" dimension, which it contracts, is the model's batch.
+bool isFilterGradient(const hlo::Module& module, const hlo::Instruction& convolution);
+
 /// The convolution or dot instruction that a fusion (or the instruction itself) is built around, or
 /// nullptr. Follows the fused root back through shape-preserving ops, tuples and nested fusions.
 const hlo::Instruction* findComputeCore(const hlo::Module& module, const hlo::Instruction& instruction);

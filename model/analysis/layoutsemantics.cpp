@@ -96,7 +96,37 @@ void label(std::vector<DimSemantics>& out, int64_t dim, DimSemantics semantics)
         out[static_cast<size_t>(dim)] = semantics;
 }
 
-std::vector<DimSemantics> directOutputSemantics(const Instruction& instruction)
+/// The shape of operand `index`, from the instruction's own operand shapes or the operand itself.
+const hlo::Shape* operandShape(
+    const hlo::Module& module, const hlo::Computation* computation, const Instruction& instruction, size_t index)
+{
+    if (index < instruction.operandShapes.size() && !instruction.operandShapes[index].isTuple()
+        && instruction.operandShapes[index].elementType != PrimitiveType::Invalid)
+        return &instruction.operandShapes[index];
+    const Instruction* operand = operandOf(module, computation, instruction, index);
+    return operand && !operand->shape.isTuple() ? &operand->shape : nullptr;
+}
+
+bool filterGradient(const hlo::Module& module, const hlo::Computation* computation, const Instruction& conv)
+{
+    if (conv.opcode != "convolution" || !conv.hasConvolutionDimensions || conv.shape.isTuple())
+        return false;
+    const auto& numbers = conv.convolution;
+    const hlo::Shape* kernel = operandShape(module, computation, conv, 1);
+    if (!kernel || numbers.kernelSpatial.empty() || numbers.kernelSpatial.size() != numbers.outputSpatial.size())
+        return false;
+    const auto size = [](const hlo::Shape& shape, int64_t dim) {
+        return dim >= 0 && static_cast<size_t>(dim) < shape.dimensions.size() ? shape.dimensions[dim] : int64_t(-1);
+    };
+    for (size_t i = 0; i < numbers.kernelSpatial.size(); ++i) {
+        const int64_t k = size(*kernel, numbers.kernelSpatial[i]), o = size(conv.shape, numbers.outputSpatial[i]);
+        if (k < 0 || o < 0 || k <= o)
+            return false;
+    }
+    return true;
+}
+
+std::vector<DimSemantics> directOutputSemantics(const hlo::Module& module, const Instruction& instruction)
 {
     if (instruction.shape.isTuple())
         return {};
@@ -105,7 +135,9 @@ std::vector<DimSemantics> directOutputSemantics(const Instruction& instruction)
         if (!instruction.hasConvolutionDimensions)
             return {};
         const auto& numbers = instruction.convolution;
-        label(out, numbers.outputBatch, DimSemantics::Batch);
+        // A filter gradient's output is a kernel: the convolution's "batch" is the kernel's input feature.
+        const bool kernel = filterGradient(module, nullptr, instruction);
+        label(out, numbers.outputBatch, kernel ? DimSemantics::Contracting : DimSemantics::Batch);
         label(out, numbers.outputFeature, DimSemantics::Feature);
         for (int64_t d : numbers.outputSpatial)
             label(out, d, DimSemantics::Spatial);
@@ -147,13 +179,16 @@ std::vector<DimSemantics> directOperandSemantics(
         if (!instruction.hasConvolutionDimensions)
             return {};
         const auto& numbers = instruction.convolution;
+        // A filter gradient contracts the model's batch: its input's and output gradient's
+        // convolution "feature" is the batch, and the input's convolution "batch" is its channels.
+        const bool gradient = filterGradient(module, computation, instruction);
         if (index == 0) {
-            label(out, numbers.inputBatch, DimSemantics::Batch);
-            label(out, numbers.inputFeature, DimSemantics::Feature);
+            label(out, numbers.inputBatch, gradient ? DimSemantics::Feature : DimSemantics::Batch);
+            label(out, numbers.inputFeature, gradient ? DimSemantics::Batch : DimSemantics::Feature);
             for (int64_t d : numbers.inputSpatial)
                 label(out, d, DimSemantics::Spatial);
         } else {
-            label(out, numbers.kernelInputFeature, DimSemantics::Contracting);
+            label(out, numbers.kernelInputFeature, gradient ? DimSemantics::Batch : DimSemantics::Contracting);
             label(out, numbers.kernelOutputFeature, DimSemantics::Feature);
             for (int64_t d : numbers.kernelSpatial)
                 label(out, d, DimSemantics::Spatial);
@@ -188,7 +223,7 @@ public:
         if (instruction.shape.isTuple() || depth > kMaxNesting)
             return {};
         if (isComputeCore(instruction))
-            return directOutputSemantics(instruction);
+            return directOutputSemantics(m_module, instruction);
         if (!callsComputation(instruction))
             return {};
         const hlo::Computation* computation = m_module.computation(instruction.calledComputationIds.front());
@@ -287,6 +322,11 @@ private:
 };
 
 } // namespace
+
+bool isFilterGradient(const hlo::Module& module, const Instruction& convolution)
+{
+    return filterGradient(module, nullptr, convolution);
+}
 
 std::vector<DimSemantics> inferOutputSemantics(const hlo::Module& module, const Instruction& instruction)
 {

@@ -227,7 +227,9 @@ OpPadding resolveArrays(const Profile& profile, OpId opId)
         if (const hlo::Instruction* core = out.computeCore) {
             if (core->hasConvolutionDimensions) {
                 const auto& dims = core->shape.dimensions;
-                if (core->convolution.outputBatch >= 0 && core->convolution.outputBatch < int64_t(dims.size()))
+                const bool filterGradient = layout::isFilterGradient(module, *core);
+                if (!filterGradient && core->convolution.outputBatch >= 0
+                    && core->convolution.outputBatch < int64_t(dims.size()))
                     out.batchSize = dims[core->convolution.outputBatch];
                 // The activation input (operand 0) as laid out for the convolution.
                 if (!core->operandIds.empty()) {
@@ -244,6 +246,10 @@ OpPadding resolveArrays(const Profile& profile, OpId opId)
                     if (have)
                         addArrays(out, activation, layout::inferOperandSemantics(module, *core, 0),
                             "activation (operand 0 of " + core->name + ")");
+                    // A filter gradient sums over the model's batch: its input's convolution feature.
+                    const int64_t contracted = core->convolution.inputFeature;
+                    if (have && filterGradient && contracted >= 0 && contracted < int64_t(activation.dimensions.size()))
+                        out.batchSize = activation.dimensions[contracted];
                 }
             } else if (core->hasDotDimensions && !core->dot.lhsBatch.empty() && !core->shape.dimensions.empty()) {
                 // Dot outputs list the batch dims first.

@@ -63,6 +63,11 @@ struct HostLinkStats
     double toHostBusyPsPerRun = 0;
     double eitherBusyPsPerRun = 0;
     double bothBusyPsPerRun = 0;
+    /// Of the run's wait in the transfers' done halves, the time that direction's link carried no
+    /// transfer (the union of the waits less that direction's busy intervals): a link idle while the
+    /// core waits, which slicing the transfers could put to work.
+    double toDeviceIdleWhileWaitingPsPerRun = 0;
+    double toHostIdleWhileWaitingPsPerRun = 0;
     std::vector<OpId> waitOps; // the done halves the runs wait in, most wait first
 
     bool any() const { return toDevice.transfers + toHost.transfers > 0; }

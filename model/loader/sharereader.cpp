@@ -464,6 +464,8 @@ void readHostLink(const json::Value& v, const Profile& profile, RecordedTimeline
     link.toHostBusyPsPerRun = number(v["to_host_busy_ps_per_run"]);
     link.eitherBusyPsPerRun = number(v["either_busy_ps_per_run"]);
     link.bothBusyPsPerRun = number(v["both_busy_ps_per_run"]);
+    link.toDeviceIdleWhileWaitingPsPerRun = number(v["to_device_idle_while_waiting_ps_per_run"]);
+    link.toHostIdleWhileWaitingPsPerRun = number(v["to_host_idle_while_waiting_ps_per_run"]);
     for (const json::Value& w : v["wait_ops"].array()) {
         const std::string& name = w["name"].string();
         const bool hasProgram = w.find("program_id") != nullptr;

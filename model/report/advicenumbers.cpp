@@ -24,7 +24,7 @@ bool contains(std::string_view s, std::string_view part)
 }
 
 // Keys whose generic wording would read badly. Everything else is derived from the key.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kLabels = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 46> kLabels = {{
     {"time_fraction", "share of time"},
     {"host_memory_fraction", "in host memory"},
     {"evidence_time_fraction", "share of time in the evidence"},
@@ -66,6 +66,11 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kLabels 
     {"suggested_per_core_batch", "suggested batch per core"},
     {"runs", "runs"},
     {"cores", "cores"},
+    {"throughput_factor", "examples/s at the suggested batch ÷ now"},
+    {"throughput_assumption", "assuming"},
+    {"step_ps_at_suggested_batch", "step time at the suggested batch"},
+    {"op_ps_per_core", "op time per core"},
+    {"op_ps_per_core_at_suggested_batch", "op time per core at the suggested batch"},
 }};
 
 std::string humanize(std::string_view key)
@@ -116,7 +121,12 @@ std::string formatAdviceNumber(std::string_view key, double value)
     if (endsWith(key, "_fraction") || contains(key, "efficiency") || endsWith(key, "_utilization")
         || endsWith(key, "_occupancy") || endsWith(key, "_share") || key == "confidence" || endsWith(key, "_fill"))
         return formatPercent(value);
-    if (endsWith(key, "_ps") || contains(key, "_ps_per_"))
+    if (endsWith(key, "_factor")) { // a ratio of rates: "2.14x"
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3gx", value);
+        return text;
+    }
+    if (endsWith(key, "_ps") || contains(key, "_ps_"))
         return formatDurationPs(value);
     if (contains(key, "bytes"))
         return formatBytes(value);

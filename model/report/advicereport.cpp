@@ -75,6 +75,18 @@ void writeAdviceFix(JsonWriter& w, const AdviceFix& fix, const std::function<std
     w.endObject();
 }
 
+void writeAdviceGain(JsonWriter& w, const AdviceReport& report, const Advice& a)
+{
+    // One unit per key: time per step, or without steps a share of op time and a time over the
+    // capture; a throughput gain (numbers.throughput_factor) has neither.
+    if (a.gainPs <= 0)
+        return;
+    if (report.gainsPerStep())
+        w.field("gain_ps_per_step", a.gainPs);
+    else
+        w.field("gain_ps_over_capture", a.gainPs).field("gain_op_time_fraction", a.gainOpTimeFraction);
+}
+
 namespace {
 
 std::string valueText(const AdviceValue& v)
@@ -148,7 +160,12 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         w.beginReport();
         w.field("device", profile.device.type).field("cores", report.cores > 0 ? report.cores : profile.device.cores);
         w.field("cores_source", coreCountSourceName(profile.device.coresSource)).field("steps", report.steps);
-        w.field("combined_gain_ps_per_step", report.combinedGainPs).field("combined_gain", report.combinedGain);
+        if (report.gainsPerStep())
+            w.field("combined_gain_ps_per_step", report.combinedGainPs);
+        else
+            w.field("combined_gain_ps_over_capture", report.combinedGainPs)
+                .field("combined_gain_op_time_fraction", report.combinedGainOpTimeFraction);
+        w.field("combined_gain", report.combinedGain);
         w.key("batch").beginObject();
         w.field("known", report.batch.known);
         if (report.batch.known) {
@@ -178,12 +195,17 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
                 w.beginObject();
                 w.field("op", e.name).field("framework_op", e.frameworkOp).field("source", e.source);
                 w.field("time_fraction", e.timeFraction);
+                if (e.groupOps > 1) // an op repeated per layer: its group and the group's total
+                    w.field("group", e.group)
+                        .field("group_ops", e.groupOps)
+                        .field("group_time_fraction", e.groupTimeFraction);
                 w.endObject();
             }
             w.endArray();
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
-            w.field("threshold", a.threshold).field("gain", a.gain).field("gain_ps_per_step", a.gainPs);
+            w.field("threshold", a.threshold).field("gain", a.gain);
+            writeAdviceGain(w, report, a);
             w.key("fix");
             writeAdviceFix(w, a.fix);
             w.key("overlaps_with").beginArray();
@@ -224,6 +246,11 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
                 if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
                     !whose.empty())
                     ops += md ? " (" + neutralMarkdownCode(whose) + ")" : " (" + whose + ")";
+            if (i < a.evidence.size() && a.evidence[i].groupOps > 1)
+                ops += format(" [one of %s: %lld ops, %s]",
+                    (md ? neutralMarkdownCode(a.evidence[i].group) : a.evidence[i].group).c_str(),
+                    static_cast<long long>(a.evidence[i].groupOps),
+                    advice_detail::pct(a.evidence[i].groupTimeFraction).c_str());
         }
         if (md) {
             // Titles and texts name ops, layers and devices from the file: Markdown-neutral.

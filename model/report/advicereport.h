@@ -24,5 +24,9 @@ void writeAdviceValue(
 /// Writes an item's fix as {"action", "per_core_batch", "global_batch", "devices"} (targets only when
 /// set); the advice JSON and the share file write it the same way, and the share reader reads it.
 void writeAdviceFix(JsonWriter& w, const AdviceFix& fix, const std::function<std::string(std::string_view)>& text = {});
+/// Writes an item's time gain in its one unit: "gain_ps_per_step" where the report has steps, else
+/// "gain_ps_over_capture" (per core) and "gain_op_time_fraction"; nothing for an item without a time
+/// gain (a throughput gain is numbers.throughput_factor). The advice JSON and the share file agree.
+void writeAdviceGain(JsonWriter& w, const AdviceReport& report, const Advice& a);
 
 } // namespace tpuscope::model

@@ -69,8 +69,34 @@ const std::vector<GlossaryEntry>& glossary()
             "TPU core planes; for an op_profile, --cores N or the replica groups' lower bound, stated in every report",
             "ours"},
         {"combined-gain", "Combined gain",
-            "What all advice fixes together could save, counting each op once, never more than the step.",
+            "What all advice fixes together could save, counting each op once, never more than the step; a batch "
+            "fix's throughput gain is never in it.",
             "Σ over ops of min(Σ item gains on the op, its time beyond its useful work at the roofline bound)", "ours"},
+        {"gain", "Gain",
+            "An advice item's time saved at the same batch, per step and core (gain_ps_per_step); where the file "
+            "records no steps (an op_profile), a share of op time and a time per core over the capture "
+            "(gain_op_time_fraction, gain_ps_over_capture), never per step.",
+            "per step: Σ evidence ops' saveable time ÷ cores ÷ steps; without steps: the same ÷ total op time", "ours"},
+        {"throughput-factor", "Throughput factor",
+            "What a batch-size fix gains: examples per second at the suggested batch over now (numbers."
+            "throughput_factor). A larger batch makes the step longer and each example cheaper, so it is no time "
+            "saved per step.",
+            "k · T ÷ (k · (T − E) + Σ t_i · max(1, u_i · k)), k = suggested ÷ current per-core batch, T the step, "
+            "E the evidence ops' time t_i at roofline efficiency u_i",
+            "ours"},
+        {"cost-source", "Cost source",
+            "Where an op's FLOPs and bytes come from (cost_source): the file's cost records (file), the operand and "
+            "result shapes in the HLO text of a custom matmul kernel that records none (shapes, an estimate), or "
+            "nowhere (none: its utilization is unknown).",
+            "shapes: 2 · batch · M · N · K FLOPs for X[M,K] · W[K,N]; bytes: every operand and result outside VMEM "
+            "once",
+            "ours"},
+        {"layer-group", "Layer group",
+            "Ops repeated in every layer (64 copies of one attention kernel) as one group with their total: ops --by "
+            "group, the op table's \"By layer group\", and the advice evidence, which ranks groups by time.",
+            "same program, same name stem (\".N\" numbers as \".*\") and same HLO up to instruction names, else the "
+            "same framework op",
+            "ours"},
         {"async-pair", "Async pair",
             "A start/done op pair (copy-start/copy-done, async collectives) is one transfer: its bytes count once, "
             "over the span from start to done.",
@@ -111,7 +137,8 @@ const std::vector<GlossaryEntry>& glossary()
             "before every host has arrived, so it shows which host holds the step back.",
             "the collective most cores run last in their steps", "ours"},
         {"late-steps", "Late steps",
-            "Steps in which a host reaches the step's synchronizing collective last and late: the straggler.",
+            "Steps in which a host reaches the step's synchronizing collective last and late: the straggler (late in "
+            "most steps) or an intermittent straggler (in fewer, at a measurable cost per step on average).",
             "arrival (latest start over the host's cores, clocks aligned) ≥ the other hosts' median + 2 % of the "
             "average step, and within that margin of the last host",
             "ours"},

@@ -24,13 +24,21 @@ std::string stragglerLine(const Advice& advice)
     if (!host || host->kind != AdviceValue::Kind::Text || host->text.empty())
         return {};
     std::string line = "host " + host->text;
-    if (const AdviceValue* late = advice.numbers.find("late_ps_per_step");
-        late && late->kind == AdviceValue::Kind::Number)
+    const AdviceValue* intermittent = advice.numbers.find("intermittent");
+    const AdviceValue* whenLate = advice.numbers.find("late_ps_when_late");
+    const AdviceValue* lateSteps = advice.numbers.find("late_steps");
+    const AdviceValue* steps = advice.numbers.find("steps");
+    if (intermittent && intermittent->number != 0 && whenLate && lateSteps && steps)
+        // An intermittent straggler: how late when it is, and how often.
+        line += " is " + formatDurationPs(whenLate->number) + " late in " + formatCount(lateSteps->number) + " of "
+            + formatCount(steps->number) + " steps (intermittent)";
+    else if (const AdviceValue* late = advice.numbers.find("late_ps_per_step");
+             late && late->kind == AdviceValue::Kind::Number)
         line += " is " + formatDurationPs(late->number) + " late per step";
     else
         line += " is late";
     if (const AdviceValue* share = advice.numbers.find("late_fraction");
-        share && share->kind == AdviceValue::Kind::Number)
+        share && share->kind == AdviceValue::Kind::Number && !(intermittent && intermittent->number != 0))
         line += " (last in " + formatPercent(share->number, 0) + " of the steps)";
     const AdviceValue* cause = advice.numbers.find("cause");
     line += " \u00B7 cause: " + stragglerCauseText(cause && cause->kind == AdviceValue::Kind::Text ? cause->text : "");

@@ -80,6 +80,21 @@ std::string numbersText(const json::Value& numbers)
     return out;
 }
 
+/// The item's gain in the unit the share file records it in: time per step, or without steps a share
+/// of op time over the capture, or a batch fix's throughput; never one said as another.
+std::string gainLine(const json::Value& a)
+{
+    if (const double gain = a["gain_ps_per_step"].number(); gain > 0)
+        return "   - Estimated gain: up to " + formatDurationPs(gain) + " per step per core (an upper bound)\n";
+    if (const double gain = a["gain_ps_over_capture"].number(); gain > 0)
+        return "   - Estimated gain: up to " + formatPercent(a["gain_op_time_fraction"].number()) + " of op time ("
+            + formatDurationPs(gain) + " per core over the capture, which records no steps; an upper bound)\n";
+    if (const double factor = a["numbers"]["throughput_factor"].number(); factor > 1)
+        return "   - Estimated gain: up to " + formatAdviceNumber("throughput_factor", factor)
+            + " the examples per second at the suggested batch (throughput, not time per step; an upper bound)\n";
+    return {};
+}
+
 std::string adviceItem(size_t index, const json::Value& a)
 {
     std::string out = std::to_string(index) + ". **[" + neutralForMarkdown(a["severity"].string()) + "] "
@@ -104,8 +119,7 @@ std::string adviceItem(size_t index, const json::Value& a)
             out += " and " + std::to_string(evidence.size() - kMaxEvidence) + " more";
         out += "\n";
     }
-    if (const double gain = a["gain_ps"].number(); gain > 0)
-        out += "   - Estimated gain: up to " + formatDurationPs(gain) + " per step per core (an upper bound)\n";
+    out += gainLine(a);
     return out;
 }
 

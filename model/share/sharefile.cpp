@@ -53,7 +53,8 @@
 //             (so no advice rule, which needs >= 1 %, mistakes a chunk for an op);
 //   "advice": [{"rule", "severity", "title", "ops": [names], "evidence": [{"op", "framework_op" (absent with
 //             names/hash redaction), "source" (absent with paths redaction), "time_fraction"}],
-//             "numbers": {...}, "gain_ps"}]
+//             "numbers": {...}, "gain_ps_per_step" | "gain_ps_over_capture" + "gain_op_time_fraction"
+//             (per core; absent without a time gain, e.g. a throughput gain: numbers.throughput_factor)}]
 //             the advice computed on the original profile, for the record.
 // }
 //
@@ -514,6 +515,8 @@ void writeHostLink(const ShareContext& s)
     w.field("to_device_busy_ps_per_run", link.toDeviceBusyPsPerRun)
         .field("to_host_busy_ps_per_run", link.toHostBusyPsPerRun);
     w.field("either_busy_ps_per_run", link.eitherBusyPsPerRun).field("both_busy_ps_per_run", link.bothBusyPsPerRun);
+    w.field("to_device_idle_while_waiting_ps_per_run", link.toDeviceIdleWhileWaitingPsPerRun)
+        .field("to_host_idle_while_waiting_ps_per_run", link.toHostIdleWhileWaitingPsPerRun);
     w.key("wait_ops").beginArray();
     for (OpId op : link.waitOps) {
         w.beginObject().field("name", s.names.name(profile.str(profile.ops[op].name)));
@@ -676,7 +679,7 @@ std::vector<OtherChunk> groupOtherOps(const ProfileAnalysis& analysis, std::vect
         ++o.ops;
         o.occurrences += t.occurrences;
         o.time += t.self; // self time: what the op adds to the op-time total
-        o.flops += op.flops * n;
+        o.flops += flopsPerOccurrence(op, model[id]) * n;
         o.modelFlops += op.modelFlops * n;
         o.bytes += op.bytesAccessed * n;
         o.hbm += hbmBytesPerOccurrence(op, model[id]) * n;
@@ -739,7 +742,7 @@ void writeAdvice(const ShareContext& s)
         w.endArray();
         w.key("numbers");
         writeAdviceValue(w, a.numbers, [&texts](std::string_view t) { return texts.text(t); });
-        w.field("gain_ps", a.gainPs);
+        writeAdviceGain(w, s.analysis.advice, a);
         w.key("fix"); // read back by the share reader (Profile::recordedAdvice)
         writeAdviceFix(w, a.fix, [&texts](std::string_view t) { return texts.text(t); });
         w.endObject();

@@ -563,7 +563,8 @@ void Merger::writeHostLink(JsonWriter& w) const
     w.field("program", m_linkProgram).field("runs", sum("runs"));
     for (const char* key :
         {"run_ps", "compute_ps_per_run", "wait_ps_per_run", "to_device_bytes_per_run", "to_host_bytes_per_run",
-            "to_device_busy_ps_per_run", "to_host_busy_ps_per_run", "either_busy_ps_per_run", "both_busy_ps_per_run"})
+            "to_device_busy_ps_per_run", "to_host_busy_ps_per_run", "either_busy_ps_per_run", "both_busy_ps_per_run",
+            "to_device_idle_while_waiting_ps_per_run", "to_host_idle_while_waiting_ps_per_run"})
         w.field(key, m_linkPerRun.mean(key));
     w.key("wait_ops").beginArray();
     for (const std::string& op : m_waitOps)

@@ -29,7 +29,7 @@ bool parseInteger(std::string_view text, int64_t& value)
     return ec == std::errc() && ptr == text.data() + text.size();
 }
 
-/// "hosts=8,chips=4,offset_us=500,late=3:input,steps=20,seed=1" (every key optional).
+/// "hosts=8,chips=4,offset_us=500,late=3:input,late_pct=30,steps=20,seed=1" (every key optional).
 bool parsePodOptions(std::string_view text, SynthOptions& options, std::string& error)
 {
     options.scenario = "pod";
@@ -61,6 +61,8 @@ bool parsePodOptions(std::string_view text, SynthOptions& options, std::string& 
                 options.podOffsetUs = n;
             else if (key == "steps")
                 options.steps = static_cast<int>(n);
+            else if (key == "late_pct")
+                options.latePercent = static_cast<int>(n);
             else if (key == "seed")
                 options.seed = static_cast<uint64_t>(n);
             else
@@ -69,7 +71,7 @@ bool parsePodOptions(std::string_view text, SynthOptions& options, std::string& 
             ok = false;
         if (!ok) {
             error = "synth: pod takes hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,"
-                    "steps=N,seed=S; cannot read '"
+                    "late_pct=P,steps=N,seed=S; cannot read '"
                 + std::string(item) + "'";
             return false;
         }
@@ -118,7 +120,7 @@ std::vector<std::pair<std::string, std::string>> synthScenarios()
             "the same model recompiled for global batch N (new shapes, layouts, fusions and op numbers; 1024 is "
             "the demo's fix), another seed's jitter, or every op P % slower: the other side of a diff or gate"},
         {"bench:N", "N XLA Ops events over 8 TPU cores with a tiny HLO module (benchmarks; k/M suffixes)"},
-        {"pod[:hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,steps=N,seed=S]",
+        {"pod[:hosts=H,chips=C,offset_us=U,late=HOST:input|slowchip|hosttransfer|none,late_pct=P,steps=N,seed=S]",
             "a log dir of H hosts x C TPU v5e chips (default 8 x 4, 20 steps) with clock offsets and one late host"}};
 }
 

@@ -32,6 +32,8 @@ struct SynthOptions
     int64_t podOffsetUs = 500;
     int lateHost = -1;
     std::string lateKind = "none";
+    int latePercent
+        = 100; // the late host is late in this share of the steps (spread evenly; an intermittent straggler)
 };
 
 /// What the pod scenario put in, per host and step, averaged over the host's chips (ps, true
@@ -50,7 +52,7 @@ struct SynthPodTruth
 };
 
 /// Parses "origin-story", "bench:N" (N may use a k/M suffix: bench:10M) or
-/// "pod[:hosts=H,chips=C,offset_us=U,late=HOST:KIND,steps=N,seed=S]". Returns false with a
+/// "pod[:hosts=H,chips=C,offset_us=U,late=HOST:KIND,late_pct=P,steps=N,seed=S]". Returns false with a
 /// message naming the accepted forms.
 bool parseSynthScenario(std::string_view text, SynthOptions& options, std::string& error);
 

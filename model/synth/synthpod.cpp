@@ -162,7 +162,8 @@ PodPlan planPod(const SynthOptions& o)
     for (int s = 0; s < o.steps; ++s) {
         int64_t lastArrival = 0;
         for (int h = 0; h < o.hosts; ++h) {
-            const bool late = h == o.lateHost;
+            // Late in latePercent of the steps, spread evenly (every step at 100).
+            const bool late = h == o.lateHost && (s * o.latePercent) % 100 < o.latePercent;
             int64_t start = s == 0 ? kFirstStepPs : hostEndPs[h] + jittered(rng, kStepGapUs, 0.1);
             if (late && o.lateKind == "input")
                 start += jittered(rng, kInputDelayUs, 0.05);
@@ -262,10 +263,10 @@ bool writePodHost(const SynthOptions& o, const PodPlan& plan, const BuiltModule&
 bool checkPodOptions(const SynthOptions& o, std::string& error)
 {
     if (o.hosts < 1 || o.hosts > 256 || o.chips < 1 || o.chips > 16 || o.steps < 1 || o.steps > 10000
-        || o.podOffsetUs < 0 || o.podOffsetUs > 100000 || o.lateHost >= o.hosts
-        || int64_t(o.hosts) * o.chips * o.steps > 4'000'000) {
+        || o.podOffsetUs < 0 || o.podOffsetUs > 100000 || o.lateHost >= o.hosts || o.latePercent < 1
+        || o.latePercent > 100 || int64_t(o.hosts) * o.chips * o.steps > 4'000'000) {
         error = "synth: pod needs 1..256 hosts, 1..16 chips, 1..10000 steps, offset_us 0..100000, a late host "
-                "below hosts, and at most 4M chip-steps";
+                "below hosts, late_pct 1..100, and at most 4M chip-steps";
         return false;
     }
     if (o.lateKind != "none" && o.lateKind != "input" && o.lateKind != "slowchip" && o.lateKind != "hosttransfer") {

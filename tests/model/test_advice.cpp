@@ -158,7 +158,9 @@ TEST(Advice, PerCoreBatchFiresForAPaddedBatchOnly)
     EXPECT_EQ(adviceNumber(*a, "global_batch"), 64);
     EXPECT_EQ(adviceNumber(*a, "suggested_global_batch"), 512);
     EXPECT_EQ(a->opNames, std::vector<std::string> {"conv.1"});
-    EXPECT_GT(a->gainPs, 0);
+    // A batch fix is a throughput estimate (issue 41), never time per step.
+    EXPECT_EQ(a->gainPs, 0);
+    EXPECT_GT(a->throughputFactor, 1);
     // Feature 128 fills its 8-wide tile: no padding advice for this op.
     EXPECT_FALSE(findAdvice(report, "padding"));
 
@@ -189,10 +191,10 @@ TEST(Advice, PaddingFiresNextToPerCoreBatchForPaddedChannels)
     EXPECT_NE(padding->detail.find("feature dimension 5 is padded to 8 (tile 8)"), std::string::npos)
         << padding->detail;
     EXPECT_NE(padding->detail.find("The batch dimension is padded too (see per-core-batch)"), std::string::npos);
-    // Its gain is what the channels waste, at most the op's time beyond its useful work; the two
-    // items say they share the op.
+    // Its gain is what the channels waste, at most the op's time beyond its useful work; the batch
+    // fix is a throughput estimate, not time, so the two gains do not overlap.
     EXPECT_GT(padding->gainPs, 0);
-    EXPECT_NE(std::find(padding->overlapsWith.begin(), padding->overlapsWith.end(), "per-core-batch"),
+    EXPECT_EQ(std::find(padding->overlapsWith.begin(), padding->overlapsWith.end(), "per-core-batch"),
         padding->overlapsWith.end());
     // Channels that fill their tile leave the per-core-batch item alone.
     ProfilePtr filled = buildProfile(withFiller({{"conv.1", "convolution fusion", 0.6, 0.1, 0.05, "", 16, 8}}), 4);
@@ -203,28 +205,39 @@ TEST(Advice, PaddingFiresNextToPerCoreBatchForPaddedChannels)
 
 TEST(Advice, PaddingFiresForPaddedFeatureDims)
 {
+    // 2.6 M rows of 3 features, padded to 8: 84 MB of tiles, 84 µs at the 1000 GB/s peak of a 300 µs op.
     ProfilePtr padded
-        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[2621440,3]{0,1:T(8,128)}"}}));
     const AdviceReport report = computeAdvice(*padded);
     const Advice* a = findAdvice(report, "padding");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->severity, Severity::Warning);
-    EXPECT_DOUBLE_EQ(adviceNumber(*a, "padding_efficiency"), 1.0 / 8);
+    EXPECT_DOUBLE_EQ(adviceNumber(*a, "padding_efficiency"), 3.0 / 8);
     const AdviceValue* dims = a->numbers.find("dimensions");
     ASSERT_TRUE(dims);
     ASSERT_EQ(dims->items.size(), 2u);
-    EXPECT_EQ(dims->items[0].find("size")->number, 512);
-    EXPECT_EQ(dims->items[1].find("size")->number, 1);
+    EXPECT_EQ(dims->items[0].find("size")->number, 2621440);
+    EXPECT_EQ(dims->items[1].find("size")->number, 3);
     EXPECT_EQ(dims->items[1].find("padded")->number, 8);
     EXPECT_EQ(dims->items[1].find("tile")->number, 8);
-    // The padded feature dim wastes 7/8 of the tiles, but the op's useful work at the peak (its
+    EXPECT_FALSE(a->fix.action.empty());
+    // The padded feature dim wastes 5/8 of the tiles, but the op's useful work at the peak (its
     // FLOPS utilization, 40 %) still takes its time: the gain is the smaller of the two.
-    EXPECT_NEAR(adviceNumber(*a, "non_batch_efficiency"), 1.0 / 8, 1e-12);
+    EXPECT_NEAR(adviceNumber(*a, "non_batch_efficiency"), 3.0 / 8, 1e-12);
     double utilization = -1;
     for (const OpRow& row : computeOpBreakdown(*padded).rows)
         if (row.name == "fusion.1")
             utilization = row.flopsUtilization.value();
-    EXPECT_NEAR(a->gainPs, 0.3 * kStepPs * std::min(1 - 1.0 / 8, 1 - utilization), 1e3);
+    EXPECT_NEAR(a->gainPs, 0.3 * kStepPs * std::min(1 - 3.0 / 8, 1 - utilization), 1e3);
+    // A dimension of size 1 (a 1-channel output) cannot be made a multiple of its tile: no item.
+    ProfilePtr oneChannel
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[2621440,1]{0,1:T(8,128)}"}}));
+    EXPECT_FALSE(findAdvice(computeAdvice(*oneChannel), "padding"));
+    // A small array: moving all its tiles at the peak takes 16 ns of a 300 µs op, so padding is not
+    // what the op's time goes to.
+    ProfilePtr small
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.3, 0.4, 0.3, "f32[512,3]{0,1:T(8,128)}"}}));
+    EXPECT_FALSE(findAdvice(computeAdvice(*small), "padding"));
     EXPECT_LE(a->gainPs, 0.3 * kStepPs * (1 - utilization) + 1e3);
 
     ProfilePtr fine
@@ -232,7 +245,7 @@ TEST(Advice, PaddingFiresForPaddedFeatureDims)
     EXPECT_FALSE(findAdvice(computeAdvice(*fine), "padding"));
     // Padded, but the op is below 1 % of the time.
     ProfilePtr tiny
-        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.005, 0.4, 0.3, "f32[512,1]{0,1:T(8,128)}"}}));
+        = buildProfile(withFiller({{"fusion.1", "loop fusion", 0.005, 0.4, 0.3, "f32[2621440,3]{0,1:T(8,128)}"}}));
     EXPECT_FALSE(findAdvice(computeAdvice(*tiny), "padding"));
 }
 
@@ -351,11 +364,11 @@ TEST(Advice, DemoNamesTheFix)
     EXPECT_EQ(adviceNumber(first, "global_batch"), 128);
     EXPECT_EQ(adviceNumber(first, "suggested_global_batch"), 1024);
     EXPECT_NE(first.title.find("1024"), std::string::npos);
-    const Advice* padding = findAdvice(report, "padding");
-    ASSERT_TRUE(padding);
-    EXPECT_EQ(padding->opNames.front(), "fusion.3");
-    EXPECT_DOUBLE_EQ(adviceNumber(*padding, "padding_efficiency"), 0.015625);
-    EXPECT_NE(padding->title.find("16\u00B71 of 128\u00B78 used"), std::string::npos);
+    // fusion.3's output is padded in its batch (per-core-batch's) and in its 1 channel, which no fix
+    // changes (issue 41): no padding item for it.
+    if (const Advice* padding = findAdvice(report, "padding")) {
+        EXPECT_NE(padding->opNames.front(), "fusion.3");
+    }
     const Advice* fusion = findAdvice(report, "low-utilization-fusion");
     ASSERT_TRUE(fusion);
     EXPECT_EQ(fusion->opNames.front(), "fusion.3");

@@ -116,23 +116,23 @@ TEST(Gains, EveryRuleOnItsMotivatingProfileHolds)
     }
 }
 
-TEST(Gains, DemoFixesOverlapOnFusion3AndTogetherStayBelowTheStep)
+// The batch fix makes each step longer and each example cheaper (issue 41): a throughput estimate,
+// claiming no op's time, so it neither overlaps the time fixes nor adds to their total.
+TEST(Gains, DemoBatchFixStaysOutOfTheTimeFixesAndTogetherTheyStayBelowTheStep)
 {
     const ProfileAnalysisPtr a = buildProfileAnalysis(demoProfile());
-    const Advice* padding = nullptr;
-    for (const Advice& item : a->advice.advice)
-        if (item.rule == "padding" && item.opNames.front() == "fusion.3")
-            padding = &item;
     const Advice* batch = findAdvice(a->advice, "per-core-batch");
-    ASSERT_TRUE(padding && batch);
-    // The padding, the per-core batch and the low-utilization fix all claim fusion.3's time.
-    EXPECT_NE(std::find(padding->overlapsWith.begin(), padding->overlapsWith.end(), "per-core-batch"),
-        padding->overlapsWith.end());
-    EXPECT_NE(std::find(batch->overlapsWith.begin(), batch->overlapsWith.end(), "padding"), batch->overlapsWith.end());
+    const Advice* fusion = findAdvice(a->advice, "low-utilization-fusion");
+    ASSERT_TRUE(batch && fusion);
+    EXPECT_TRUE(batch->gainByOp.empty());
+    EXPECT_TRUE(batch->overlapsWith.empty());
+    EXPECT_GT(batch->throughputFactor, 1);
+    // fusion.3's time is claimed by the low-utilization fix.
+    EXPECT_NE(std::find(fusion->opNames.begin(), fusion->opNames.end(), "fusion.3"), fusion->opNames.end());
     double sum = 0;
     for (const Advice& item : a->advice.advice)
         sum += item.gainPs;
-    EXPECT_LT(a->advice.combinedGainPs, sum);
+    EXPECT_LE(a->advice.combinedGainPs, sum * (1 + 1e-9));
     EXPECT_LE(a->advice.combinedGainPs, a->steps.avgStepPs);
     EXPECT_FALSE(a->advice.combinedGain.empty());
 }
