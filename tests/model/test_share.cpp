@@ -131,11 +131,11 @@ TEST(ShareFile, DemoRoundTripKeepsTopOpsAdviceAndSummary)
     EXPECT_TRUE(b.stepBreakdown.opTimesKnown);
     EXPECT_TRUE(near(a.stepBreakdown.steady.computePs, b.stepBreakdown.steady.computePs));
     EXPECT_TRUE(near(a.stepBreakdown.steady.collectivePs, b.stepBreakdown.steady.collectivePs));
-    // The flagged op's drill-down works from the reduced HLO.
+    // The flagged op's drill-down works from the reduced HLO (fusion.3, the low-utilization fusion).
     const Advice* padding = nullptr;
     const AdviceReport advice = computeAdvice(*shared);
     for (const Advice& x : advice.advice)
-        if (x.rule == "padding")
+        if (x.rule == "low-utilization-fusion")
             padding = &x;
     ASSERT_TRUE(padding);
     const OpPadding p = resolveOpPadding(*shared, padding->ops.front());
@@ -270,7 +270,7 @@ TEST(ShareFile, RedactionRemovesPathsFrameworkNamesAndOpNames)
     const AdviceReport advice = computeAdvice(*shared);
     bool foundPadding = false;
     for (const Advice& a : advice.advice)
-        if (a.rule == "padding" && !foundPadding) {
+        if (a.rule == "low-utilization-fusion" && !foundPadding) {
             foundPadding = true;
             EXPECT_EQ(a.opNames.front(), redactedName("fusion.3"));
             EXPECT_NE(a.title.find(redactedName("fusion.3")), std::string::npos);

@@ -25,16 +25,17 @@ OpId opNamed(const Profile& p, std::string_view name)
 }
 
 // The shape of the task's origin story in a TF1 op_profile: batch 16 in a 128-aligned dim,
-// 1 channel in an 8-aligned dim, FLOPS utilization 1.5 % (= 0.012 / 0.8), and a loop fusion whose
-// TF1 HLO text prints an f32 layout without tiles.
-constexpr const char* kTf1OpProfile = R"({"byCategory": {"name": "byCategory", "metrics": {"time": 1, "flops": 0.02},
- "children": [{"name": "convolution fusion", "metrics": {"time": 0.8, "flops": 0.012}, "category": {},
-   "children": [{"name": "%fusion.3", "metrics": {"time": 0.8, "flops": 0.012, "rawTime": 8e11},
+// 3 channels in an 8-aligned dim (a channel count that can change, unlike the demo's 1), FLOPS
+// utilization 4.69 % (= 0.0375 / 0.8), and a loop fusion whose TF1 HLO text prints an f32 layout
+// without tiles.
+constexpr const char* kTf1OpProfile = R"({"byCategory": {"name": "byCategory", "metrics": {"time": 1, "flops": 0.0455},
+ "children": [{"name": "convolution fusion", "metrics": {"time": 0.8, "flops": 0.0375}, "category": {},
+   "children": [{"name": "%fusion.3", "metrics": {"time": 0.8, "flops": 0.0375, "rawTime": 8e11},
      "xla": {"op": "fusion:kOutput",
-       "expression": "%fusion.3 = f32[16,128,128,1]{0,3,2,1} fusion(f32[16,128,128,32]{0,3,2,1} %a), kind=kOutput",
+       "expression": "%fusion.3 = f32[16,128,128,3]{0,3,2,1} fusion(f32[16,128,128,32]{0,3,2,1} %a), kind=kOutput",
        "provenance": "unet/conv2d_18/Conv2D", "category": "convolution fusion",
        "layout": {"dimensions": [{"size": 16, "alignment": 128, "semantics": "batch"},
-                                 {"size": 1, "alignment": 8, "semantics": "feature"},
+                                 {"size": 3, "alignment": 8, "semantics": "feature"},
                                  {"size": 128, "alignment": 0, "semantics": "spatial"},
                                  {"size": 128, "alignment": 0, "semantics": "spatial"}]}}, "children": []}]},
   {"name": "loop fusion", "metrics": {"time": 0.2, "flops": 0.008}, "category": {},
@@ -93,8 +94,8 @@ TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
     const OpPadding top = resolveOpPadding(*profile, opNamed(*profile, "fusion.3"));
     EXPECT_EQ(top.source, ShapeSource::LayoutHint);
     ASSERT_EQ(top.arrays.size(), 1u);
-    EXPECT_DOUBLE_EQ(top.arrays[0].padding.efficiency, 16.0 / 128.0 * 1.0 / 8.0);
-    EXPECT_EQ(top.arrays[0].padding.usedOfTileText(), "16\u00B71 of 128\u00B78 used");
+    EXPECT_DOUBLE_EQ(top.arrays[0].padding.efficiency, 16.0 / 128.0 * 3.0 / 8.0);
+    EXPECT_EQ(top.arrays[0].padding.usedOfTileText(), "16\u00B73 of 128\u00B78 used");
     EXPECT_EQ(top.batchSize, 16);
 
     const AdviceReport report = computeAdvice(*profile);
@@ -109,7 +110,7 @@ TEST(Tf1Layout, HandMadeTf1ProfileGetsPaddingPerCoreBatchAndPaddingBound)
     EXPECT_NE(batch->detail.find("does not record how many cores"), std::string::npos);
     const Advice* padding = findAdvice(report, "padding");
     ASSERT_TRUE(padding);
-    EXPECT_DOUBLE_EQ(padding->numbers.find("padding_efficiency")->number, 0.015625);
+    EXPECT_DOUBLE_EQ(padding->numbers.find("padding_efficiency")->number, 0.046875);
     EXPECT_EQ(padding->numbers.find("padding_bound")->number, 1);
     EXPECT_NE(padding->detail.find("padding-bound"), std::string::npos);
     // A view of the op (the Details panel) gets the same finding in the same words.
