@@ -242,7 +242,11 @@ OpTableView::OpTableView(QWidget* parent)
         [this](const QModelIndex& current) { onCurrentChanged(current); });
     connect(m_view, &QTreeView::doubleClicked, this, &OpTableView::onActivated);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        m_view->expandAll();
+        // Layer groups are the point of that grouping: one row per repeated op, its copies folded.
+        if (m_model->grouping() == OpTreeModel::Grouping::LayerGroup && !m_model->isFlat())
+            m_view->collapseAll();
+        else
+            m_view->expandAll();
         updateCountLabel();
     });
     updateCountLabel();

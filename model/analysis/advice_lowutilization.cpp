@@ -31,6 +31,37 @@ std::string paddingItems(const RuleOutput& out, OpId op)
     return names;
 }
 
+/// Why the top fusion is low (padding, latency) in a sentence, and the fix that follows from it.
+std::string whyAndFix(const RuleOutput& out, const OpRow& top, const OpPadding& topPadding, Advice& a)
+{
+    const double topHbm = top.hbmUtilization.value_or(0);
+    std::string why;
+    const std::string see = paddingItems(out, top.op);
+    const ArrayPadding* w = topPadding.worst();
+    if (w && paddingBound(w->padding.efficiency, top, topPadding))
+        why = format(" Its %s uses only %s of its tiles (%s).%s%s", w->role.c_str(), pct(w->padding.efficiency).c_str(),
+            w->padding.usedOfTileText().c_str(), paddingBoundText(w->padding.efficiency, top).c_str(),
+            see.empty() ? "" : (" See the " + see + " advice.").c_str());
+    else if (w && w->padding.efficiency < kPaddingEfficiency.value)
+        why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization%s.",
+            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
+            see.empty() ? "" : (": see the " + see + " advice").c_str());
+    else if (topHbm < kLatencyHbmUtilization.value)
+        why = " It is neither compute- nor bandwidth-bound, which points at latency: small shapes, padding or a "
+              "poor fusion.";
+    if (w && w->padding.efficiency < kPaddingEfficiency.value)
+        a.fix.action = format("Fill %s's tiles (its %s uses %s of them)%s.", top.name.c_str(), w->role.c_str(),
+            pct(w->padding.efficiency).c_str(), see.empty() ? "" : (": follow the " + see + " advice").c_str());
+    else if (topHbm < kLatencyHbmUtilization.value)
+        a.fix.action = format(
+            "Give %s more work per launch: larger shapes, or let XLA fuse it with its neighbours.", top.name.c_str());
+    else
+        a.fix.action = format("Read %s's HLO (tpuscope-cli fusion FILE %s) for what keeps it below its roofline: "
+                              "layouts, reductions, padding.",
+            top.name.c_str(), top.name.c_str());
+    return why;
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     if (ctx.profile.device.peakTflopsPerCore <= 0) {
@@ -73,30 +104,7 @@ void run(const Context& ctx, RuleOutput& out)
     const double topEfficiency = top.rooflineEfficiency.value_or(0);
     a.title = format("%s takes %s of op time at %s of its roofline bound (%s FLOPS utilization)", top.name.c_str(),
         pct(top.timeFraction).c_str(), pct(topEfficiency).c_str(), pct(topFlops).c_str());
-    std::string why;
-    const std::string see = paddingItems(out, top.op);
-    const ArrayPadding* w = topPadding.worst();
-    if (w && paddingBound(w->padding.efficiency, top, topPadding))
-        why = format(" Its %s uses only %s of its tiles (%s).%s%s", w->role.c_str(), pct(w->padding.efficiency).c_str(),
-            w->padding.usedOfTileText().c_str(), paddingBoundText(w->padding.efficiency, top).c_str(),
-            see.empty() ? "" : (" See the " + see + " advice.").c_str());
-    else if (w && w->padding.efficiency < kPaddingEfficiency.value)
-        why = format(" Its %s uses only %s of its tiles (%s), which explains much of the low utilization%s.",
-            w->role.c_str(), pct(w->padding.efficiency).c_str(), w->padding.usedOfTileText().c_str(),
-            see.empty() ? "" : (": see the " + see + " advice").c_str());
-    else if (topHbm < kLatencyHbmUtilization.value)
-        why = " It is neither compute- nor bandwidth-bound, which points at latency: small shapes, padding or a "
-              "poor fusion.";
-    if (w && w->padding.efficiency < kPaddingEfficiency.value)
-        a.fix.action = format("Fill %s's tiles (its %s uses %s of them)%s.", top.name.c_str(), w->role.c_str(),
-            pct(w->padding.efficiency).c_str(), see.empty() ? "" : (": follow the " + see + " advice").c_str());
-    else if (topHbm < kLatencyHbmUtilization.value)
-        a.fix.action = format(
-            "Give %s more work per launch: larger shapes, or let XLA fuse it with its neighbours.", top.name.c_str());
-    else
-        a.fix.action = format("Read %s's HLO (tpuscope-cli fusion FILE %s) for what keeps it below its roofline: "
-                              "layouts, reductions, padding.",
-            top.name.c_str(), top.name.c_str());
+    const std::string why = whyAndFix(out, top, topPadding, a);
     a.detail = format("%s (%s%s) runs at %s of the peak FLOP rate and %s of the HBM bandwidth: %s of what the "
                       "roofline allows at its arithmetic intensity (%.3g %s).%s Fusions below %s of their roofline "
                       "bound with at least %s of the time: %s (together %s of op time).",

@@ -62,19 +62,51 @@ bool paddingCanCost(const Context& ctx, const OpRow& row, const OpPadding& p, co
     return bytesPs >= kPaddingMinBytesTimeShare.value * opPs;
 }
 
+/// Without semantics (no HLO, or a loop fusion with no convolution), a dim as large as the inferred
+/// per-core batch (-1: none) is taken for the batch: that waste belongs to per-core-batch.
+bool isBatchLike(const layout::DimPadding& d, int64_t batch)
+{
+    return d.semantics == DimSemantics::Batch || (d.semantics == DimSemantics::Unknown && d.size == batch);
+}
+
+/// A dimension the user can resize: padded in its tile, not the batch (per-core-batch's), and not of
+/// size 1 (a 1-channel model output, a kernel of one output channel: the model's own shape).
+bool changeable(const layout::DimPadding& d, int64_t batch)
+{
+    return !isBatchLike(d, batch) && d.size > 1 && d.tile > 1 && d.padded > d.size;
+}
+
+/// "feature dimension 5 is padded to 8 (tile 8): ..." for each changeable padded dimension; sets the
+/// fix for the first and says whether the batch is padded too.
+std::string dimensionFixes(
+    const layout::PaddingInfo& pad, const OpRow& row, int64_t batch, bool& batchPadded, Advice& a)
+{
+    std::string fixes;
+    for (const layout::DimPadding& d : pad.dims) {
+        if (d.tile <= 1 || d.padded <= d.size)
+            continue;
+        if (isBatchLike(d, batch)) {
+            batchPadded = true;
+            continue;
+        }
+        if (!changeable(d, batch))
+            continue;
+        if (a.fix.action.empty())
+            a.fix.action = format("Make %s's %s dimension of size %lld a multiple of %lld (or let a larger dimension "
+                                  "take the %lld-wide tile).",
+                row.name.c_str(), layout::semanticsName(d.semantics), static_cast<long long>(d.size),
+                static_cast<long long>(d.tile), static_cast<long long>(d.tile));
+        fixes += format("%s%s dimension %lld is padded to %lld (tile %lld): a size that is a multiple of %lld "
+                        "costs the same tiles",
+            fixes.empty() ? "" : "; ", layout::semanticsName(d.semantics), static_cast<long long>(d.size),
+            static_cast<long long>(d.padded), static_cast<long long>(d.tile), static_cast<long long>(d.tile));
+    }
+    return fixes;
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
-    // Without semantics (no HLO, or a loop fusion with no convolution), a dim as large as the
-    // inferred per-core batch is taken for the batch: that waste belongs to per-core-batch.
     const int64_t batch = ctx.batch.known ? ctx.batch.perCoreBatch : -1;
-    auto isBatchLike = [batch](const layout::DimPadding& d) {
-        return d.semantics == DimSemantics::Batch || (d.semantics == DimSemantics::Unknown && d.size == batch);
-    };
-    // A dimension the user can resize: padded in its tile, not the batch (per-core-batch's), and not
-    // of size 1 (a 1-channel model output, a kernel of one output channel: the model's own shape).
-    auto changeable = [&isBatchLike](const layout::DimPadding& d) {
-        return !isBatchLike(d) && d.size > 1 && d.tile > 1 && d.padded > d.size;
-    };
     size_t items = 0;
     for (size_t i = 0; i < ctx.breakdown.rows.size() && items < kPaddingMaxItems.value; ++i) {
         const OpRow& row = ctx.breakdown.rows[i];
@@ -91,7 +123,7 @@ void run(const Context& ctx, RuleOutput& out)
             // padded 3 -> 4 is not worth a line.
             double nonBatch = 1;
             for (const layout::DimPadding& d : a.padding.dims)
-                if (changeable(d))
+                if (changeable(d, batch))
                     nonBatch *= static_cast<double>(d.size) / static_cast<double>(d.padded);
             if (nonBatch < kPaddingNonBatchEfficiency.value && paddingCanCost(ctx, row, p, a.padding)
                 && (!chosen || a.padding.efficiency < chosen->padding.efficiency)) {
@@ -104,27 +136,8 @@ void run(const Context& ctx, RuleOutput& out)
         ++items;
         const layout::PaddingInfo& pad = chosen->padding;
         Advice a;
-        std::string fixes;
         bool batchPadded = false;
-        for (const layout::DimPadding& d : pad.dims) {
-            if (d.tile <= 1 || d.padded <= d.size)
-                continue;
-            if (isBatchLike(d)) {
-                batchPadded = true;
-                continue;
-            }
-            if (!changeable(d))
-                continue;
-            if (a.fix.action.empty())
-                a.fix.action = format("Make %s's %s dimension of size %lld a multiple of %lld (or let a larger "
-                                      "dimension take the %lld-wide tile).",
-                    row.name.c_str(), layout::semanticsName(d.semantics), static_cast<long long>(d.size),
-                    static_cast<long long>(d.tile), static_cast<long long>(d.tile));
-            fixes += format("%s%s dimension %lld is padded to %lld (tile %lld): a size that is a multiple of %lld "
-                            "costs the same tiles",
-                fixes.empty() ? "" : "; ", layout::semanticsName(d.semantics), static_cast<long long>(d.size),
-                static_cast<long long>(d.padded), static_cast<long long>(d.tile), static_cast<long long>(d.tile));
-        }
+        const std::string fixes = dimensionFixes(pad, row, batch, batchPadded, a);
         const std::string layer = ctx.layer(row.op);
         a.rule = "padding";
         a.severity = row.timeFraction >= kPaddingWarningShare.value ? Severity::Warning : Severity::Info;

@@ -189,6 +189,34 @@ std::string stepListText(const std::vector<int64_t>& steps, size_t max = 8)
     return out;
 }
 
+void setNumbers(const HostAnalysis& h, const std::vector<size_t>& named, const HostRow& late,
+    const std::vector<int64_t>& lateSteps, double latePsWhenLate, bool intermittent, const Cause& cause, Advice& a)
+{
+    const double lateFraction = static_cast<double>(*late.lateSteps) / static_cast<double>(h.steps);
+    const double latePs = *late.lateVsOthersPs;
+    AdviceValue stepList = AdviceValue::list();
+    for (int64_t s : lateSteps)
+        stepList.append(s + 1);
+    a.numbers.set("host", late.name)
+        .set("late_fraction", lateFraction)
+        .set("late_ps_per_step", latePs)
+        .set("late_ps_when_late", latePsWhenLate)
+        .set("intermittent", intermittent ? 1 : 0)
+        .set("cause", cause.name)
+        .set("late_steps", *late.lateSteps)
+        .set("late_step_numbers", std::move(stepList))
+        .set("steps", h.steps)
+        .set("step_ps", h.avgStepPs);
+    if (cause.othersWaitKnown)
+        a.numbers.set("others_wait_ps_per_step", cause.othersWait);
+    if (named.size() > 1) {
+        AdviceValue list = AdviceValue::list();
+        for (size_t i : named)
+            list.append(h.hosts[i].name);
+        a.numbers.set("hosts", std::move(list));
+    }
+}
+
 void run(const Context& ctx, RuleOutput& out)
 {
     if (!ctx.hosts || ctx.hosts->hosts.size() < 2 || ctx.hosts->steps < 2 || ctx.hosts->avgStepPs <= 0)
@@ -234,27 +262,7 @@ void run(const Context& ctx, RuleOutput& out)
                            .c_str()
                      : "",
         cause.othersWaitKnown ? formatDurationPs(cause.othersWait).c_str() : kUnknownText, why.c_str());
-    AdviceValue stepList = AdviceValue::list();
-    for (int64_t s : lateSteps)
-        stepList.append(s + 1);
-    a.numbers.set("host", late.name)
-        .set("late_fraction", lateFraction)
-        .set("late_ps_per_step", latePs)
-        .set("late_ps_when_late", latePsWhenLate)
-        .set("intermittent", intermittent ? 1 : 0)
-        .set("cause", cause.name)
-        .set("late_steps", *late.lateSteps)
-        .set("late_step_numbers", std::move(stepList))
-        .set("steps", h.steps)
-        .set("step_ps", h.avgStepPs);
-    if (cause.othersWaitKnown)
-        a.numbers.set("others_wait_ps_per_step", cause.othersWait);
-    if (named.size() > 1) {
-        AdviceValue list = AdviceValue::list();
-        for (size_t i : named)
-            list.append(h.hosts[i].name);
-        a.numbers.set("hosts", std::move(list));
-    }
+    setNumbers(h, named, late, lateSteps, latePsWhenLate, intermittent, cause, a);
     a.threshold = format("a host reaches the step's synchronizing collective last and >= %s of the step after the "
                          "other hosts' median in >= %s of the steps, or in fewer steps at a cost of >= %s of the step "
                          "on average (intermittent); critical when keeping up gains >= %s of the step (ours)",

@@ -128,6 +128,38 @@ std::string adviceCoresText(const Profile& profile, const AdviceReport& report)
 
 namespace {
 
+void writeEvidence(JsonWriter& w, const Advice& a)
+{
+    w.key("evidence").beginArray();
+    for (const AdviceEvidence& e : a.evidence) {
+        w.beginObject();
+        w.field("op", e.name).field("framework_op", e.frameworkOp).field("source", e.source);
+        w.field("time_fraction", e.timeFraction);
+        if (e.groupOps > 1) // an op repeated per layer: its group and the group's total
+            w.field("group", e.group).field("group_ops", e.groupOps).field("group_time_fraction", e.groupTimeFraction);
+        w.endObject();
+    }
+    w.endArray();
+}
+
+/// "fusion.3 (unet/conv2d_18/Conv2D, unet.py:87), all-reduce.12 [one of all-reduce.*: 128 ops, 5.10%]".
+std::string evidenceText(const Advice& a, bool md)
+{
+    std::string ops;
+    for (size_t i = 0; i < a.opNames.size(); ++i) {
+        ops += (i ? ", " : "") + (md ? neutralMarkdownCode(a.opNames[i]) : a.opNames[i]);
+        if (i >= a.evidence.size())
+            continue;
+        const AdviceEvidence& e = a.evidence[i];
+        if (const std::string whose = attributionText({e.frameworkOp, e.source}); !whose.empty())
+            ops += md ? " (" + neutralMarkdownCode(whose) + ")" : " (" + whose + ")";
+        if (e.groupOps > 1)
+            ops += format(" [one of %s: %lld ops, %s]", (md ? neutralMarkdownCode(e.group) : e.group).c_str(),
+                static_cast<long long>(e.groupOps), advice_detail::pct(e.groupTimeFraction).c_str());
+    }
+    return ops;
+}
+
 std::string headerLine(const Profile& profile, const AdviceReport& report)
 {
     if (!profile.hasTpuOps())
@@ -190,18 +222,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
             for (OpId id : a.ops)
                 w.value(static_cast<int64_t>(id));
             w.endArray();
-            w.key("evidence").beginArray();
-            for (const AdviceEvidence& e : a.evidence) {
-                w.beginObject();
-                w.field("op", e.name).field("framework_op", e.frameworkOp).field("source", e.source);
-                w.field("time_fraction", e.timeFraction);
-                if (e.groupOps > 1) // an op repeated per layer: its group and the group's total
-                    w.field("group", e.group)
-                        .field("group_ops", e.groupOps)
-                        .field("group_time_fraction", e.groupTimeFraction);
-                w.endObject();
-            }
-            w.endArray();
+            writeEvidence(w, a);
             w.key("numbers");
             writeAdviceValue(w, a.numbers);
             w.field("threshold", a.threshold).field("gain", a.gain);
@@ -239,19 +260,7 @@ std::string adviceReport(const Profile& profile, const AdviceReport& report, Adv
         std::string numbers;
         for (const auto& [k, v] : a.numbers.fields)
             numbers += (numbers.empty() ? "" : ", ") + k + "=" + valueText(v);
-        std::string ops;
-        for (size_t i = 0; i < a.opNames.size(); ++i) {
-            ops += (i ? ", " : "") + (md ? neutralMarkdownCode(a.opNames[i]) : a.opNames[i]);
-            if (i < a.evidence.size())
-                if (const std::string whose = attributionText({a.evidence[i].frameworkOp, a.evidence[i].source});
-                    !whose.empty())
-                    ops += md ? " (" + neutralMarkdownCode(whose) + ")" : " (" + whose + ")";
-            if (i < a.evidence.size() && a.evidence[i].groupOps > 1)
-                ops += format(" [one of %s: %lld ops, %s]",
-                    (md ? neutralMarkdownCode(a.evidence[i].group) : a.evidence[i].group).c_str(),
-                    static_cast<long long>(a.evidence[i].groupOps),
-                    advice_detail::pct(a.evidence[i].groupTimeFraction).c_str());
-        }
+        const std::string ops = evidenceText(a, md);
         if (md) {
             // Titles and texts name ops, layers and devices from the file: Markdown-neutral.
             out += format("### %d. [%s] %s\n\n", n, severityName(a.severity), neutralForMarkdown(a.title).c_str());

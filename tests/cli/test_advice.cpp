@@ -41,10 +41,14 @@ TEST(AdviceCli, JsonShape)
     const json::Value& advice = doc["advice"];
     ASSERT_TRUE(advice.isArray());
     ASSERT_GT(advice.size(), 0u);
-    bool sawBatch = false, sawPadding = false;
+    bool sawBatch = false, sawTimeGain = false;
     for (const json::Value& item : advice.array()) {
         for (const char* key : {"rule", "severity", "title", "detail"})
             EXPECT_TRUE(item[key].isString()) << key;
+        EXPECT_FALSE(item["fix"]["action"].string().empty()) << item["rule"].string();
+        // The demo has steps: a time gain is per step, never over the capture.
+        EXPECT_EQ(item.find("gain_ps_over_capture"), nullptr);
+        sawTimeGain = sawTimeGain || item["gain_ps_per_step"].isNumber();
         EXPECT_TRUE(item["ops"].isArray());
         for (const json::Value& op : item["ops"].array())
             EXPECT_TRUE(op.isString());
@@ -54,9 +58,11 @@ TEST(AdviceCli, JsonShape)
             for (const char* key : {"cores", "per_core_batch", "global_batch", "suggested_global_batch"})
                 EXPECT_TRUE(item["numbers"][key].isNumber()) << key;
             EXPECT_EQ(item["numbers"]["suggested_global_batch"].number(), 1024);
+            // A batch fix is a throughput estimate, not a time per step.
+            EXPECT_GT(item["numbers"]["throughput_factor"].number(), 1);
+            EXPECT_EQ(item.find("gain_ps_per_step"), nullptr);
         }
         if (item["rule"].string() == "padding") {
-            sawPadding = true;
             const double e = item["numbers"]["padding_efficiency"].number(-1);
             EXPECT_TRUE(item["numbers"]["padding_efficiency"].isNumber());
             EXPECT_GE(e, 0);
@@ -72,7 +78,7 @@ TEST(AdviceCli, JsonShape)
         }
     }
     EXPECT_TRUE(sawBatch);
-    EXPECT_TRUE(sawPadding);
+    EXPECT_TRUE(sawTimeGain);
 }
 
 TEST(AdviceCli, TextMarkdownFusionAndErrors)
