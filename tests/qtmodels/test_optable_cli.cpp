@@ -106,3 +106,38 @@ TEST(OpTableMatchesCli, EveryOpOfTheSamplesReadsTheSameInBoth)
         GTEST_SKIP() << "no samples in " TPUSCOPE_SAMPLES_DIR;
     EXPECT_GT(compared, 100);
 }
+
+// Issue 41: the op table's "By layer group" shows the groups `tpuscope-cli ops --by group` prints,
+// each with its ops and total share: on the vLLM sample the 64 attention kernels are one row.
+TEST(OpTableMatchesCli, LayerGroupsAreTheCliGroups)
+{
+    const std::string path = std::string(TPUSCOPE_SAMPLES_DIR) + "/tpu_vllm_serving.trace.json.gz";
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "sample not found";
+    LoadResult loaded = loadProfile(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error;
+    const ProfileAnalysisPtr analysis = tpuscope::test::analysisOf(loaded.profile);
+    const OpBreakdown groups = regroupOpBreakdown(analysis->breakdown, GroupBy::LayerGroup);
+    std::map<std::string, double> cli;
+    for (const OpRow& row : groups.rows)
+        if (row.memberOps > 1)
+            cli[row.name + " (" + std::to_string(row.memberOps) + " ops)"] += row.timeFraction;
+
+    OpTreeModel model;
+    model.setAnalysis(analysis);
+    model.setGrouping(OpTreeModel::Grouping::LayerGroup);
+    EXPECT_EQ(static_cast<size_t>(model.rowCount()), groups.rows.size());
+    std::map<std::string, double> gui;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        const QModelIndex group = model.index(r, OpTreeModel::NameColumn);
+        if (model.rowCount(group) > 1)
+            gui[group.data().toString().toStdString()]
+                += group.siblingAtColumn(OpTreeModel::TimeFractionColumn).data(OpTreeModel::SortRole).toDouble();
+    }
+    ASSERT_EQ(gui.size(), cli.size());
+    for (const auto& [name, share] : cli) {
+        ASSERT_TRUE(gui.count(name)) << name;
+        EXPECT_NEAR(gui[name], share, 1e-9) << name;
+    }
+    EXPECT_TRUE(gui.count("RPA-bq_32-bkvp_64-p_64-.* (64 ops)"));
+}
